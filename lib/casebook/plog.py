@@ -15,6 +15,7 @@ from .grammar import (KIND_BLANK, KIND_BLOCK_HEAD, KIND_BLOCK_LINE, KIND_BLOCK_M
 PLOG_COLUMNS = ["file", "line", "kind", "level", "module", "pid", "pname", "time", "src", "tid", "func",
                 "stage", "code", "msg"]
 
+ERROR_BLOCK_KINDS = (KIND_BLOCK_HEAD, KIND_BLOCK_MSG, KIND_BLOCK_LINE)
 _CAPTURE_KINDS = {KIND_BLOCK_HEAD, KIND_BLOCK_MSG, KIND_PTA, KIND_PYTHON}
 _BINARY_SNIFF = 8192
 
@@ -42,6 +43,11 @@ class LogTable:
     def bytes(self) -> int:
         """Bytes of all files read."""
         return sum(f.size for f in self.files if not f.skipped)
+
+    def errors(self) -> pd.DataFrame:
+        """ERROR-level records and the lines of error blocks (the `error_lines` of the contract)."""
+        r = self.records
+        return r[(r["level"] == "ERROR") | r["kind"].isin(ERROR_BLOCK_KINDS)]
 
     def file(self, path: str) -> LogFile:
         """The file with this display path."""

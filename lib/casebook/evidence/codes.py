@@ -1,0 +1,41 @@
+"""Error codes seen in error lines: CANN E-codes, runtime return codes, task-scheduler retCodes, torch_npu ERRs."""
+from __future__ import annotations
+
+import re
+
+from ..plog import LogTable
+from .items import CodeSighting
+
+_ECODE = re.compile(r"(?<![0-9A-Za-z])(E[0-9A-Z]\d{4})(?![0-9A-Za-z])")
+_RUNTIME = re.compile(
+    r"(?:ErrCode=|error code is |error code=|runtime result = |result = |errno:|ret=|error_code=|NPU error, error code is )"
+    r"([1-5]\d{5})\b")
+_RETCODE = re.compile(r"retCode=(0x[0-9a-fA-F]+)")
+_PTA = re.compile(r"\b(ERR\d{5})\b")
+
+
+def codes_in(text: str) -> list[tuple[str, str]]:
+    """(code, family) pairs in one message, in order of family: E-code, runtime, retCode, torch_npu."""
+    found: list[tuple[str, str]] = []
+    # "report error module_type=5, module_name=EZ9999" is the runtime filing an EZ9999 with the error manager
+    found += [(c, "ecode") for c in _ECODE.findall(text)]
+    found += [(c, "runtime") for c in _RUNTIME.findall(text)]
+    found += [(c.lower(), "retcode") for c in _RETCODE.findall(text)]
+    found += [(c, "pta") for c in _PTA.findall(text)]
+    return found
+
+
+def extract(log: LogTable) -> list[CodeSighting]:
+    """Every code in every error line, with its file and line."""
+    out: list[CodeSighting] = []
+    err = log.errors()
+    for file, line, time, code, msg in zip(err["file"], err["line"], err["time"], err["code"], err["msg"]):
+        seen = set()
+        pairs = codes_in(msg)
+        if isinstance(code, str):
+            pairs.insert(0, (code, "pta" if code.startswith("ERR") else "ecode"))
+        for c, family in pairs:
+            if c not in seen:
+                seen.add(c)
+                out.append(CodeSighting(c, family, file, int(line), time, msg))
+    return out

@@ -1,0 +1,26 @@
+"""Environment settings that the logs themselves print (`TASK_QUEUE_ENABLE=1`, `ASCEND_LAUNCH_BLOCKING: 0`)."""
+from __future__ import annotations
+
+import re
+
+from ..plog import LogTable
+from .items import Fact
+
+#: Variables whose value decides a known case; more come with the environment-dump reader.
+VARIABLES = ("TASK_QUEUE_ENABLE", "ASCEND_LAUNCH_BLOCKING", "ASCEND_GLOBAL_LOG_LEVEL", "ASCEND_RT_VISIBLE_DEVICES",
+             "ASCEND_HOST_LOG_FILE_NUM", "HCCL_EXEC_TIMEOUT", "HCCL_CONNECT_TIMEOUT", "PER_STREAM_QUEUE")
+_SETTING = re.compile(r"(?<![A-Za-z_])(?:export\s+)?(?P<name>" + "|".join(VARIABLES) + r")\s*(?:=|:|is)\s*"
+                      r"(?P<value>[^\s,;\]\)]+)")
+
+
+def extract(log: LogTable) -> dict[str, Fact]:
+    """The first value each variable is logged with, as a fact with its file and line."""
+    r = log.records
+    hits = r[r["msg"].str.contains("|".join(VARIABLES), regex=True)]
+    facts: dict[str, Fact] = {}
+    for file, line, msg in hits[["file", "line", "msg"]].itertuples(index=False):
+        for m in _SETTING.finditer(msg):
+            value = m["value"].strip("'\"")
+            if m["name"] not in facts and value:
+                facts[m["name"]] = Fact(m["name"], value, "log", file, int(line))
+    return facts

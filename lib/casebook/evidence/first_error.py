@@ -1,0 +1,54 @@
+"""The first real error: per process, per device, and for the whole case."""
+from __future__ import annotations
+
+import re
+
+import pandas as pd
+
+from ..plog import LogTable
+from .codes import codes_in
+from .device_id import device_in
+from .items import ErrorLine
+
+# banner and table-border lines (HCCL's "____LINK_ERROR_INFO____") are layout, not the error
+_DECORATION = re.compile(r"^\s*(?:_{3,}|\|?\s*-{3,}|\|\s*$)")
+
+
+def _error_lines(log: LogTable) -> list[ErrorLine]:
+    err = log.errors()
+    files = {f.path: f for f in log.files}
+    out = []
+    for file, line, time, pid, code, msg in zip(err["file"], err["line"], err["time"], err["pid"], err["code"],
+                                                err["msg"]):
+        if _DECORATION.match(msg) or not msg.strip():
+            continue
+        f = files[file]
+        codes = codes_in(msg)
+        out.append(ErrorLine(file=file, line=int(line), time=time, node=f.node,
+                             pid=None if pd.isna(pid) or pid < 0 else int(pid),
+                             device=device_in(msg) if device_in(msg) is not None else f.device,
+                             code=code if isinstance(code, str) else (codes[0][0] if codes else None),
+                             text=msg))
+    return out
+
+
+def _order(e: ErrorLine) -> tuple:
+    # lines without a time (a block's first line) sort after timed ones of the same file
+    return (e.time is None, e.time or "", e.file, e.line)
+
+
+def extract_all(log: LogTable) -> list[ErrorLine]:
+    """The first error of each (node, pid) and of each (node, device), in time order."""
+    firsts: dict[tuple, ErrorLine] = {}
+    for e in sorted(_error_lines(log), key=_order):
+        for key in (("pid", e.node, e.pid), ("device", e.node, e.device)):
+            if key[2] is not None and key not in firsts:
+                firsts[key] = e
+    unique = {(e.file, e.line): e for e in firsts.values()}
+    return sorted(unique.values(), key=_order)
+
+
+def extract(log: LogTable) -> ErrorLine | None:
+    """The earliest error line of the whole bundle."""
+    lines = _error_lines(log)
+    return min(lines, key=_order) if lines else None

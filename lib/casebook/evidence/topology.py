@@ -1,0 +1,43 @@
+"""Process <-> device <-> thread map, keyed by (node, pid).
+
+Proof that a process drives a device is a line of that process naming the device from one of its
+threads: the runtime's set-device lines, or any runtime line carrying `device_id=N` with its thread id.
+HCCL's mentions of peers and ASCEND_RT_VISIBLE_DEVICES logical ids prove nothing about the process itself.
+"""
+from __future__ import annotations
+
+import re
+
+import pandas as pd
+
+from ..plog import LogTable
+from .items import LineRef, ProcessTopology, Topology
+
+_SET_DEVICE = re.compile(r"(?:set device|SetDevice)\b.*?device_id=(\d+)|^device_id=(\d+)")
+_DEVICE_ID = re.compile(r"\bdevice_id=(\d+)")
+_PROOF_MODULES = ("RUNTIME", "ASCENDCL", "APP")
+
+
+def extract(log: LogTable) -> Topology:
+    """Who drove which device, from set-device and `device_id=` lines with a thread id."""
+    r = log.records
+    files = {f.path: f for f in log.files}
+    cand = r[r["module"].isin(_PROOF_MODULES) & r["tid"].notna() & r["pid"].notna()
+             & r["msg"].str.contains("device_id=", regex=False)]
+    procs: dict[tuple, ProcessTopology] = {}
+    for file, line, time, pid, tid, func, msg in cand[["file", "line", "time", "pid", "tid", "func", "msg"]].itertuples(
+            index=False):
+        if pd.isna(pid) or int(pid) < 0:
+            continue
+        m = _SET_DEVICE.search(msg) if func == "SetDevice" or "set device" in msg.lower() else None
+        m = m or _DEVICE_ID.search(msg)
+        if not m:
+            continue
+        device = int(next(g for g in m.groups() if g is not None))
+        node = files[file].node
+        p = procs.setdefault((node, int(pid)), ProcessTopology(node=node, pid=int(pid)))
+        threads = p.devices.setdefault(device, set())
+        if str(tid) not in threads:
+            threads.add(str(tid))
+            p.refs.append(LineRef(file, int(line), time, msg))
+    return Topology(processes=sorted(procs.values(), key=lambda p: (p.node or "", p.pid)))
