@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 from ..plog import LogTable
-from . import aicore, codes, environment, first_error, topology
-from .items import (AicoreFault, CodeSighting, ErrorLine, Evidence, Fact, LineRef, ProcessTopology,
+from . import aicore, codes, environment, first_error, incidents, topology
+from .items import (AicoreFault, CodeSighting, ErrorLine, Evidence, Fact, Incident, LineRef, ProcessTopology,
                     Topology)
 
 #: Evidence field -> the extractor that fills it, in the order they run.
@@ -13,6 +13,7 @@ EXTRACTORS = {
     "aicore_faults": aicore.extract,
     "topology": topology.extract,
     "codes": codes.extract,
+    "incidents": incidents.extract,
     "facts": environment.extract,
 }
 
@@ -23,5 +24,5 @@ def extract_evidence(log: LogTable) -> Evidence:
     return Evidence(error_lines=len(log.errors()), **found)
 
 
-__all__ = ["EXTRACTORS", "extract_evidence", "AicoreFault", "CodeSighting", "ErrorLine", "Evidence", "Fact",
+__all__ = ["EXTRACTORS", "extract_evidence", "AicoreFault", "CodeSighting", "ErrorLine", "Evidence", "Fact", "Incident",
            "LineRef", "ProcessTopology", "Topology"]

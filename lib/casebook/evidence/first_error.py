@@ -14,7 +14,8 @@ from .items import ErrorLine
 _DECORATION = re.compile(r"^\s*(?:_{3,}|\|?\s*-{3,}|\|\s*$)")
 
 
-def _error_lines(log: LogTable) -> list[ErrorLine]:
+def error_lines(log: LogTable) -> list[ErrorLine]:
+    """Every error line that says something (banners and table borders left out), with its device."""
     err = log.errors()
     files = {f.path: f for f in log.files}
     out = []
@@ -32,7 +33,8 @@ def _error_lines(log: LogTable) -> list[ErrorLine]:
     return out
 
 
-def _order(e: ErrorLine) -> tuple:
+def time_order(e: ErrorLine) -> tuple:
+    """Sort key: by time, lines without one after; then file and line."""
     # lines without a time (a block's first line) sort after timed ones of the same file
     return (e.time is None, e.time or "", e.file, e.line)
 
@@ -40,15 +42,15 @@ def _order(e: ErrorLine) -> tuple:
 def extract_all(log: LogTable) -> list[ErrorLine]:
     """The first error of each (node, pid) and of each (node, device), in time order."""
     firsts: dict[tuple, ErrorLine] = {}
-    for e in sorted(_error_lines(log), key=_order):
+    for e in sorted(error_lines(log), key=time_order):
         for key in (("pid", e.node, e.pid), ("device", e.node, e.device)):
             if key[2] is not None and key not in firsts:
                 firsts[key] = e
     unique = {(e.file, e.line): e for e in firsts.values()}
-    return sorted(unique.values(), key=_order)
+    return sorted(unique.values(), key=time_order)
 
 
 def extract(log: LogTable) -> ErrorLine | None:
     """The earliest error line of the whole bundle."""
-    lines = _error_lines(log)
-    return min(lines, key=_order) if lines else None
+    lines = error_lines(log)
+    return min(lines, key=time_order) if lines else None

@@ -103,6 +103,19 @@ class Topology:
         return any(p.drives_several_devices for p in known)
 
 
+@dataclass
+class Incident:
+    """The first error on one device (or of one process) and how many error lines followed it."""
+
+    node: str | None
+    rank: int | None
+    device: int | None
+    pid: int | None
+    first: ErrorLine
+    cascade: int            #: later error lines of the same device or process
+    last_time: str | None
+
+
 @dataclass(frozen=True)
 class Fact:
     """A named fact about the job, from the logs, the engineer, or a documented default."""
@@ -124,5 +137,6 @@ class Evidence:
     aicore_faults: list[AicoreFault]
     topology: Topology
     codes: list[CodeSighting]
+    incidents: list[Incident]
     facts: dict[str, Fact]
     error_lines: int

@@ -1,0 +1,93 @@
+"""`casebook triage|kb|synth`: the command line."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from . import walk
+from .bundle import BundleError
+from .facts import FactError, parse_assignments
+
+
+def _triage(args: argparse.Namespace) -> int:
+    from .contract import to_dict
+    from .triage import triage
+    try:
+        answers = parse_assignments(args.fact)
+    except FactError as e:
+        print(f"casebook: {e}", file=sys.stderr)
+        return 2
+    try:
+        t = triage(*args.paths, facts=answers)
+    except BundleError as e:
+        print(f"casebook: {e}", file=sys.stderr)
+        return 2
+    if t.log.lines == 0:
+        print(f"casebook: {', '.join(args.paths)}: no readable text lines in it", file=sys.stderr)
+        return 2
+    if args.json:
+        json.dump(to_dict(t), sys.stdout, indent=1, ensure_ascii=False)
+        print()
+        return 0
+    for n, step in enumerate(walk.build(t), start=1):
+        print(f"\n== {n}. {step.title} / {step.title_zh}")
+        for line in step.findings:
+            print(f"  {line}")
+        for c in step.cited[:6]:
+            print(f"    > {c.where}: {c.text[:240]}")
+        for q in step.questions:
+            print(f"  ? {q.fact}: {q.ask}  (answer with --fact {q.fact}=...)")
+    for w in t.log.warnings:
+        print(f"warning: {w}", file=sys.stderr)
+    return 0
+
+
+def _kb_check(args: argparse.Namespace) -> int:
+    from .kb_checks import check
+    problems = check(Path(args.root) if args.root else None)
+    for p in problems:
+        print(p)
+    print(f"{len(problems)} problem(s)")
+    return 1 if problems else 0
+
+
+def _synth_samples(args: argparse.Namespace) -> int:
+    from .synth import write_samples
+    for path in write_samples(Path(args.out)):
+        print(path)
+    return 0
+
+
+def parser() -> argparse.ArgumentParser:
+    """The argument parser of `casebook`."""
+    p = argparse.ArgumentParser(prog="casebook", description="Triage Ascend NPU training failures from plog bundles.")
+    sub = p.add_subparsers(dest="command", required=True)
+    t = sub.add_parser("triage", help="walk a case: symptom, error code, pc start, topology, root cause, fix")
+    t.add_argument("paths", nargs="+", metavar="PATH", help="plog folder, file, or several (one case)")
+    t.add_argument("--fact", action="append", default=[], metavar="K=V",
+                   help="an answer the logs cannot give, e.g. TASK_QUEUE_ENABLE=1 (repeatable)")
+    t.add_argument("--json", action="store_true", help="print the JSON contract instead of the walk")
+    t.set_defaults(run=_triage)
+    k = sub.add_parser("kb", help="knowledge base tools")
+    ksub = k.add_subparsers(dest="kb_command", required=True)
+    kc = ksub.add_parser("check", help="check every case, code page and sample; exit 1 on any problem")
+    kc.add_argument("--root", help="knowledge base folder (default: the project's kb/)")
+    kc.set_defaults(run=_kb_check)
+    s = sub.add_parser("synth", help="generate sample bundles")
+    ssub = s.add_subparsers(dest="synth_command", required=True)
+    ss = ssub.add_parser("samples", help="(re)write the KB sample bundles")
+    ss.add_argument("--out", default="kb/samples", help="samples folder (default: kb/samples)")
+    ss.set_defaults(run=_synth_samples)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the `casebook` command."""
+    args = parser().parse_args(argv)
+    return args.run(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

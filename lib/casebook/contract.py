@@ -1,0 +1,100 @@
+"""The triage JSON contract (design.md §5): build the object, and validate it against the shipped schema."""
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from importlib import resources
+
+from .addresses import hexs, mask48, offset
+from .evidence.items import AicoreFault, ErrorLine
+from .ranking import CONFIRMED, LIKELY, Hypothesis
+from .triage import Triage
+
+SCHEMA_VERSION = 1
+
+
+@lru_cache(maxsize=1)
+def schema() -> dict:
+    """The JSON Schema of `casebook triage --json`."""
+    return json.loads(resources.files("casebook").joinpath("data/triage.schema.json").read_text(encoding="utf-8"))
+
+
+def validate(doc: dict) -> None:
+    """Raise jsonschema.ValidationError if the object breaks the contract."""
+    import jsonschema
+    jsonschema.validate(doc, schema())
+
+
+def _error(e: ErrorLine | None) -> dict | None:
+    if e is None:
+        return None
+    return {"file": e.file, "line": e.line, "time": e.time, "pid": e.pid, "device": e.device, "code": e.code,
+            "text": e.text}
+
+
+def _fault(f: AicoreFault) -> dict:
+    has_pc = f.pc_start_raw is not None and f.current_raw is not None
+    return {
+        "file": f.file, "line": f.line, "time": f.time, "device": f.device, "serial": f.serial, "cores": f.cores,
+        "kernel": f.kernel, "op": f.op, "wording": f.wording,
+        "pc_start": hexs(mask48(f.pc_start_raw)) if f.pc_start_raw is not None else None,
+        "pc_start_raw": hexs(f.pc_start_raw),
+        "current": hexs(mask48(f.current_raw)) if f.current_raw is not None else None,
+        "current_raw": hexs(f.current_raw),
+        "offset": hexs(offset(f.pc_start_raw, f.current_raw)) if has_pc else None,
+        "bin_size": hexs(f.bin_size),
+        "error_code": hexs(f.error_code),
+        "errcode": [hexs(x) for x in f.errcode] if f.errcode else None,
+        "error_bits": f.error_bits, "error_str": f.error_str, "ret_code": f.ret_code,
+        "pc_verdict": f.pc.verdict if f.pc else "unknown",
+        "pc_reason": f.pc.reason if f.pc else "",
+        "pc_collect": f.pc.collect if f.pc else None,
+        "evidence": [{"file": r.file, "line": r.line, "text": r.text} for r in f.refs],
+    }
+
+
+def _hypothesis(h: Hypothesis) -> dict:
+    return {
+        "case": h.case.id, "title": h.case.title, "verdict": h.verdict, "score": h.score,
+        "for": [{"id": i.id, "text": i.text, "file": i.file, "line": i.line, "why": i.why} for i in h.for_],
+        "against": [{"id": i.id, "text": i.text, "file": i.file, "line": i.line, "why": i.why} for i in h.against],
+        "missing": [{"fact": m.fact, "ask": m.ask, "required": m.required} for m in h.missing],
+        "fix": h.case.fix,
+    }
+
+
+def to_dict(t: Triage) -> dict:
+    """The triage result as the contract's JSON object."""
+    log, ev = t.log, t.evidence
+    explained = set()
+    for h in t.candidates:
+        if h.verdict in (CONFIRMED, LIKELY):
+            explained |= {(i.file, i.line) for i in h.for_ if i.file is not None}
+    err = log.errors()
+    error_keys = set(zip(err["file"], err["line"].astype(int)))
+    return {
+        "schema": SCHEMA_VERSION,
+        "input": {
+            "paths": log.paths, "file_count": len(log.files), "bytes": log.bytes, "lines": log.lines,
+            "lines_unparsed": log.lines_unparsed,
+            "files": [{"path": f.path, "role": f.role, "node": f.node, "rank": f.rank, "device": f.device,
+                       "pid": f.pid, "lines": f.lines, "unparsed": f.unparsed, "first_time": f.first_time,
+                       "last_time": f.last_time, "skipped": f.skipped, "warnings": f.warnings} for f in log.files],
+        },
+        "first_error": _error(ev.first_error),
+        "first_errors": [_error(e) for e in ev.first_errors],
+        "aicore_faults": [_fault(f) for f in ev.aicore_faults],
+        "topology": {
+            "processes": [{"node": p.node, "pid": p.pid, "devices": sorted(p.devices),
+                           "threads": {str(d): sorted(ts) for d, ts in sorted(p.devices.items())}}
+                          for p in ev.topology.processes],
+            "single_process_multi_device": ev.topology.single_process_multi_device,
+        },
+        "incidents": [{"node": i.node, "rank": i.rank, "device": i.device, "pid": i.pid, "first": _error(i.first),
+                       "cascade": i.cascade, "last_time": i.last_time} for i in ev.incidents],
+        "facts": {name: {"value": f.value, "source": f.source, "file": f.file, "line": f.line, "note": f.note}
+                  for name, f in sorted(t.facts.items())},
+        "coverage": {"error_lines": ev.error_lines, "explained": len(explained & error_keys)},
+        "candidates": [_hypothesis(h) for h in t.candidates],
+        "diagnosis": t.diagnosis.case.id if t.diagnosis else None,
+    }

@@ -1,0 +1,158 @@
+"""Hypotheses: each known case scored against the evidence and the facts, with for / against / missing.
+
+Verdicts (design.md §5): `ruled_out` when a fact against holds; `confirmed` when the key signatures match
+strongly and every required fact holds; `likely` when they match, nothing is against and some required
+facts are still unknown; `possible` when some signature matches. A fact the logs do not show is unknown,
+never evidence against.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from .evidence.items import Evidence, Fact
+from .kb import Condition, KnowledgeBase, KnownCase, Signature
+
+CONFIRMED, LIKELY, POSSIBLE, RULED_OUT = "confirmed", "likely", "possible", "ruled_out"
+VERDICTS = (CONFIRMED, LIKELY, POSSIBLE, RULED_OUT)
+_VERDICT_FACTOR = {CONFIRMED: 1.0, LIKELY: 0.8, POSSIBLE: 0.5, RULED_OUT: 0.05}
+
+
+@dataclass(frozen=True)
+class Observation:
+    """One value of one signature field, and the line that shows it (None for derived values)."""
+
+    field: str
+    value: object
+    text: str
+    file: str | None
+    line: int | None
+
+
+@dataclass(frozen=True)
+class Item:
+    """A piece of evidence for or against a hypothesis."""
+
+    id: str
+    text: str
+    file: str | None
+    line: int | None
+    why: str | None = None
+
+
+@dataclass(frozen=True)
+class Missing:
+    """A fact still unknown, with the question that would settle it."""
+
+    fact: str
+    ask: str
+    ask_zh: str | None = None
+    required: bool = True
+
+
+@dataclass
+class Hypothesis:
+    """One known case, judged."""
+
+    case: KnownCase
+    verdict: str
+    score: float
+    for_: list[Item] = field(default_factory=list)
+    against: list[Item] = field(default_factory=list)
+    missing: list[Missing] = field(default_factory=list)
+
+
+def observations(evidence: Evidence, errors: pd.DataFrame) -> list[Observation]:
+    """The values signatures are tested on, each with its line."""
+    obs: list[Observation] = []
+    for fault in evidence.aicore_faults:
+        head = fault.refs[0] if fault.refs else None
+        where = (head.text, head.file, head.line) if head else ("", fault.file, fault.line)
+        obs.append(Observation("aicore_fault", True, *where))
+        extend = next((r for r in fault.refs if "errcode:" in r.text), head)
+        for bit in fault.error_bits:
+            src = extend or head
+            obs.append(Observation("error_bits", bit, src.text if src else bit, src.file if src else None,
+                                   src.line if src else None))
+        kernel_ref = next((r for r in fault.refs if "kernel_name=" in r.text), head)
+        if fault.kernel:
+            for name, value in (("kernel", fault.kernel), ("op", fault.op)):
+                obs.append(Observation(name, value, kernel_ref.text, kernel_ref.file, kernel_ref.line))
+        if fault.pc:
+            obs.append(Observation("pc_verdict", fault.pc.verdict, fault.pc.reason, fault.file, fault.line))
+    for c in evidence.codes:
+        obs.append(Observation("code", c.code, c.text, c.file, c.line))
+    for file, line, msg in errors[["file", "line", "msg"]].itertuples(index=False):
+        obs.append(Observation("message", msg, msg, file, int(line)))
+    return obs
+
+
+def _match(sig: Signature, obs: list[Observation]) -> Observation | None:
+    return next((o for o in obs if o.field == sig.field and sig.test(o.value)), None)
+
+
+def _fact_item(cond: Condition, fact: Fact, why: str | None) -> Item:
+    note = f" ({fact.note})" if fact.note else ""
+    return Item(cond.fact, f"{cond.fact} = {fact.value} [{fact.source}]{note}", fact.file, fact.line, why)
+
+
+def judge(case: KnownCase, obs: list[Observation], facts: dict[str, Fact]) -> Hypothesis | None:
+    """The hypothesis for one case, or None when none of its signatures match."""
+    matched = [(s, o) for s in case.signatures if (o := _match(s, obs))]
+    if not matched:
+        return None
+    total = sum(s.weight for s in case.signatures) + sum(c.weight for c in case.supports)
+    got = sum(s.weight for s, _ in matched)
+    h = Hypothesis(case, POSSIBLE, 0.0)
+    h.for_ = [Item(s.id, o.text, o.file, o.line, s.why) for s, o in matched]
+    ruled_out = False
+    for cond in case.against:
+        fact = facts.get(cond.fact)
+        if fact is not None and cond.holds(fact.value):
+            ruled_out = True
+            h.against.append(_fact_item(cond, fact, cond.why))
+    required_known, required_unknown, required_failing = [], [], []
+    for cond in case.requires:
+        fact = facts.get(cond.fact)
+        if fact is None:
+            required_unknown.append(cond)
+            h.missing.append(Missing(cond.fact, cond.ask or "", cond.ask_zh))
+        elif cond.holds(fact.value):
+            required_known.append(cond)
+            h.for_.append(_fact_item(cond, fact, "required fact holds"))
+        else:
+            required_failing.append(cond)
+            if cond.fact not in {a.id for a in h.against}:
+                h.against.append(_fact_item(cond, fact, f"required: {cond.fact} {cond.matcher} {cond.value}"))
+    for cond in case.supports:
+        fact = facts.get(cond.fact)
+        if fact is None:
+            h.missing.append(Missing(cond.fact, cond.ask or "", cond.ask_zh, required=False))
+        elif cond.holds(fact.value):
+            got += cond.weight
+            h.for_.append(_fact_item(cond, fact, cond.why))
+    keys = [s for s in case.signatures if s.key]
+    strong = all(any(s is m for m, _ in matched) for s in keys) and got * 2 >= total
+    if ruled_out:
+        h.verdict = RULED_OUT
+    elif strong and not required_unknown and not required_failing:
+        h.verdict = CONFIRMED
+    elif strong and not required_failing:
+        h.verdict = LIKELY
+    else:
+        h.verdict = POSSIBLE
+    h.score = round(got / total * _VERDICT_FACTOR[h.verdict], 3) if total else 0.0
+    return h
+
+
+def rank(kb: KnowledgeBase, evidence: Evidence, errors: pd.DataFrame, facts: dict[str, Fact]) -> list[Hypothesis]:
+    """Every case with a matching signature, best first."""
+    obs = observations(evidence, errors)
+    hyps = [h for case in kb.cases.values() if (h := judge(case, obs, facts))]
+    return sorted(hyps, key=lambda h: (-h.score, h.case.id))
+
+
+def diagnosis(hypotheses: list[Hypothesis]) -> Hypothesis | None:
+    """The best confirmed or likely hypothesis, else None."""
+    return next((h for h in hypotheses if h.verdict in (CONFIRMED, LIKELY)), None)

@@ -1,0 +1,70 @@
+"""A support case in progress: the bundle read, its evidence, the engineer's answers and the ranked causes."""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+from . import facts as fact_rules
+from .evidence import Evidence, extract_evidence
+from .evidence.items import Fact
+from .kb import KnowledgeBase, load_kb
+from .plog import LogTable, read_plog
+from .ranking import RULED_OUT, Hypothesis, diagnosis, rank
+
+
+@dataclass
+class Triage:
+    """Everything known about one case; `answer()` re-ranks with a new fact from the engineer."""
+
+    log: LogTable
+    evidence: Evidence
+    kb: KnowledgeBase
+    answers: dict[str, object] = field(default_factory=dict)
+    facts: dict[str, Fact] = field(default_factory=dict)
+    candidates: list[Hypothesis] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.rerank()
+
+    def rerank(self) -> None:
+        """Recompute facts and hypotheses from the evidence and the answers so far."""
+        self.facts = fact_rules.resolve(self.evidence, self.answers)
+        self.candidates = rank(self.kb, self.evidence, self.log.errors(), self.facts)
+
+    def answer(self, name: str, value: object) -> None:
+        """Record the engineer's answer (None forgets it) and re-rank."""
+        if value is None:
+            self.answers.pop(name, None)
+        else:
+            self.answers[name] = fact_rules.normalize(name, value)
+        self.rerank()
+
+    @property
+    def diagnosis(self) -> Hypothesis | None:
+        """The best confirmed or likely hypothesis."""
+        return diagnosis(self.candidates)
+
+    @property
+    def questions(self) -> list:
+        """Open questions of the cases still in play, required ones first, each fact once."""
+        seen, out = set(), []
+        for h in self.candidates:
+            if h.verdict == RULED_OUT:
+                continue
+            for m in sorted(h.missing, key=lambda m: not m.required):
+                if m.fact not in seen:
+                    seen.add(m.fact)
+                    out.append(m)
+        return out
+
+    def candidate(self, case_id: str) -> Hypothesis | None:
+        """The hypothesis for one case, if it is a candidate."""
+        return next((h for h in self.candidates if h.case.id == case_id), None)
+
+
+def triage(*paths: str | os.PathLike, facts: dict[str, object] | None = None,
+           kb: KnowledgeBase | None = None) -> Triage:
+    """Read the bundle(s), extract evidence and rank the known cases."""
+    log = read_plog(*paths)
+    answers = {k: fact_rules.normalize(k, v) for k, v in (facts or {}).items()}
+    return Triage(log=log, evidence=extract_evidence(log), kb=kb or load_kb(), answers=answers)
