@@ -72,10 +72,11 @@ def split_lines(data: bytes) -> list[bytes]:
 
 
 def _looks_binary(head: bytes) -> bool:
+    # a few NUL bytes happen in real logs (a crashed writer); many control bytes mean a binary file
     if b"\x00" not in head:
         return False
-    text = sum(1 for b in head if b in (9, 10, 13) or 32 <= b < 127 or b >= 128)
-    return text < 0.7 * len(head)
+    control = sum(1 for b in head if (b < 32 and b not in (9, 10, 13)) or b == 127)
+    return control > 0.05 * len(head)
 
 
 def read_file(f: LogFile) -> list[tuple]:

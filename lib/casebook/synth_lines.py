@@ -149,8 +149,9 @@ def load_kernel(pid: int, tid: int, device: int, t: datetime, addr: int, bin_siz
                f"kernel addr={addr:#x}, binSize={bin_size}.")]
 
 
-def launch(rng: random.Random, pid: int, card: Card, t: datetime, kernel: str, arg_size: int) -> list[Line]:
-    """One kernel launch from the queue thread and its completion on the report thread."""
+def launch(rng: random.Random, pid: int, card: Card, t: datetime, kernel: str, arg_size: int,
+           completes: bool = True) -> list[Line]:
+    """One kernel launch from the queue thread and, for some, its completion on the report thread."""
     card.task_id += 1
     out = []
     if kernel == FA_GRAD:
@@ -163,7 +164,7 @@ def launch(rng: random.Random, pid: int, card: Card, t: datetime, kernel: str, a
         rt("INFO", pid, t + us(37), "npu_driver.cc:453", card.acl, "CommandSend",
            f"device_id={card.device}, ts_id=0, sq_id={8 + card.device}, reportCount=1, cmdCount=1."),
     ]
-    if rng.random() < 0.5:
+    if completes and rng.random() < 0.5:
         out.append(rt("INFO", pid, t + us(rng.randint(300, 9_000)), "logger.cc:2057", card.cq, "TaskFinished",
                       f"device_id={card.device}, stream_id=2, task_id={card.task_id}, task_type=0 (KERNEL_AICORE), "
                       f"task_finish_num={card.task_id}"))
@@ -257,5 +258,111 @@ def run_stop(pid: int, t: datetime) -> list[Line]:
     """The EVENT lines of a process shutting down."""
     return [slog("EVENT", "FFTS", pid, t, f"[engine_manager.cc:90]{pid} Finalize:\"[FFTS_PERFORMANCE]The time cost "
                                           "of EngineManager::Finalize is [138] micro second.\""),
-            slog("EVENT", "TDT", pid, t + us(36_153), f"[process_mode_manager.cpp:164][Close][tid:{pid}] [TsdClient]"
-                                                      "[logicDeviceId_=0]has recv close hccp and computer process respond")]
+            slog("EVENT", "TUNE", pid, t + us(36_153), f"[cann_kb_pyfunc_mgr.cpp:138][CANNKB][Tid:{pid}]\"CannKbPyfuncMgr: "
+                                                       "PyObjectDeinit function end successfully!\"")]
+
+
+# --- the fault ----------------------------------------------------------------------------------
+
+@dataclass
+class Fault:
+    """One AI Core exception in FlashAttentionScoreGrad and the numbers its report carries."""
+
+    pid: int
+    device: int
+    sync_tid: int                 #: the thread waiting in aclrtSynchronizeDeviceWithTimeout
+    report_tid: int               #: the runtime thread that reads the error report of the device
+    time: datetime                #: when the completion queue reported the failed task
+    serial: int
+    cores: tuple[int, int]
+    pc_start: int
+    currents: tuple[int, int]
+    para_base: int
+    bin_size: int
+    task_id: int = 0
+
+    @property
+    def core_time(self) -> datetime:
+        """Time of the first core's report: the time the error manager shows on screen."""
+        return self.time + us(282)
+
+    @property
+    def sync_time(self) -> datetime:
+        """Time the waiting thread learns of the failure."""
+        return self.time + us(1_133)
+
+
+def core_messages(f: Fault, i: int) -> tuple[str, str]:
+    """The dump-info and extend-info texts of core i of the fault."""
+    dump = (f"The error from device(chipId:{f.device}, dieId:0), serial number is {f.serial}, there is an exception "
+            f"of fftsplus aicore error, core id is {f.cores[i]}, error code = 0, dump info: pc start: {f.pc_start:#x}, "
+            f"current: {f.currents[i]:#x}, vec error info: 0, mte error info: 0xbd030000e0, ifu error info: "
+            "0x1000000000000, ccu error info: 0, cube error info: 0, biu error info: 0, aic error mask: "
+            f"0x6500020bd00028c, para base: {f.para_base:#x}.")
+    extend = (f"The extend info: errcode:(0, 0x8000, 0) errorStr: {EXTEND_STR} fixp_error0 info: 0x30000e0, "
+              f"fixp_error1 info: 0xbd, fsmId:1, tslot:6, thread:0, ctxid:0, blk:{i}, sublk:0, subErrType:4.")
+    return dump, extend
+
+
+def fault_block(f: Fault, info: bool) -> list[Line]:
+    """The runtime's report of the fault; at INFO level with the binSize / args lines as well."""
+    p, d, r, s = f.pid, f.device, f.report_tid, f.sync_tid
+    out = [rt("ERROR", p, f.time, "stars_engine.cc:1321", r, "ProcLogicCqReport", f"Task run failed, device_id={d}, "
+              f"stream_id=2, task_id={f.task_id}, sqe_type=0(ffts), errType=0x1(task exception), sqSwStatus=0", True)]
+    t = f.core_time
+    for i in range(2):
+        dump, extend = core_messages(f, i)
+        out += [rt("ERROR", p, t, "device_error_core_proc.cc:645", r, "PrintCoreInfo", dump, True),
+                rt("ERROR", p, t + us(46), "device_error_core_proc.cc:645", r, "PrintCoreInfo", extend, True)]
+        t += us(97)
+    out += [
+        rt("ERROR", p, t + us(12), "davinci_kernel_task.cc:1729", r, "PreCheckTaskErr",
+           "Kernel task happen error, retCode=0x26, [aicore exception].", True),
+        rt("ERROR", p, t + us(71), "davinci_kernel_task.cc:950", r, "PrintErrorInfoForDavinciTask",
+           f"Aicore kernel execute failed, device_id={d}, stream_id=2, report_stream_id=2, task_id={f.task_id}, "
+           f"flip_num=0, fault kernel_name={FA_GRAD}, fault kernel info ext=none, program id=41, "
+           f"hash={FA_GRAD_HASH}.", True),
+    ]
+    if info:
+        out += [
+            rt("INFO", p, t + us(104), "task_manager.cc:532", r, "GetBinAndKernelNameExceptionArgs",
+               f"kernel_name={FA_GRAD}, kernelNameSize={len(FA_GRAD)}, binSize={f.bin_size}."),
+            rt("INFO", p, t + us(117), "task_manager.cc:541", r, "GetBinAndKernelNameExceptionArgs",
+               f"dfxSize=1536, dfxAddr={0xaaab3c2f1e40 + 0x1000 * f.device:#x}, elfDataFlag=1."),
+            rt("INFO", p, t + us(126), "task_manager.cc:556", r, "GetExceptionArgs",
+               f"GetExceptionArgs argAddr={f.para_base:#x}, argsize=368."),
+        ]
+    t = f.sync_time
+    out += [
+        rt("ERROR", p, t, "stream.cc:1475", s, "GetError", "AICORE Kernel task happen error, retCode=0x26.", True),
+        rt("ERROR", p, t + us(17), "api_c.cc:793", s, "rtStreamSynchronizeWithTimeout",
+           "ErrCode=507015, desc=[aicore exception], InnerCode=0x7150026", True),
+        rt("ERROR", p, t + us(35), "error_message_manage.cc:72", s, "FuncErrorReason",
+           "rtDeviceSynchronizeWithTimeout execution failed, reason=aicore exception", True),
+        slog("ERROR", "ASCENDCL", p, t + us(58), f"[device.cpp:94]{s} aclrtSynchronizeDeviceWithTimeoutImpl: "
+             "wait for compute device to finish failed, runtime result = 507015."),
+    ]
+    return out
+
+
+def torch_npu_error(f: Fault, rank: int) -> list[str]:
+    """What torch_npu prints when the synchronize call fails: exception text, PTA line, error-manager block."""
+    trace = [core_messages(f, 0)[1], *core_messages(f, 1)]
+    return [
+        "RuntimeError: npuSynchronizeDevice:torch_npu/csrc/core/npu/NPUStream.cpp:627 NPU function error: "
+        "AclrtSynchronizeDeviceWithTimeout, error code is 507015",
+        f"[ERROR] {f.sync_time:%Y-%m-%d-%H:%M:%S} (PID:{f.pid}, Device:{f.device}, RankID:{rank}) ERR00100 PTA call "
+        "acl api failed",
+        "[Error]: The aicore execution is abnormal. ",
+        "        Rectify the fault based on the error information in the ascend log.",
+        "EZ9999: Inner Error!",
+        f"EZ9999[PID: {f.pid}] {stamp(f.core_time)} (EZ9999):  {core_messages(f, 0)[0]}{TRAILER_CORE}",
+        "        TraceBack (most recent call last):",
+        *(f"       {text}{TRAILER_CORE}" for text in trace),
+        "       Kernel task happen error, retCode=0x26, [aicore exception].[FUNC:PreCheckTaskErr]"
+        "[FILE:davinci_kernel_task.cc][LINE:1729]",
+        "       AICORE Kernel task happen error, retCode=0x26.[FUNC:GetError][FILE:stream.cc][LINE:1475]",
+        "       rtDeviceSynchronizeWithTimeout execution failed, reason=aicore exception[FUNC:FuncErrorReason]"
+        "[FILE:error_message_manage.cc][LINE:72]",
+        "",
+    ]

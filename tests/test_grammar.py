@@ -1,0 +1,104 @@
+"""The line grammar on the forms domain.md §1 and the corpus hold."""
+import pytest
+
+from casebook.grammar import (KIND_BBOX, KIND_BLANK, KIND_BLOCK_HEAD, KIND_BLOCK_LINE, KIND_BLOCK_MSG,
+                              KIND_EXCEPTION_PRINT, KIND_PLOG, KIND_PTA, KIND_PYTHON, KIND_TORCH_WARNING,
+                              KIND_UNPARSED, BlockState, parse_line)
+
+
+def parse(line, state=None):
+    return parse_line(line, state or BlockState())
+
+
+def test_runtime_line_with_tid_func_and_stage():
+    f = parse("[ERROR] RUNTIME(2082291,python3):2024-07-04-14:14:25.036.721 [stars_engine.cc:1321]2082291 "
+              "ProcLogicCqReport:[INIT][DEFAULT]Task run failed, device_id=0, stream_id=2")
+    assert (f.kind, f.level, f.module, f.pid, f.pname) == (KIND_PLOG, "ERROR", "RUNTIME", 2082291, "python3")
+    assert f.time == "2024-07-04T14:14:25.036721"
+    assert (f.src, f.tid, f.func, f.stage) == ("stars_engine.cc:1321", "2082291", "ProcLogicCqReport", "INIT/DEFAULT")
+    assert f.msg == "Task run failed, device_id=0, stream_id=2"
+
+
+def test_exec_stage_tags_and_path_in_file():
+    f = parse("[ERROR] RUNTIME(370,python3):2023-07-13-07:42:40.515.526 [engine.cc:1377]1432 ReportExceptProc:"
+              "[EXEC][EXEC]Task exception! device_id=0")
+    assert (f.tid, f.func, f.stage, f.msg) == ("1432", "ReportExceptProc", "EXEC/EXEC", "Task exception! device_id=0")
+    f = parse("[ERROR] TEFUSION(12940,atc):2021-10-17-05:54:07.599.074 [tensor_engine/te_fusion/pywrapper.cc:33]"
+              "InitPyLogger Failed to import te.platform.log_util")
+    assert f.src == "tensor_engine/te_fusion/pywrapper.cc:33"
+    assert f.msg.endswith("Failed to import te.platform.log_util")
+
+
+def test_hccl_bracket_tid_and_event_and_numeric_level():
+    f = parse("[ERROR] HCCL(59420,python3):2025-01-24-11:24:07.908.572 [comm_base.cc:1018][107626]   |  124.0.0.11(1)"
+              "   |   124.0.0.21(0)   |  server  | no connect |")
+    assert (f.src, f.tid) == ("comm_base.cc:1018", "107626")
+    assert "no connect" in f.msg
+    f = parse("[ERROR] HCCL(10972,python3):2023-01-31-03:00:11.356.298 [exchanger_network.cc:237][10972][21499]"
+              "[Wait][AllClientSocketEstab]errNo[0x000000000500000b] client : device[2] rank[2] get socket timeout")
+    assert f.tid == "21499" and f.msg.startswith("[Wait][AllClientSocketEstab]")
+    assert parse("[EVENT] DRV(3536113,python):2023-07-14-20:36:01.130.055 [ascend][curpid: 3536113, 3536113][drv]"
+                 "[devmm][_devmm_mem_stats_show 158]DEV_MEM dev1").level == "EVENT"
+    assert parse("[5] 17(1,x):2023-07-14-20:36:01.130.055 msg").level == "5"
+
+
+@pytest.mark.parametrize("line,level,src,func", [
+    ("[INFO] TSCH(-1,null):2020-09-09-15:22:34.263.611 9553 (cpuid:1) task_scheduler_engine.c:1094 "
+     "alloc_stream_queue: RTS_SCHED: stream_attr=64", "INFO", "task_scheduler_engine.c:1094", "alloc_stream_queue"),
+    ("[ERROR] KERNEL(3551,sklogd):2021-10-05-23:07:08.350.128 [klogd.c:242][583733.716899] {1}[Hardware Error]: x",
+     "ERROR", "klogd.c:242", None),
+    ("[TRACE] GE(13694,python3):2020-09-09-15:22:34.030.284 [status:INIT] [framework/domi/client/ge_api.cc:79]13694 "
+     "GEInitialize:GEInitialize start", "TRACE", "framework/domi/client/ge_api.cc:79", "GEInitialize"),
+    ("[OPLOG] TDT(8400,tsdaemon):2020-09-09-15:22:33.969.318 [tdt/device/../common/src/log.cpp:150]"
+     "[tdt/device/src/tsd/tsd_common.cpp:653:ExecuteStart]38152 [TSDaemon] alloc resource", "OPLOG",
+     "tdt/device/../common/src/log.cpp:150", None),
+])
+def test_corpus_forms(line, level, src, func):
+    f = parse(line)
+    assert (f.kind, f.level, f.src, f.func) == (KIND_PLOG, level, src, func)
+
+
+def test_error_manager_block_with_traceback():
+    state = BlockState()
+    lines = [
+        "[ERROR] RecentErrMsg: EZ9999: Inner Error!",
+        "EZ9999[PID: 3058434] 2026-08-03-20:55:35.272.841 (EZ9999):  The error from device(chipId:0, dieId:1), "
+        "serial number is 2569",
+        "        TraceBack (most recent call last):",
+        "       The extend info: errcode:(0, 0x8000, 0) errorStr: When the D-cache reads",
+        "Epoch 3 done",
+    ]
+    kinds = [parse_line(x, state) for x in lines]
+    assert [k.kind for k in kinds] == [KIND_BLOCK_HEAD, KIND_BLOCK_MSG, KIND_BLOCK_LINE, KIND_BLOCK_LINE, KIND_UNPARSED]
+    assert kinds[0].code == "EZ9999" and kinds[1].pid == 3058434 and kinds[1].time == "2026-08-03T20:55:35.272841"
+    assert kinds[3].code == "EZ9999" and kinds[3].msg.startswith("The extend info")
+
+
+def test_block_message_variants():
+    f = parse("EZ9999: [PID: 775] 2025-02-16-12:18:25.258.321 Cannot find bin of op Range, integral key 0/1/")
+    assert (f.kind, f.code, f.pid, f.msg) == (KIND_BLOCK_MSG, "EZ9999", 775, "Cannot find bin of op Range, integral key 0/1/")
+    f = parse("[PID: 389] 2026-05-01-10:59:14.702.326 Device_Absent/Abnormal(EL0001): Device not found or invalid.")
+    assert (f.kind, f.code, f.extra["title"]) == (KIND_BLOCK_MSG, "EL0001", "Device_Absent/Abnormal")
+    assert parse("EE9999: Internal error!").kind == KIND_BLOCK_HEAD
+
+
+def test_torch_npu_lines_and_python_traceback():
+    f = parse("[ERROR] 2024-03-07-01:31:48 (PID:116072, Device:0, RankID:-1) ERR00002 PTA invalid type")
+    assert (f.kind, f.code, f.pid, f.extra["device"], f.time) == (KIND_PTA, "ERR00002", 116072, 0, "2024-03-07T01:31:48.000000")
+    state = BlockState()
+    assert parse_line("Traceback (most recent call last):", state).kind == KIND_PYTHON
+    assert parse_line('  File "train.py", line 10, in <module>', state).src == "train.py:10"
+    f = parse_line("RuntimeError: npuSynchronizeDevice: NPU function error: AclrtSynchronizeDeviceWithTimeout, "
+                   "error code is 507015", state)
+    assert (f.kind, f.level, f.extra["exception"]) == (KIND_PYTHON, "ERROR", "RuntimeError")
+    f = parse("[W compiler_depend.ts:487] Warning: NPU warning, error code is 507048")
+    assert (f.kind, f.level, f.src) == (KIND_TORCH_WARNING, "WARNING", "compiler_depend.ts:487")
+
+
+def test_device_dump_bbox_blank_and_unparsed():
+    assert parse("<exception_print>AIC_ERROR=0x10").kind == KIND_EXCEPTION_PRINT
+    f = parse("[2023-07-13-16:20:44.081811] system exception code [0xB4060007]: ModuleName [TS]")
+    assert (f.kind, f.time) == (KIND_BBOX, "2023-07-13T16:20:44.081811")
+    assert parse("   ").kind == KIND_BLANK
+    f = parse('  "isGray": false,')
+    assert (f.kind, f.msg) == (KIND_UNPARSED, '  "isGray": false,')

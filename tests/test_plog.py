@@ -1,0 +1,93 @@
+"""Reading: every line of every file counted, none dropped; roles and identity from paths."""
+from pathlib import Path
+
+import pytest
+
+from casebook.bundle import BundleError, classify
+from casebook.plog import PLOG_COLUMNS, read_plog
+from conftest import COLLECTIONS, write_log
+
+
+def real_line_count(path: Path) -> int:
+    """Lines as design.md §5 defines them, counted independently of the reader."""
+    data = path.read_bytes()
+    return data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
+
+
+@pytest.mark.parametrize("name", COLLECTIONS)
+def test_every_corpus_file_is_read_with_its_real_line_count(corpus, name):
+    log = read_plog(corpus / name)
+    on_disk = sorted(p for p in (corpus / name).rglob("*") if p.is_file())
+    assert len(log.files) == len(on_disk)
+    for f in log.files:
+        assert f.skipped is None
+        assert f.lines == real_line_count(corpus / name / f.path), f.path
+    assert log.lines == sum(real_line_count(p) for p in on_disk)
+    assert len(log.records) == log.lines
+    assert list(log.records.columns) == PLOG_COLUMNS
+    assert log.lines_unparsed == int((log.records["kind"] == "unparsed").sum())
+
+
+def test_unparsed_lines_are_kept_not_dropped(corpus):
+    log = read_plog(corpus / "aicore-gatherv2-asys")
+    raw = log.records[log.records["kind"] == "unparsed"]
+    assert log.lines_unparsed == 101          # the op-info JSON printed across lines in plog-370 and plog-1216
+    assert '  "Abs": {' in set(raw["msg"])
+
+
+def test_roles_and_identity_from_paths():
+    assert classify("ascend/log/debug/plog/plog-48213_20260314100211104.log") | {} == {
+        "role": "host_plog", "sort": "debug", "node": None, "rank": None, "device": None, "pid": 48213}
+    info = classify("worker-1/process_log/debug/device-3/device-48213_20260314100211104.log")
+    assert (info["role"], info["node"], info["device"], info["pid"]) == ("device_log", "worker-1", 3, 48213)
+    info = classify("slog/device-0/device-0_20200909152235075.log")
+    assert (info["role"], info["device"], info["pid"]) == ("device_log", 0, None)
+    assert classify("slog/device-os-0/device-os-0_20200909152231193.log")["role"] == "device_os_log"
+    assert classify("slog/host-0/host-0_20200909152234009.log")["role"] == "host_plog"
+    assert classify("device_log/hisi_logs/device-0/history.log")["role"] == "bbox"
+    assert classify("process_log/rank_5/debug/plog/plog-1_20260314100211104.log")["rank"] == 5
+
+
+def test_old_and_asys_layouts(corpus):
+    old = read_plog(corpus / "aicore-old-slog-layout")
+    assert {f.role for f in old.files} == {"host_plog", "device_log", "device_os_log"}
+    assert old.file("slog/host-0/host-0_20200909152234009.log").pid == 13694
+    asys = read_plog(corpus / "aicore-gatherv2-asys")
+    assert {f.sort for f in asys.files} == {"debug", "run"}
+
+
+def test_line_definition_crlf_tail_and_bad_bytes(tmp_path):
+    p = tmp_path / "plog-1_20260101000000000.log"
+    p.write_bytes(b"[ERROR] APP(1,python):2026-01-01-00:00:00.000.000 [a.cc:1]1 F:one\r\n"
+                  b"caf\xe9 \xff bytes\n"
+                  b"\n"
+                  b"[INFO] APP(1,python):2026-01-01-00:00:01.000.000 [a.cc:2]1 F:tail without newline")
+    log = read_plog(p)
+    f = log.files[0]
+    assert (f.lines, f.unparsed) == (4, 1)
+    assert log.records["msg"].iloc[0] == "one"          # \r is not a line break, and is not kept in the message
+    assert "\ufffd" in log.records["msg"].iloc[1]
+    assert any("not valid UTF-8" in w for w in log.warnings)
+    assert f.last_time == "2026-01-01T00:00:01.000000"
+
+
+def test_binary_file_skipped_with_reason(tmp_path):
+    (tmp_path / "core.bin").write_bytes(bytes(range(256)) * 64)
+    write_log(tmp_path, "plog-2_20260101000000000.log", "[ERROR] APP(2,p):2026-01-01-00:00:00.000.000 x\n")
+    log = read_plog(tmp_path)
+    skipped = [f for f in log.files if f.skipped]
+    assert [f.path for f in skipped] == ["core.bin"] and skipped[0].skipped == "binary file"
+    assert log.lines == 1
+
+
+def test_screen_capture_role_from_content(tmp_path):
+    write_log(tmp_path, "train_stdout.log", "step 1 loss 2.3\nEZ9999: Inner Error!\n")
+    assert read_plog(tmp_path).files[0].role == "screen_capture"
+
+
+def test_missing_path_is_a_bundle_error(tmp_path):
+    with pytest.raises(BundleError, match="no such file"):
+        read_plog(tmp_path / "nope")
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(BundleError, match="no files"):
+        read_plog(tmp_path / "empty")
