@@ -108,10 +108,15 @@ def find_files(paths: list[str | os.PathLike]) -> list[LogFile]:
     return found
 
 
+#: Files that belong to a casebook sample, not to the customer's bundle: listed, never read.
+SAMPLE_METADATA = {"expect.yaml": "sample expectations of the knowledge base, not a log"}
+
+
 def _log_file(rel: str, full: Path) -> LogFile:
     f = LogFile(path=rel, source=full, **classify(rel))
+    f.skipped = SAMPLE_METADATA.get(full.name)
     try:
         f.size = full.stat().st_size
     except OSError as e:
-        f.skipped = f"cannot stat: {e.strerror}"
+        f.skipped = f.skipped or f"cannot stat: {e.strerror}"
     return f

@@ -78,8 +78,10 @@ def resolve(evidence: Evidence, answers: dict[str, object] | None = None) -> dic
     """All known facts: from the logs, then the engineer's answers (which win), then documented defaults."""
     facts: dict[str, Fact] = {}
     for name, fact in evidence.facts.items():
-        if name in FACTS:
+        try:
             facts[name] = Fact(name, normalize(name, fact.value), "log", fact.file, fact.line)
+        except FactError:
+            continue  # a value the fact does not take ("TASK_QUEUE_ENABLE: unknown") says nothing
     spmd = evidence.topology.single_process_multi_device
     if spmd is not None:
         proof = next((p for p in evidence.topology.processes if p.drives_several_devices == spmd and p.refs), None)

@@ -135,7 +135,8 @@ def read_plog(*paths: str | os.PathLike) -> LogTable:
     for f in files:
         if not f.skipped:
             rows.extend(read_file(f))
-    records = pd.DataFrame.from_records(rows, columns=PLOG_COLUMNS)
+    # object columns keep absent fields as None (string dtype would turn them into NaN)
+    records = pd.DataFrame(rows, columns=PLOG_COLUMNS, dtype=object)
     records["pid"] = records["pid"].astype("Int64")
     records["line"] = records["line"].astype("int64")
     warnings = [w for f in files for w in f.warnings]

@@ -127,8 +127,10 @@ def screen_threads(rng: random.Random, fault: Fault, start: datetime, t_train: d
     for k in range(10, STEPS, 10):
         t = t_train + period * (k + 1)
         out.append(f"{log_time(t)} - INFO - train_mt.py:151 - step {k}: loss {7.9 - 0.06 * k + rng.random() / 20:.4f}"
-                   f" grad_norm {1.2 + rng.random():.3f} lr {3e-4 * k / STEPS:.2e} step_time {period.total_seconds():.2f}s")
-    out += [f"Exception in thread npu-{fault.device}:",
+                   f" grad_norm {1.2 + rng.random():.3f} lr {3e-4 * k / STEPS:.2e}"
+                   f" step_time {period.total_seconds():.2f}s")
+    thread = f"npu-{fault.device}" if spell_out_threads else f"Thread-{fault.device + 1} (worker)"
+    out += [f"Exception in thread {thread}:",
             "Traceback (most recent call last):",
             f'  File "{lib}/threading.py", line 1016, in _bootstrap_inner',
             "    self.run()",
@@ -139,7 +141,7 @@ def screen_threads(rng: random.Random, fault: Fault, start: datetime, t_train: d
             f'  File "{lib}/site-packages/torch_npu/npu/utils.py", line 71, in synchronize',
             "    return torch_npu._C._npu_synchronize()"]
     out += torch_npu_error(fault, rank=-1)
-    out.append(f"{log_time(fault.time + us(596_000))} - ERROR - train_mt.py:92 - worker npu-{fault.device} failed; "
+    out.append(f"{log_time(fault.time + us(596_000))} - ERROR - train_mt.py:92 - worker {thread} failed; "
                "stopping the other workers")
     return "\n".join(out) + "\n"
 

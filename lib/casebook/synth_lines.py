@@ -97,7 +97,7 @@ def process_start(rng: random.Random, pid: int, t: datetime) -> list[Line]:
            "read ASCEND_LATEST_INSTALL_PATH failed! isHeterogenou=0."),
         slog("INFO", "HCCL", pid, t2 + us(9_904), f"[plugin_manager.cc:25][{pid}][{pid}]hcom ops plugin init start."),
         slog("WARNING", "HCCL", pid, t2 + us(10_311), f"[hcom_plugin.cc:291][{pid}][{pid}]ParserHcclExecTimeOut: "
-                                                       "key[ge.exec.hcclExecuteTimeOut] has no value, use default setting"),
+             "key[ge.exec.hcclExecuteTimeOut] has no value, use default setting"),
         slog("INFO", "TBE", pid, t2 + us(61_250), "[../../../../../../latest/python/site-packages/te_fusion/"
              f"parallel_compilation.py:982][init_multi_process_env] pid_timestamp: {file_stamp(t2)[:8]}_"
              f"{file_stamp(t2)[8:]}_pid{pid}, tbe_debug_level: [0]"),
@@ -124,7 +124,8 @@ def card_start(rng: random.Random, pid: int, card: Card, t: datetime, rank_num: 
         drv(pid, card.cq, t + us(9_544), "tsdrv", "TsDrvLogicCqAlloc 293", f"logic_cq=3, flag 0 devid={d} tsid=0"),
         rt("INFO", pid, t + us(10_117), "engine.cc:2283", card.cq, "ProcLogicReport",
            f"get tsch version, tschVersion=15, device_id={d}, ts_id=0"),
-        rt("INFO", pid, t + us(12_880), "logger.cc:381", w, "StreamCreate", f"Succ, device_id={d}, flag=0, stream_id=2"),
+        rt("INFO", pid, t + us(12_880), "logger.cc:381", w, "StreamCreate",
+           f"Succ, device_id={d}, flag=0, stream_id=2"),
         rt("INFO", pid, t + us(13_304), "stream.cc:862", w, "Setup", f"stream setup end, stream_id=2, IsTaskSink=0, "
            f"sqId={8 + d}, cqId={3 + d}, deviceId={d} streamResId=4294967295"),
     ]
@@ -231,10 +232,10 @@ def run_start(pid: int, t: datetime) -> list[Line]:
                                          "client version to server"),
             slog("EVENT", "TDT", pid, t + us(1_057), f"[hdc_client.cpp:268][CheckHdcConnection][tid:{pid}] "
                                                      "Service[2] create hdc success"),
-            slog("EVENT", "TEFUSION", pid, t + us(5_272_000), f"[fusion_op.cc:604]{pid} TbeInit [FE_PERFORMANCE]The "
-                                                             "time cost of CannKB::Initialize is [5271833] micro second."),
-            slog("EVENT", "FFTS", pid, t + us(7_553_000), f"[engine_manager.cc:65]{pid} Initialize:\"[FFTS_PERFORMANCE]"
-                                                         "The time cost of EngineManager::Initialize is [1403] micro second.\"")]
+            slog("EVENT", "TEFUSION", pid, t + us(5_272_000), f"[fusion_op.cc:604]{pid} TbeInit [FE_PERFORMANCE]"
+                 "The time cost of CannKB::Initialize is [5271833] micro second."),
+            slog("EVENT", "FFTS", pid, t + us(7_553_000), f"[engine_manager.cc:65]{pid} Initialize:"
+                 "\"[FFTS_PERFORMANCE]The time cost of EngineManager::Initialize is [1403] micro second.\"")]
 
 
 def run_events(rng: random.Random, pid: int, tids: list[int], t0: datetime, t1: datetime, n: int) -> list[Line]:
@@ -258,8 +259,8 @@ def run_stop(pid: int, t: datetime) -> list[Line]:
     """The EVENT lines of a process shutting down."""
     return [slog("EVENT", "FFTS", pid, t, f"[engine_manager.cc:90]{pid} Finalize:\"[FFTS_PERFORMANCE]The time cost "
                                           "of EngineManager::Finalize is [138] micro second.\""),
-            slog("EVENT", "TUNE", pid, t + us(36_153), f"[cann_kb_pyfunc_mgr.cpp:138][CANNKB][Tid:{pid}]\"CannKbPyfuncMgr: "
-                                                       "PyObjectDeinit function end successfully!\"")]
+            slog("EVENT", "TUNE", pid, t + us(36_153), f"[cann_kb_pyfunc_mgr.cpp:138][CANNKB][Tid:{pid}]"
+                 "\"CannKbPyfuncMgr: PyObjectDeinit function end successfully!\"")]
 
 
 # --- the fault ----------------------------------------------------------------------------------

@@ -5,6 +5,7 @@ import re
 
 import pandas as pd
 
+from ..grammar import KIND_PTA
 from ..plog import LogTable
 from .codes import codes_in
 from .device_id import device_in
@@ -19,8 +20,8 @@ def error_lines(log: LogTable) -> list[ErrorLine]:
     err = log.errors()
     files = {f.path: f for f in log.files}
     out = []
-    for file, line, time, pid, code, msg in zip(err["file"], err["line"], err["time"], err["pid"], err["code"],
-                                                err["msg"]):
+    for file, line, kind, time, pid, code, msg in zip(err["file"], err["line"], err["kind"], err["time"], err["pid"],
+                                                      err["code"], err["msg"]):
         if _DECORATION.match(msg) or not msg.strip():
             continue
         f = files[file]
@@ -29,14 +30,16 @@ def error_lines(log: LogTable) -> list[ErrorLine]:
                              pid=None if pd.isna(pid) or pid < 0 else int(pid),
                              device=device_in(msg) if device_in(msg) is not None else f.device,
                              code=code if isinstance(code, str) else (codes[0][0] if codes else None),
-                             text=msg))
+                             text=msg, coarse=kind == KIND_PTA))
     return out
 
 
 def time_order(e: ErrorLine) -> tuple:
     """Sort key: by time, lines without one after; then file and line."""
-    # lines without a time (a block's first line) sort after timed ones of the same file
-    return (e.time is None, e.time or "", e.file, e.line)
+    # A time known to the second only covers that whole second: within it, µs-precise lines go first.
+    # Lines without a time (a block's first line) sort after timed ones.
+    t = e.time or ""
+    return (e.time is None, t[:19], e.coarse, t, e.file, e.line)
 
 
 def extract_all(log: LogTable) -> list[ErrorLine]:

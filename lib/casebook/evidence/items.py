@@ -28,6 +28,7 @@ class ErrorLine:
     device: int | None
     code: str | None   #: the error code the line carries (E-code, runtime code, retCode), if any
     text: str
+    coarse: bool = False  #: its time is to the second only (torch_npu's ERRxxxxx lines)
 
 
 @dataclass
@@ -76,6 +77,7 @@ class ProcessTopology:
     node: str | None
     pid: int
     devices: dict[int, set[str]] = field(default_factory=dict)   #: device -> threads that set or used it
+    set_device_seen: bool = False   #: its set-device lines are in the bundle (INFO level), not just error lines
     refs: list[LineRef] = field(default_factory=list)
 
     @property
@@ -95,12 +97,15 @@ class Topology:
 
     @property
     def single_process_multi_device(self) -> bool | None:
-        """True if a process drives several devices from distinct threads; False if every known process
-        drives one; None when no line says which device a process used."""
+        """True if a process drives several devices from distinct threads; False if every process whose
+        device setup is logged drives one; None when the logs cannot tell (e.g. ERROR level only: a process
+        seen on one device in its error lines may still drive others)."""
         known = [p for p in self.processes if p.devices]
-        if not known:
-            return None
-        return any(p.drives_several_devices for p in known)
+        if any(p.drives_several_devices for p in known):
+            return True
+        if known and all(p.set_device_seen for p in known):
+            return False
+        return None
 
 
 @dataclass

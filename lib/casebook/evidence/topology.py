@@ -29,13 +29,14 @@ def extract(log: LogTable) -> Topology:
             index=False):
         if pd.isna(pid) or int(pid) < 0:
             continue
-        m = _SET_DEVICE.search(msg) if func == "SetDevice" or "set device" in msg.lower() else None
-        m = m or _DEVICE_ID.search(msg)
+        setting = _SET_DEVICE.search(msg) if func == "SetDevice" or "set device" in msg.lower() else None
+        m = setting or _DEVICE_ID.search(msg)
         if not m:
             continue
         device = int(next(g for g in m.groups() if g is not None))
         node = files[file].node
         p = procs.setdefault((node, int(pid)), ProcessTopology(node=node, pid=int(pid)))
+        p.set_device_seen |= setting is not None
         threads = p.devices.setdefault(device, set())
         if str(tid) not in threads:
             threads.add(str(tid))

@@ -29,6 +29,7 @@ class TriageApp:
         self.questions: dict[str, w.ValueWidget] = {}
         self._asks: dict[str, tuple[str, str | None]] = {}   # fact -> (ask, ask_zh), kept once closed
         self._homes: dict[str, set[str]] = {}                # fact -> keys of the steps that asked it
+        self._rows: dict[str, w.VBox] = {}
         self._build_widgets()
         self._adopt_given_answers()
         self.refresh()
@@ -151,17 +152,20 @@ class TriageApp:
         return s.title_zh if self.language.value == ZH else s.title
 
     def _visible_questions(self) -> list[str]:
-        """Open questions of this step, then answered ones first asked here (so they can be changed back)."""
+        """Open questions of this step and answered ones asked here, in a stable order so none jumps."""
         s = self.step
-        shown = [q.fact for q in s.questions]
-        answered = [f for f in self.questions if f in self.triage.answers and s.key in self._homes.get(f, ())]
-        return shown + [f for f in answered if f not in shown]
+        open_here = {q.fact for q in s.questions}
+        return [f for f in self.questions
+                if f in open_here or (f in self.triage.answers and s.key in self._homes[f])]
 
     def _question_row(self, fact: str) -> w.VBox:
-        """The question text above its input."""
+        """The question text, in the chosen language, above its input; one row per fact, reused."""
+        if fact not in self._rows:
+            self._rows[fact] = w.VBox([w.HTML(), self.questions[fact]])
         ask, ask_zh = self._asks[fact]
         text = ask_zh if self.language.value == ZH and ask_zh else ask
-        return w.VBox([w.HTML(f"<div style='max-width:60em'>{escape(text)}</div>"), self.questions[fact]])
+        self._rows[fact].children[0].value = f"<div style='max-width:60em'>{escape(text)}</div>"
+        return self._rows[fact]
 
     def html_of_step(self) -> str:
         """The current step as HTML: title, findings, cited lines; every text escaped."""
