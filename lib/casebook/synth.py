@@ -252,7 +252,7 @@ def positive_info() -> dict[str, str]:
         pc agree with the race; only TASK_QUEUE_ENABLE is unknown, so the case is likely until the engineer
         says the queue was on (1 or unset), which confirms it.""",
         [{"facts": {}, "diagnosis": CASE, "verdicts": verdict("likely"), "missing": ["TASK_QUEUE_ENABLE"],
-          "pc_verdict": "pc_start_suspect", "first_error_code": "EZ9999", "aicore": aicore(POSITIVE_INFO)},
+          "pc_verdict": "pc_start_suspect", "aicore": aicore(POSITIVE_INFO)},
          {"facts": {"TASK_QUEUE_ENABLE": "1"}, "diagnosis": CASE, "verdicts": verdict("confirmed")}])
     return files
 
@@ -271,7 +271,7 @@ def positive_error_level() -> dict[str, str]:
         forced off by ASCEND_LAUNCH_BLOCKING=1 rules it out.""",
         [{"facts": {}, "diagnosis": CASE, "verdicts": verdict("likely"),
           "missing": ["single_process_multi_device", "TASK_QUEUE_ENABLE"], "pc_verdict": "unknown",
-          "first_error_code": "EZ9999", "aicore": aicore(POSITIVE_ERROR)},
+          "aicore": aicore(POSITIVE_ERROR)},
          {"facts": {"TASK_QUEUE_ENABLE": "1", "single_process_multi_device": True}, "diagnosis": CASE,
           "verdicts": verdict("confirmed")},
          {"facts": {"TASK_QUEUE_ENABLE": "unset", "ASCEND_LAUNCH_BLOCKING": "1"}, "diagnosis": None,
@@ -290,7 +290,7 @@ def negative_process_per_card() -> dict[str, str]:
         the fault is inside the kernel. With one process per card there is no shared cache between threads,
         so the race is ruled out whatever TASK_QUEUE_ENABLE was.""",
         [{"facts": {}, "diagnosis": None, "verdicts": verdict("ruled_out"), "missing": [],
-          "pc_verdict": "consistent", "first_error_code": "EZ9999", "aicore": aicore(NEGATIVE)},
+          "pc_verdict": "consistent", "aicore": aicore(NEGATIVE)},
          {"facts": {"TASK_QUEUE_ENABLE": "1"}, "diagnosis": None, "verdicts": verdict("ruled_out")}])
     return files
 

@@ -1,0 +1,92 @@
+"""`casebook triage`: the JSON contract, the readable walk, exit codes."""
+import json
+import subprocess
+import sys
+
+from casebook.cli import main
+from casebook.contract import validate
+from conftest import ROOT, SAMPLES
+
+POSITIVE = SAMPLES / "task-queue-shared-cache-race" / "positive-info"
+NEGATIVE = SAMPLES / "task-queue-shared-cache-race" / "negative-process-per-card"
+
+
+def run_json(capsys, *args):
+    assert main(["triage", *map(str, args), "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    validate(doc)
+    return doc
+
+
+def candidate(doc, case_id):
+    return next(c for c in doc["candidates"] if c["case"] == case_id)
+
+
+def test_positive_with_the_engineers_fact_is_diagnosed(capsys):
+    doc = run_json(capsys, POSITIVE, "--fact", "TASK_QUEUE_ENABLE=1")
+    assert doc["diagnosis"] == "task-queue-shared-cache-race"
+    assert candidate(doc, "task-queue-shared-cache-race")["verdict"] in ("confirmed", "likely")
+    assert doc["aicore_faults"][0]["pc_verdict"] in ("pc_current_mismatch", "pc_start_suspect")
+    assert doc["facts"]["TASK_QUEUE_ENABLE"] == {"value": "1", "source": "engineer", "file": None, "line": None,
+                                                 "note": None}
+    assert doc["coverage"]["explained"] > 0
+
+
+def test_without_the_fact_the_case_is_not_confirmed_and_asks_for_it(capsys):
+    doc = run_json(capsys, POSITIVE)
+    c = candidate(doc, "task-queue-shared-cache-race")
+    assert c["verdict"] != "confirmed"
+    assert "TASK_QUEUE_ENABLE" in {m["fact"] for m in c["missing"]}
+
+
+def test_unset_means_the_default_unless_launch_blocking(capsys):
+    doc = run_json(capsys, POSITIVE, "--fact", "TASK_QUEUE_ENABLE=unset")
+    assert doc["facts"]["TASK_QUEUE_ENABLE"]["value"] == "1" and doc["facts"]["TASK_QUEUE_ENABLE"]["source"] == "default"
+    assert candidate(doc, "task-queue-shared-cache-race")["verdict"] == "confirmed"
+    doc = run_json(capsys, POSITIVE, "--fact", "TASK_QUEUE_ENABLE=unset", "--fact", "ASCEND_LAUNCH_BLOCKING=1")
+    assert candidate(doc, "task-queue-shared-cache-race")["verdict"] == "ruled_out"
+    assert doc["diagnosis"] is None
+
+
+def test_negative_is_ruled_out(capsys):
+    doc = run_json(capsys, NEGATIVE, "--fact", "TASK_QUEUE_ENABLE=1")
+    c = candidate(doc, "task-queue-shared-cache-race")
+    assert c["verdict"] == "ruled_out" and doc["diagnosis"] != "task-queue-shared-cache-race"
+    assert any(a["id"] == "single_process_multi_device" for a in c["against"])
+
+
+def test_gatherv2_collection(capsys, corpus):
+    doc = run_json(capsys, corpus / "aicore-gatherv2-asys")
+    (fault,) = doc["aicore_faults"]
+    assert (fault["kernel"], fault["op"]) == ("2_0_11_GatherV2", "GatherV2")
+    assert (fault["pc_start"], fault["pc_start_raw"]) == ("0x124080064000", "0x1000124080064000")
+    assert (fault["current"], fault["offset"]) == ("0x124080067d2c", "0x3d2c")
+    assert (fault["error_code"], fault["error_bits"]) == ("0x10", ["CCU_ILLEGAL_INSTR"])
+    disk = sum(p.read_bytes().count(b"\n") + (0 if p.read_bytes().endswith(b"\n") else 1)
+               for p in (corpus / "aicore-gatherv2-asys").rglob("*") if p.is_file() and p.stat().st_size)
+    assert doc["input"]["lines"] == disk
+
+
+def test_every_corpus_collection_validates(capsys, corpus):
+    for name in ("aicore-old-slog-layout", "hccl-event-timeout-2workers", "modelarts-8rank-job"):
+        doc = run_json(capsys, corpus / name)
+        assert doc["input"]["lines_unparsed"] <= doc["input"]["lines"]
+
+
+def test_readable_walk_names_the_steps_and_asks(capsys):
+    assert main(["triage", str(POSITIVE)]) == 0
+    out = capsys.readouterr().out
+    for title in ("Symptom", "Error code", "pc start", "Topology", "Root cause", "Fix"):
+        assert title in out
+    assert "? TASK_QUEUE_ENABLE" in out and "CCU_BUS_ERR" in out
+
+
+def test_unusable_input_exits_2_with_one_line(tmp_path):
+    for args in (["triage", str(tmp_path / "missing")], ["triage", str(POSITIVE), "--fact", "NOPE=1"]):
+        r = subprocess.run([sys.executable, "-m", "casebook.cli", *args], capture_output=True, text=True, cwd=ROOT)
+        assert r.returncode == 2 and r.stdout == ""
+        assert len(r.stderr.strip().splitlines()) == 1 and r.stderr.startswith("casebook: ")
+    (tmp_path / "empty.log").write_bytes(b"")
+    r = subprocess.run([sys.executable, "-m", "casebook.cli", "triage", str(tmp_path / "empty.log")],
+                       capture_output=True, text=True)
+    assert r.returncode == 2 and "no readable text" in r.stderr

@@ -1,0 +1,47 @@
+"""Every KB sample meets its expect.yaml: positives rank their case first, near misses rule it out."""
+from pathlib import Path
+
+import pytest
+import yaml
+
+from casebook.contract import to_dict, validate
+from casebook.kb import load_kb
+from casebook.triage import triage
+from conftest import SAMPLES
+
+KB = load_kb()
+CASES = [(case.name, sample.name, run_no)
+         for case in sorted(p for p in SAMPLES.iterdir() if p.is_dir())
+         for sample in sorted(p for p in case.iterdir() if p.is_dir())
+         for run_no in range(len(yaml.safe_load((sample / "expect.yaml").read_text(encoding="utf-8"))["runs"]))]
+
+
+def test_there_are_samples_for_the_founding_case():
+    names = {(c, s) for c, s, _ in CASES}
+    assert {("task-queue-shared-cache-race", "positive-info"), ("task-queue-shared-cache-race", "positive-error-level"),
+            ("task-queue-shared-cache-race", "negative-process-per-card")} <= names
+
+
+@pytest.mark.parametrize("case_id,sample,run_no", CASES)
+def test_sample_meets_expectations(case_id, sample, run_no):
+    folder = SAMPLES / case_id / sample
+    run = yaml.safe_load((folder / "expect.yaml").read_text(encoding="utf-8"))["runs"][run_no]
+    t = triage(folder, facts=run.get("facts") or {}, kb=KB)
+    doc = to_dict(t)
+    validate(doc)
+    assert doc["diagnosis"] == run["diagnosis"]
+    verdicts = {c["case"]: c["verdict"] for c in doc["candidates"]}
+    for cid, verdict in (run.get("verdicts") or {}).items():
+        assert verdicts.get(cid) == verdict, (cid, verdicts)
+    if doc["diagnosis"] is not None:
+        assert doc["candidates"][0]["case"] == doc["diagnosis"]
+    missing = {m["fact"] for c in doc["candidates"] if c["case"] == case_id for m in c["missing"]}
+    assert set(run.get("missing") or []) <= missing
+    if "pc_verdict" in run:
+        assert doc["aicore_faults"][0]["pc_verdict"] == run["pc_verdict"]
+    if "aicore" in run:
+        fault = doc["aicore_faults"][0]
+        assert {k: fault[k] for k in run["aicore"]} == run["aicore"]
+    assert doc["input"]["lines"] == sum(f["lines"] for f in doc["input"]["files"])
+    expect_file = next(f for f in doc["input"]["files"] if f["path"] == "expect.yaml")
+    assert expect_file["skipped"] and expect_file["lines"] == 0
