@@ -15,8 +15,11 @@ $(STAMP): requirements.txt pyproject.toml
 
 install: $(STAMP)
 
+# JupyterLab refuses to run as root unless told; containers and CI machines often are root
+ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
+
 lab: $(STAMP)
-	$(BIN)/jupyter lab notebooks/01_triage.ipynb
+	$(BIN)/jupyter lab $(ROOT_FLAG) $(LAB_ARGS) notebooks/01_triage.ipynb
 
 test: $(STAMP)
 	$(BIN)/python -m pytest

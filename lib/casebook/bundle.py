@@ -103,6 +103,7 @@ def find_files(paths: list[str | os.PathLike]) -> list[LogFile]:
                     found.append(_log_file(rel, full))
         else:
             found.append(_log_file(p.name, p))
+    found.sort(key=lambda f: f.path)
     if not found:
         raise BundleError(f"{', '.join(map(str, paths))}: no files in it")
     return found

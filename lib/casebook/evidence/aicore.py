@@ -15,6 +15,7 @@ import pandas as pd
 from .. import addresses
 from ..addresses import KernelRange
 from ..errcode import decode_error_code, decode_triple, parse_int
+from ..grammar import KIND_PLOG
 from ..plog import LogTable
 from .device_id import device_in
 from .items import AicoreFault, LineRef
@@ -52,9 +53,12 @@ def op_of(kernel: str) -> str | None:
 
 def _scan(log: LogTable) -> pd.DataFrame:
     r = log.records
-    hit = r["msg"].str.contains(r"serial number is|extend info: errcode|retCode=|fault kernel_name=|binSize=|"
-                                r"kernel addr|pc_start=", regex=True)
-    return r[hit]
+    hit = r[r["msg"].str.contains(r"serial number is|extend info: errcode|retCode=|fault kernel_name=|binSize=|"
+                                  r"kernel addr|pc_start=", regex=True)]
+    # in time order, and at equal times the µs-precise plog line before its copy in a screen capture,
+    # so a fault is located in the plog; lines without a time keep their place after timed ones
+    order = hit.assign(_untimed=hit["time"].isna(), _t=hit["time"].fillna(""), _capture=hit["kind"] != KIND_PLOG)
+    return order.sort_values(["_untimed", "_t", "_capture", "file", "line"], kind="stable")
 
 
 def extract(log: LogTable) -> list[AicoreFault]:
