@@ -46,6 +46,8 @@ class Step:
     findings: list[str] = field(default_factory=list)
     cited: list[Cited] = field(default_factory=list)
     questions: list = field(default_factory=list)   #: ranking.Missing items the logs cannot answer
+    tables: list = field(default_factory=list)      #: (caption, pandas.DataFrame) pairs shown under the findings
+    figures: list = field(default_factory=list)     #: callables returning a matplotlib Figure, drawn on demand
 
 
 def build(t: Triage) -> list[Step]:
