@@ -1,0 +1,175 @@
+"""`casebook bench`: triage throughput and memory, side by side with `grep -c ERROR` and a naive parser.
+
+All three run in one bench process, on the same files, after one read that warms the page cache:
+`grep -c ERROR` is the practical limit, a per-line Python regex loop that builds a record for every line
+is the naive baseline, and `casebook triage --json` runs in a child process whose whole process tree
+(workers included) is sampled for resident memory.
+"""
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+MIB = 1024 * 1024
+_NAIVE = re.compile(
+    r"^\[(?P<level>[A-Z]+|\d+)\]\s*(?P<module>\w+)\((?P<pid>-?\d+),(?P<pname>[^)]*)\):(?P<ts>\S+)\s?"
+    r"(?:\[(?P<file>[^\]:]+):(?P<line>\d+)\])?\s*(?:(?P<tid>\d+)\s+)?(?:(?P<func>[A-Za-z_~][\w:~]*):)?(?P<msg>.*)$")
+
+
+@dataclass(frozen=True)
+class BenchResult:
+    """The figures of one bench run (MiB/s of input bytes; RSS in MiB)."""
+
+    bundle: str
+    bundle_files: int
+    bundle_bytes: int
+    bundle_lines: int
+    grep_s: float
+    grep_mib_s: float
+    baseline_s: float
+    baseline_mib_s: float
+    casebook_s: float
+    casebook_mib_s: float
+    casebook_lines_s: float
+    ratio_to_grep: float
+    ratio_to_baseline: float
+    peak_rss_mb: float
+    diagnosis: str | None
+
+
+def bundle_files(root: Path) -> list[Path]:
+    """Every regular file under root, in path order."""
+    if root.is_file():
+        return [root]
+    return sorted(p for p in root.rglob("*") if p.is_file())
+
+
+def warm(files: list[Path]) -> int:
+    """Read every file once so all three contenders start from a warm page cache; returns the bytes."""
+    total = 0
+    for p in files:
+        with open(p, "rb") as fh:
+            while chunk := fh.read(8 * MIB):
+                total += len(chunk)
+    return total
+
+
+def run_grep(files: list[Path]) -> tuple[float, int]:
+    """Seconds for `grep -c ERROR` over the files, and the ERROR count it reports."""
+    start = time.perf_counter()
+    out = subprocess.run(["grep", "-c", "ERROR", "--", *map(str, files)], capture_output=True, text=True)
+    elapsed = time.perf_counter() - start
+    if out.returncode not in (0, 1):
+        raise RuntimeError(f"grep failed: {out.stderr.strip()}")
+    counts = [line.rsplit(":", 1)[-1] for line in out.stdout.splitlines()]
+    return elapsed, sum(int(c) for c in counts if c.isdigit())
+
+
+def run_baseline(files: list[Path]) -> tuple[float, int]:
+    """Seconds for a per-line regex loop that builds a record for every line; and the line count."""
+    start = time.perf_counter()
+    lines = 0
+    for p in files:
+        records = []
+        with open(p, encoding="utf-8", errors="replace") as fh:
+            for line in fh:
+                m = _NAIVE.match(line)
+                records.append(m.groupdict() if m else {"raw": line})
+        lines += len(records)
+    return time.perf_counter() - start, lines
+
+
+def _tree_rss(root_pid: int) -> int:
+    """Resident bytes of a process and all its descendants, from /proc."""
+    parents: dict[int, int] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat", "rb") as fh:
+                    fields = fh.read().rsplit(b")", 1)[1].split()
+                parents[int(entry)] = int(fields[1])
+            except (OSError, IndexError, ValueError):
+                continue
+    tree, frontier = {root_pid}, [root_pid]
+    while frontier:
+        parent = frontier.pop()
+        kids = [pid for pid, pp in parents.items() if pp == parent and pid not in tree]
+        tree.update(kids)
+        frontier.extend(kids)
+    total = 0
+    for pid in tree:
+        try:
+            with open(f"/proc/{pid}/status") as fh:
+                for line in fh:
+                    if line.startswith("VmRSS:"):
+                        total += int(line.split()[1]) * 1024
+        except OSError:
+            continue
+    return total
+
+
+def run_casebook(paths: list[Path], extra: list[str] = ()) -> tuple[float, int, str | None]:
+    """Seconds for `casebook triage --json`, its peak tree RSS in bytes, and the diagnosis."""
+    import json
+    cmd = [sys.executable, "-m", "casebook.cli", "triage", *map(str, paths), "--json", *extra]
+    peak = 0
+    start = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    done = threading.Event()
+
+    def sample() -> None:
+        nonlocal peak
+        while not done.is_set():
+            peak = max(peak, _tree_rss(proc.pid))
+            done.wait(0.02)
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    out, err = proc.communicate()
+    elapsed = time.perf_counter() - start
+    done.set()
+    sampler.join()
+    if proc.returncode != 0:
+        raise RuntimeError(f"casebook triage failed ({proc.returncode}): {err.decode(errors='replace').strip()}")
+    return elapsed, peak, json.loads(out).get("diagnosis")
+
+
+def bench(path: Path, extra: list[str] = ()) -> BenchResult:
+    """Run the three contenders on the files under `path`."""
+    files = bundle_files(path)
+    size = warm(files)
+    grep_s, _ = run_grep(files)
+    base_s, lines = run_baseline(files)
+    cb_s, peak, diagnosis = run_casebook([path], extra)
+    mib = size / MIB
+    return BenchResult(
+        bundle=str(path), bundle_files=len(files), bundle_bytes=size, bundle_lines=lines,
+        grep_s=round(grep_s, 3), grep_mib_s=round(mib / grep_s, 1),
+        baseline_s=round(base_s, 3), baseline_mib_s=round(mib / base_s, 1),
+        casebook_s=round(cb_s, 3), casebook_mib_s=round(mib / cb_s, 1), casebook_lines_s=round(lines / cb_s),
+        ratio_to_grep=round(grep_s / cb_s, 3), ratio_to_baseline=round(base_s / cb_s, 2),
+        peak_rss_mb=round(peak / MIB, 1), diagnosis=diagnosis)
+
+
+def table(r: BenchResult) -> str:
+    """The result as a readable table."""
+    rows = [("grep -c ERROR", r.grep_s, r.grep_mib_s, "", ""),
+            ("naive per-line regex", r.baseline_s, r.baseline_mib_s, "", ""),
+            ("casebook triage", r.casebook_s, r.casebook_mib_s, f"{r.peak_rss_mb:.0f}", r.diagnosis or "-")]
+    out = [f"bundle {r.bundle}: {r.bundle_files} files, {r.bundle_bytes / MIB:.1f} MiB, {r.bundle_lines} lines",
+           f"{'':24}{'seconds':>9}{'MiB/s':>9}{'peak RSS MiB':>14}  diagnosis"]
+    out += [f"{name:24}{s:>9.2f}{v:>9.1f}{rss:>14}  {d}" for name, s, v, rss, d in rows]
+    out.append(f"casebook / grep = {r.ratio_to_grep:.2f} (target >= 0.33); casebook / baseline = "
+               f"{r.ratio_to_baseline:.1f}x (target >= 10); peak RSS {r.peak_rss_mb:.0f} MiB (target <= 300)")
+    return "\n".join(out)
+
+
+def as_dict(r: BenchResult) -> dict:
+    """The result as the `--json` object."""
+    return asdict(r)

@@ -1,0 +1,120 @@
+"""A large, realistic bundle for the benchmark: many nodes, processes and devices, rotated plogs, INFO noise.
+
+Lines follow the slog grammar of the real corpus in the proportions of an INFO-level training run (mostly
+RUNTIME launch / finish lines, some OP tiling, GE, HCCL, DRV, a few WARNING and EVENT lines, rare ERROR
+lines). The knowledge base's own sample bundles are copied in under `planted/`, so the failures a triage
+must find are genuine sample logs, not noise.
+"""
+from __future__ import annotations
+
+import random
+import shutil
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from pathlib import Path
+
+ROTATE_BYTES = 20 * 1024 * 1024   #: CANN rotates a plog at 20 MiB
+_START = datetime(2026, 5, 4, 9, 0, 0)
+
+_OPS = ("MatMulV3", "FlashAttentionScore", "FlashAttentionScoreGrad", "SwiGlu", "RmsNorm", "Add", "Cast",
+        "Transpose", "ReduceSum", "GatherV2")
+#: (level, weight, template); {h} is the header, fields in braces are filled per line.
+_TEMPLATES = (
+    ("INFO", 30, "{h} [context.cc:713]{tid} LaunchKernel:stream_id={stream}, task_id={task}, kernelType=0, "
+                 "kernel_name={op}_{hash}_high_performance_{key}, arg_size={args}"),
+    ("INFO", 30, "{h} [logger.cc:2057]{tid} TaskFinished:device_id={dev}, stream_id={stream}, task_id={task}, "
+                 "task_type=0 (KERNEL_AICORE), task_finish_num={task}"),
+    ("INFO", 20, "{h} [npu_driver.cc:453]{tid} CommandSend:device_id={dev}, ts_id=0, sq_id={sq}, reportCount=1, "
+                 "cmdCount=1."),
+    ("INFO", 8, "{h} [op_tiling.cpp:1033][OP_TILING][DoOpTiling][{tid}] OpName:[{op}] \"tiling key is {key}, "
+                "blockDim is {block}\""),
+    ("DEBUG", 12, "{h} [mem_pool.cc:218]{tid} Malloc:device_id={dev}, size={size}, addr=0x{addr:x}, ret=0"),
+    ("WARNING", 6, "{h} [ascend][curpid: {pid}, {tid}][drv][tsdrv][TsDrvLogicCqIrqWait 438]wait_logic_cq abnormal "
+                   "result show: err_code=16 devId={dev} tsId=0"),
+    ("INFO", 3, "{h} [hcom_ops_kernel_info_store.cc:214][{tid}]GenerateOpTag: graph[{stream}] opType[HcomAllReduce], "
+                "group[hccl_world_group], generated op tag[AllReduce_{hash}_{task}]"),
+    ("EVENT", 2, "{h} [msprofiler_impl.cpp:139] >>> (tid:{tid}) ProfNotifySetDevice called, is open: 0, devId: {dev}"),
+    ("WARNING", 2, "{h} [ge_local_context.cc:57]{tid} GetOption:Can not get option ge.exec.{key}, use default value"),
+    ("ERROR", 0.002, "{h} [tsd_client.cc:903]{tid} CloseAicpuSd:query aicpu sd status timeout, device_id={dev}"),
+)
+_MODULES = {"LaunchKernel": "RUNTIME", "TaskFinished": "RUNTIME", "CommandSend": "RUNTIME", "OpName": "OP",
+            "Malloc": "RUNTIME", "wait_logic_cq": "DRV", "GenerateOpTag": "HCCL", "ProfNotify": "PROFILING",
+            "GetOption": "GE", "CloseAicpuSd": "TDT"}
+
+
+@dataclass(frozen=True)
+class WorkloadSummary:
+    """What was written."""
+
+    root: Path
+    files: int
+    bytes: int
+    lines: int
+
+
+def _module(template: str) -> str:
+    return next(m for key, m in _MODULES.items() if key in template)
+
+
+def _stamp(t: datetime) -> str:
+    return f"{t:%Y-%m-%d-%H:%M:%S}.{t.microsecond // 1000:03d}.{t.microsecond % 1000:03d}"
+
+
+def _write_process(out: Path, rng: random.Random, pid: int, devices: list[int], budget: int) -> tuple[int, int, int]:
+    """Rotated debug plogs of one process until `budget` bytes; returns (files, bytes, lines)."""
+    tids = {d: pid + 150 + d for d in devices}
+    levels, weights, templates = zip(*_TEMPLATES)
+    modules = [_module(t) for t in templates]
+    t = _START + timedelta(seconds=rng.randint(0, 60))
+    written = files = lines = 0
+    while written < budget:
+        name = out / f"plog-{pid}_{t:%Y%m%d%H%M%S}{t.microsecond // 1000:03d}.log"
+        size = 0
+        chunk: list[str] = []
+        with open(name, "w", encoding="utf-8") as fh:
+            while size < ROTATE_BYTES and written + size < budget:
+                i = rng.choices(range(len(templates)), weights)[0]
+                dev = rng.choice(devices)
+                t += timedelta(microseconds=rng.randint(5, 400))
+                head = f"[{levels[i]}] {modules[i]}({pid},python):{_stamp(t)}"
+                line = templates[i].format(h=head, tid=tids[dev], dev=dev, pid=pid, stream=rng.randint(2, 9),
+                                           task=rng.randint(1, 60000), op=rng.choice(_OPS),
+                                           hash=f"{rng.getrandbits(64):016x}", key=rng.randint(0, 10 ** 6),
+                                           args=rng.randint(40, 400), sq=rng.randint(1, 32),
+                                           block=rng.randint(1, 48), size=rng.randint(512, 1 << 26),
+                                           addr=rng.getrandbits(44)) + "\n"
+                chunk.append(line)
+                size += len(line)
+                if len(chunk) >= 4096:
+                    fh.write("".join(chunk))
+                    chunk.clear()
+                    lines += 4096
+            fh.write("".join(chunk))
+            lines += len(chunk)
+        written += size
+        files += 1
+        t += timedelta(milliseconds=1)
+    return files, written, lines
+
+
+def write_workload(out: Path, size_bytes: int, nodes: int = 8, processes_per_node: int = 8, seed: int = 7,
+                   samples: Path | None = None) -> WorkloadSummary:
+    """Write a bundle of about `size_bytes` under `out` (replaced if present), with KB samples planted."""
+    if out.exists():
+        shutil.rmtree(out)
+    rng = random.Random(seed)
+    per_process = max(1, size_bytes // (nodes * processes_per_node))
+    files = written = lines = 0
+    for n in range(nodes):
+        for p in range(processes_per_node):
+            pid = 20000 + 97 * (n * processes_per_node + p)
+            plog = out / f"node-{n}" / "ascend" / "log" / "debug" / "plog"
+            plog.mkdir(parents=True, exist_ok=True)
+            f, b, ln = _write_process(plog, rng, pid, [p], per_process)
+            files, written, lines = files + f, written + b, lines + ln
+    if samples is not None and samples.is_dir():
+        for sample in sorted(samples.glob("*/*")):
+            if sample.is_dir() and not sample.parent.name.startswith("_"):
+                shutil.copytree(sample, out / "planted" / sample.parent.name / sample.name,
+                                ignore=shutil.ignore_patterns("expect.yaml"))
+    return WorkloadSummary(out, files, written, lines)
