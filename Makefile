@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: lab test install samples kb-check
+.PHONY: lab app test install samples kb-check
 
 $(STAMP): requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -18,10 +18,26 @@ install: $(STAMP)
 # JupyterLab refuses to run as root unless told; containers and CI machines often are root
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
 
-lab: $(STAMP)
-	$(BIN)/jupyter lab $(ROOT_FLAG) $(LAB_ARGS) notebooks/01_triage.ipynb
+# config/ raises the websocket message limit to 256 MiB, so FileUpload can carry small archives
+JUPYTER_ENV := JUPYTER_CONFIG_PATH=$(CURDIR)/config
 
-test: $(STAMP)
+lab: $(STAMP)
+	$(JUPYTER_ENV) $(BIN)/jupyter lab $(ROOT_FLAG) $(LAB_ARGS) notebooks/01_triage.ipynb
+
+# the triage app without code cells, served by Voila on this machine only
+APP_PORT ?= 8866
+app: $(STAMP)
+	cd notebooks && $(JUPYTER_ENV) $(CURDIR)/$(BIN)/voila 01_triage.ipynb --no-browser --port=$(APP_PORT) \
+		--Voila.ip=127.0.0.1 $(APP_ARGS)
+
+# the browser tests drive Debian's Chromium; installed here, never downloaded by playwright
+# (with a CJK font, so the walk's Chinese labels show in screenshots)
+CHROMIUM := /usr/bin/chromium
+$(CHROMIUM):
+	@if [ "$$(id -u)" != 0 ]; then echo "make: $(CHROMIUM) is missing; as root: apt-get update && apt-get install -y chromium" >&2; exit 1; fi
+	apt-get update && apt-get install -y chromium fonts-wqy-microhei
+
+test: $(STAMP) $(CHROMIUM)
 	$(BIN)/python -m pytest
 
 samples: $(STAMP)

@@ -17,7 +17,8 @@ def line(msg, lvl="ERROR", pid=100, tid=100, s=0, func="F"):
 
 
 def test_registry_lists_every_family():
-    assert list(EXTRACTORS) == ["first_error", "first_errors", "aicore_faults", "topology", "codes", "incidents", "facts"]
+    assert list(EXTRACTORS) == ["first_error", "first_errors", "aicore_faults", "topology", "codes", "incidents",
+                                "device_dumps", "device_events", "facts"]
 
 
 def test_gatherv2_fault_from_the_asys_collection(corpus):
@@ -125,3 +126,18 @@ def test_pc_verdicts():
     real = [KernelRange(0x9000, 0x200, "plog:12")]
     assert judge(0x1000, 0x9100, 0x200, real).verdict == PC_START_SUSPECT
     assert judge(0x9000, 0x1100, 0x200, real).verdict == CURRENT_SUSPECT
+
+
+def test_versions_from_log_lines(corpus, tmp_path):
+    ev = extract_evidence(read_plog(corpus / "aicore-gatherv2-asys"))
+    cann = ev.facts["cann_version"]
+    assert (cann.value, cann.note, cann.line) == ("6.4", "from the install path", 879)
+    assert ev.facts["soc_version"].value == "Ascend910A"
+    text = (line("torch_npu version: 2.1.0.post3", lvl="INFO") + line("CANN version: 8.0.RC3", lvl="INFO")
+            + line("load /usr/local/Ascend/ascend-toolkit/7.0.0/lib64/libruntime.so", lvl="INFO")
+            + line("driver version: 24.1.rc2", lvl="INFO") + line("firmware version: 7.5.0.1.220", lvl="INFO"))
+    facts = extract_evidence(read_plog(write_log(tmp_path, "plog-100_20260314100000000.log", text))).facts
+    assert {k: f.value for k, f in facts.items() if k.endswith("version")} == {
+        "torch_npu_version": "2.1.0.post3", "cann_version": "8.0.RC3", "npu_driver_version": "24.1.rc2",
+        "firmware_version": "7.5.0.1.220"}
+    assert facts["cann_version"].note is None and facts["cann_version"].line == 2   # stated beats the path hint

@@ -1,9 +1,15 @@
 """The knowledge base loads clean, and every problem in a bad file is reported with its file and line."""
+import csv
 import re
+import shutil
+
+import yaml
 
 from casebook.cli import main
+from casebook.evidence.items import Evidence, Topology
 from casebook.kb import load_kb
-from casebook.kb_checks import check
+from casebook.kb_checks import check, check_code_links, check_samples
+from casebook.ranking import CONFIRMED, POSSIBLE, Observation, judge
 from conftest import ROOT
 
 GOOD_CASE = (ROOT / "kb" / "cases" / "task-queue-shared-cache-race.md").read_text(encoding="utf-8")
@@ -58,3 +64,137 @@ def test_kb_check_command_exits_1_on_problems(tmp_path, capsys):
     root, _ = _bad_kb(tmp_path)
     assert main(["kb", "check", "--root", str(root)]) == 1
     assert "problem(s)" in capsys.readouterr().out
+
+
+# --- the sixteen cases, the code pages, and the rules added with them -------------------------------
+
+CASE_IDS = {"task-queue-shared-cache-race", "aicore-out-of-range-access", "aicore-trap-or-timeout",
+            "aicore-illegal-instruction", "aicpu-exception", "hccl-notify-wait-timeout", "hccl-socket-timeout",
+            "roce-cqe-link-error", "npu-out-of-memory", "driver-memory-allocation-failure", "device-heartbeat-lost",
+            "hbm-ecc-hardware-fault", "op-binary-not-found", "aclnn-tiling-unsupported-shape",
+            "visible-devices-misconfigured", "sdma-copy-exception"}
+ECODES = {"EZ9999", "EZ1001", "EE9999", "EE1001", "EE1002", "EH9999", "EI0002", "EI0006", "EI0011", "EI0013",
+          "EL0001", "EL0004", "E19999"}
+RUNTIME = {"107022", "207001", "507010", "507013", "507015", "507018", "507035", "507048", "507053", "507054",
+           "507899"}
+RETCODES = {"0x25", "0x26", "0x27", "0x28", "0x2a", "0x2b", "0x2c", "0x2f", "0x30", "0x31", "0x32", "0x33", "0x34",
+            "0x35", "0x58", "0x5a", "0x5b", "0x5c", "0x5d", "0x7b"}
+
+
+def test_the_sixteen_cases_are_verified_and_complete():
+    kb = load_kb()
+    assert set(kb.cases) == CASE_IDS
+    for case in kb.cases.values():
+        assert case.status == "verified" and case.title_zh and case.summary and case.references, case.id
+        assert case.severity and case.action and case.signatures and {"workaround", "confirm"} <= set(case.fix)
+        assert any(s.key for s in case.signatures), case.id
+        assert list(case.sections)[:6] == ["Symptom", "Root cause", "How to confirm", "Fix", "Confirming the fix",
+                                           "References"], case.id
+
+
+def test_code_pages_cover_the_issue_list():
+    kb = load_kb()
+    assert ECODES <= {c for c, p in kb.codes.items() if p.kind == "ecode"}
+    assert RUNTIME <= {c for c, p in kb.codes.items() if p.kind == "runtime"}
+    assert RETCODES <= {c for c, p in kb.codes.items() if p.kind == "retcode"}
+    assert kb.codes["0x2a"].table == "retcodes" and kb.codes["0x26"].table is None   # 0x26 keeps its own page
+
+
+def test_every_error_bit_has_a_meaning_of_ours():
+    kb = load_kb()
+    with open(ROOT.parent / "shared" / "aicore-error-bits-910b.tsv", encoding="utf-8") as f:
+        names = [r["name"] for r in csv.DictReader(f, delimiter="\t")]
+    assert len(names) == 176
+    for name in names:
+        page = kb.codes[name]
+        assert page.kind == "errcode_bit" and len(page.meaning) > 20, name
+    row = kb.codes["MTE_GDMA_WRITE_OVERFLOW"]
+    assert row.table == "errcode-bits" and row.extra["mask"] == "0x200000000" and row.extra["word"] == "a"
+    assert "aicore-out-of-range-access" in row.cases and row.line > 1
+    assert kb.codes["CCU_BUS_ERR"].table is None
+
+
+def test_a_table_row_out_of_step_is_reported_at_its_line(tmp_path):
+    root = tmp_path / "kb"
+    shutil.copytree(ROOT / "kb" / "cases", root / "cases")
+    shutil.copytree(ROOT / "kb" / "codes", root / "codes")
+    page = root / "codes" / "errcode-bits.md"
+    lines = page.read_text(encoding="utf-8").splitlines()
+    n = next(i for i, ln in enumerate(lines) if "`VEC_UB_WRAP_AROUND`" in ln)
+    lines[n] = lines[n].replace("aicore-out-of-range-access", "npu-out-of-memory")
+    page.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    problems = check_code_links(load_kb(root))
+    assert ("kb/codes/errcode-bits.md", n + 1) in {(p.file, p.line) for p in problems}
+    assert any("does not list case 'aicore-out-of-range-access'" in p.message for p in problems)
+    assert any("lists case 'npu-out-of-memory'" in p.message for p in problems)
+
+
+def test_sample_rules(tmp_path):
+    root = tmp_path / "kb"
+    shutil.copytree(ROOT / "kb" / "cases", root / "cases")
+    samples = root / "samples"
+    for case in CASE_IDS - {"npu-out-of-memory"}:
+        for name in ("positive-a", "negative-b"):
+            (samples / case / name).mkdir(parents=True)
+            (samples / case / name / "expect.yaml").write_text(yaml.safe_dump(
+                {"runs": [{"facts": {}, "diagnosis": case, "verdicts": {}}]}))
+    (samples / "npu-out-of-memory" / "positive-only").mkdir(parents=True)
+    (samples / "npu-out-of-memory" / "positive-only" / "expect.yaml").write_text(
+        "runs:\n- {facts: {}, diagnosis: no-such-case}\n")
+    (samples / "_unknown" / "odd").mkdir(parents=True)
+    (samples / "_unknown" / "odd" / "expect.yaml").write_text("runs:\n- {facts: {}, diagnosis: npu-out-of-memory}\n")
+    (samples / "retired-case" / "positive-x").mkdir(parents=True)
+    msgs = [str(p) for p in check_samples(load_kb(root))]
+    assert any("npu-out-of-memory.md:1: verified case has no negative sample" in m for m in msgs)
+    assert any("positive-only/expect.yaml:1: run 1 names unknown case 'no-such-case'" in m for m in msgs)
+    assert any("_unknown/odd/expect.yaml:1: run 1: a sample of an unknown failure expects no diagnosis" in m
+               for m in msgs)
+    assert any("samples/retired-case:1: samples of an unknown case" in m for m in msgs)
+    assert any("retired-case/positive-x/expect.yaml:1: sample has no expect.yaml" in m for m in msgs)
+
+
+def test_signature_schema_problems_carry_lines(tmp_path):
+    root = tmp_path / "kb"
+    (root / "cases").mkdir(parents=True)
+    (root / "codes").mkdir()
+    text = (ROOT / "kb" / "cases" / "hccl-socket-timeout.md").read_text(encoding="utf-8")
+    text = text.replace("    group: link\n    key: true", "    group: link\n    colour: red\n    key: true", 1)
+    text = text.replace('    why: "A rank logged its own device', '    note: "A rank logged its own device', 1)
+    (root / "cases" / "hccl-socket-timeout.md").write_text(text, encoding="utf-8")
+    kb = load_kb(root)
+    lines = text.splitlines()
+    first_sig = next(i for i, ln in enumerate(lines, 1) if ln.strip() == "- id: ei0006")
+    contra = next(i for i, ln in enumerate(lines, 1) if ln.strip() == "- id: device_or_process_failure")
+    found = {(p.line, p.message.split(" (")[0].split(" [")[0]) for p in kb.problems}
+    assert (first_sig, "unknown signature key(s)") in found
+    assert any(p.line == contra and "needs a 'why'" in p.message for p in kb.problems)
+
+
+def _obs(*items) -> list[Observation]:
+    return [Observation(f, v, str(v), "plog.log", i + 1) for i, (f, v) in enumerate(items)]
+
+
+def test_grouped_alternatives_score_once_and_contradictions_cap_the_verdict():
+    case = load_kb().cases["hccl-socket-timeout"]
+    both = _obs(("code", "EI0006"), ("message", "| 1.2.3.4(1) | 1.2.3.5(0) | client | no connect |"))
+    one = _obs(("message", "| 1.2.3.4(1) | 1.2.3.5(0) | client | no connect |"),
+               ("message", "[Create][InnerComm]tag[x], created commHD fail"))
+    h_both, h_one = judge(case, both, {}), judge(case, one, {})
+    assert h_both.verdict == CONFIRMED and h_one.verdict == CONFIRMED
+    assert h_one.score == 1.0 and h_both.score == 0.75        # the link group counts once: 3 of 4
+    assert h_one.explains == {("plog.log", 1), ("plog.log", 2)}
+    fallout = one + _obs(("message", "RuntimeError: NPU out of memory. Tried to allocate 3.91 GiB"))
+    h = judge(case, fallout, {})
+    assert h.verdict == POSSIBLE and [i.id for i in h.against] == ["device_or_process_failure"]
+    assert judge(case, _obs(("message", "nothing to see")), {}) is None
+
+
+def test_no_bit_set_is_an_observation():
+    from casebook.evidence.items import AicoreFault
+    from casebook.ranking import observations
+    fault = AicoreFault(file="p.log", line=3, time=None, node=None, pid=1, device=0, serial=1, cores=[0],
+                        wording="aicore error", pc_start_raw=None, current_raw=None, error_code=0, errcode=(0, 0, 0))
+    ev = Evidence(first_error=None, first_errors=[], aicore_faults=[fault], topology=Topology(), codes=[],
+                  incidents=[], facts={}, error_lines=0)
+    obs = observations(ev, __import__("pandas").DataFrame(columns=["file", "line", "msg"]))
+    assert ("error_bits", "none") in {(o.field, o.value) for o in obs}

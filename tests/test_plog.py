@@ -67,7 +67,8 @@ def test_line_definition_crlf_tail_and_bad_bytes(tmp_path):
     assert (f.lines, f.unparsed) == (4, 1)
     assert log.records["msg"].iloc[0] == "one"          # \r is not a line break, and is not kept in the message
     assert "\ufffd" in log.records["msg"].iloc[1]
-    assert any("not valid UTF-8" in w for w in log.warnings)
+    assert any("not valid UTF-8" in w and "line 2" in w for w in log.warnings)
+    assert log.raw_line(f.path, 2) == b"caf\xe9 \xff bytes" and f.encoding == "utf-8+replaced"
     assert f.last_time == "2026-01-01T00:00:01.000000"
 
 
@@ -78,6 +79,26 @@ def test_binary_file_skipped_with_reason(tmp_path):
     skipped = [f for f in log.files if f.skipped]
     assert [f.path for f in skipped] == ["core.bin"] and skipped[0].skipped == "binary file"
     assert log.lines == 1
+    assert log.summary() == "2 files (1 read, 1 skipped), 1 lines (0 unparsed), 47 bytes"
+    assert log.unusable_reason() is None
+
+
+def test_nothing_readable_is_named_in_one_line(tmp_path):
+    (tmp_path / "a.bin").write_bytes(b"\x7fELF" + bytes(range(32)) * 8)
+    (tmp_path / "b.log").write_bytes(b"")
+    reason = read_plog(tmp_path).unusable_reason()
+    assert reason == ("not a log bundle: no readable text lines in it (a.bin: binary file (ELF executable); "
+                      "b.log: empty)")
+
+
+def test_readable_cli_output_accounts_for_the_input(tmp_path, capsys):
+    from casebook.cli import main
+    (tmp_path / "core.bin").write_bytes(bytes(range(256)) * 64)
+    write_log(tmp_path, "plog-2_20260101000000000.log", "[ERROR] APP(2,p):2026-01-01-00:00:00.000.000 x\nodd line\n")
+    assert main(["triage", str(tmp_path)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "Input: 2 files (1 read, 1 skipped), 2 lines (1 unparsed), 56 bytes"
+    assert out[1] == "  skipped core.bin: binary file"
 
 
 def test_screen_capture_role_from_content(tmp_path):

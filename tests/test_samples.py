@@ -1,4 +1,5 @@
-"""Every KB sample meets its expect.yaml: positives rank their case first, near misses rule it out."""
+"""Every KB sample meets its expect.yaml: positives rank their case first, near misses do not get the case
+they mimic, samples of unknown failures get no diagnosis; coverage and unexplained templates add up."""
 from pathlib import Path
 
 import pytest
@@ -42,6 +43,12 @@ def test_sample_meets_expectations(case_id, sample, run_no):
     if "aicore" in run:
         fault = doc["aicore_faults"][0]
         assert {k: fault[k] for k in run["aicore"]} == run["aicore"]
+    cov = doc["coverage"]
+    if doc["diagnosis"] is not None:   # the diagnosis accounts for some error lines, and the rest is templated
+        assert 0 < cov["explained"] <= cov["error_lines"]
+    assert sum(u["count"] for u in doc["unexplained"]) <= cov["error_lines"] - cov["explained"]
+    if case_id == "_unknown":
+        assert all(c["verdict"] in ("possible", "ruled_out") for c in doc["candidates"])
     assert doc["input"]["lines"] == sum(f["lines"] for f in doc["input"]["files"])
     expect_file = next(f for f in doc["input"]["files"] if f["path"] == "expect.yaml")
     assert expect_file["skipped"] and expect_file["lines"] == 0

@@ -1,4 +1,7 @@
-"""The sample generator: determinism, the committed samples, expect.yaml shape and line-level facts."""
+"""The sample generator: determinism, the committed samples, expect.yaml shape and line-level facts.
+
+The founding case's samples are checked line by line here; the samples of every other case share the
+checks of the last section (layout, slog headers, time order, positive and negative per case)."""
 from __future__ import annotations
 
 import re
@@ -7,7 +10,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from casebook.synth import CASE, write_samples
+from casebook.synth import BUILDERS, write_samples
+from casebook.synth.founding import CASE
 
 ROOT = Path(__file__).resolve().parents[1]
 COMMITTED = ROOT / "kb" / "samples" / CASE
@@ -22,11 +26,17 @@ CORE = re.compile(r"core id is (?P<core>\d+), .*pc start: (?P<pc>0x[0-9a-f]+), c
 
 
 @pytest.fixture(scope="module")
-def fresh(tmp_path_factory) -> Path:
-    """The samples generated into a temporary folder."""
+def fresh_all(tmp_path_factory) -> Path:
+    """Every sample generated into a temporary folder."""
     root = tmp_path_factory.mktemp("fresh")
     write_samples(root)
-    return root / CASE
+    return root
+
+
+@pytest.fixture(scope="module")
+def fresh(fresh_all) -> Path:
+    """The founding case's samples, freshly generated."""
+    return fresh_all / CASE
 
 
 def tree(folder: Path) -> dict[str, bytes]:
@@ -264,3 +274,60 @@ def test_screen_capture_agrees_with_the_plog(sample):
     assert pta and pta[1] == sync["ts"][:19] and pta[2] == pid
     assert "NPU function error: AclrtSynchronizeDeviceWithTimeout, error code is 507015" in screen
     assert "EZ9999: Inner Error!" in screen and "TraceBack (most recent call last):" in screen
+
+
+# --- every sample ---------------------------------------------------------------------------------
+
+ALL = ROOT / "kb" / "samples"
+LOG_PATH = re.compile(r"(?:worker-\d+/)?ascend/log/(?:(?:debug|run)/plog/plog-\d+_\d{17}|debug/device-\d+/device-\d+_\d{17})"
+                      r"\.log")
+ANY_HEADER = re.compile(r"^\[(?P<level>[A-Z]+)\] (?P<module>[A-Z_]+)\((?P<pid>\d+),(?P<pname>[\w.]+)\):"
+                        r"(?P<ts>\d{4}-\d\d-\d\d-\d\d:\d\d:\d\d\.\d{3}\.\d{3}) \S")
+
+
+def test_every_committed_sample_is_generated(fresh_all):
+    committed, generated = tree(ALL), tree(fresh_all)
+    assert sorted(committed) == sorted(generated), "run `casebook synth samples` and commit kb/samples"
+    for rel, data in generated.items():
+        assert committed[rel] == data, f"{rel} differs from a fresh generation"
+
+
+def test_builders_cover_each_case_with_a_positive_and_a_negative():
+    by_case: dict[str, set[str]] = {}
+    for case, name, _ in BUILDERS:
+        by_case.setdefault(case, set()).add(name.split("-")[0])
+    unknown = by_case.pop("_unknown")
+    assert len(by_case) == 16 and all(kinds == {"positive", "negative"} for kinds in by_case.values()), by_case
+    assert len(unknown) >= 1
+    names = [(c, n) for c, n, _ in BUILDERS]
+    assert len(names) == len(set(names))
+
+
+def sample_folders() -> list[Path]:
+    """Every committed sample folder."""
+    return sorted(s for c in ALL.iterdir() if c.is_dir() for s in c.iterdir() if s.is_dir())
+
+
+def test_every_sample_is_a_realistic_bundle():
+    for folder in sample_folders():
+        files = [p for p in folder.rglob("*") if p.is_file()]
+        logs = [p for p in files if p.suffix == ".log" and p.name != "train_stdout.log"]
+        assert (folder / "expect.yaml").is_file() and logs, folder
+        ordinary = 0
+        for path in logs:
+            rel = path.relative_to(folder).as_posix()
+            assert LOG_PATH.fullmatch(rel), rel
+            times = []
+            for no, line in enumerate(lines(path), 1):
+                m = ANY_HEADER.match(line)
+                assert m, f"{rel}:{no}: {line[:80]}"
+                times.append(m["ts"])
+                ordinary += m["level"] != "ERROR"
+            assert times == sorted(times), rel
+        assert ordinary >= 20, f"{folder}: a failure needs ordinary lines around it"
+
+
+def test_multi_node_samples_keep_one_tree_per_worker():
+    folder = ALL / "hccl-notify-wait-timeout" / "positive-peer-killed"
+    workers = {p.relative_to(folder).parts[0] for p in folder.rglob("*.log") if p.name != "train_stdout.log"}
+    assert workers == {"worker-0", "worker-1"}

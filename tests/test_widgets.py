@@ -104,3 +104,156 @@ def test_given_answers_get_a_widget_that_can_take_them_back(tmp_path):
 def test_cell_ending_with_app_displays_the_widget(hostile_app):
     bundle = hostile_app._repr_mimebundle_()
     assert "application/vnd.jupyter.widget-view+json" in bundle
+
+
+# -- opening, exporting and saving from the app -------------------------------------------------------------
+def test_path_box_opens_a_bundle_and_moves_the_progress_bar(tmp_path):
+    write_log(tmp_path, "plog/plog-100_20260101100000000.log", HOSTILE)
+    app = TriageApp(folder=tmp_path)
+    assert app.triage is None and app.next.disabled and "Open a bundle" in app.header.value
+    app.opener.path_box.value = str(tmp_path / "plog")
+    app.opener.open_button.click()
+    assert app.triage is not None and app.opener.progress.value == app.opener.progress.max
+    assert "1 files, 1 lines" in app.opener.stage.value
+    assert "plog-100_20260101100000000.log" in app.files_table.value and "<script>" not in app.files_table.value
+
+
+def test_a_bad_path_is_reported_not_raised(tmp_path):
+    app = TriageApp(folder=tmp_path)
+    app.opener.path_box.value = str(tmp_path / "missing")
+    app.opener.open_button.click()
+    assert app.triage is None and "no such file or directory" in app.opener.status.value
+
+
+def test_upload_is_stored_and_opened(tmp_path):
+    import datetime
+    app = TriageApp(folder=tmp_path)
+    app.opener.upload_dir = tmp_path
+    app.opener.upload.value = [{"name": "../../plog-100_20260101100000000.log", "type": "text/plain",
+                                "size": len(HOSTILE), "content": memoryview(HOSTILE.encode()),
+                                "last_modified": datetime.datetime(2026, 1, 1, tzinfo=datetime.timezone.utc)}]
+    assert app.triage is not None and app.triage.log.lines == 1
+    stored = list(tmp_path.glob("casebook-upload-*/*"))
+    assert [p.name for p in stored] == ["plog-100_20260101100000000.log"], "the browser's name is never a path"
+
+
+def test_export_writes_both_formats_with_options(tmp_path, hostile_app):
+    app = hostile_app
+    app.export.folder = tmp_path
+    app.export.redact.value = True
+    app.export.collect_more.value = True
+    app.export.export_button.click()
+    html = (tmp_path / "case-report.html").read_text(encoding="utf-8")
+    assert "Collect more" in html and "&lt;script&gt;" in html and "<script>" not in html
+    assert (tmp_path / "case-report.md").is_file()
+    assert "Report written" in app.export.status.value and "data:text/html;base64," in app.export.status.value
+
+
+def test_save_and_resume_restore_answers_notes_and_step(tmp_path, positive_app):
+    app = positive_app()
+    app.export.folder = tmp_path
+    app.goto("root_cause")
+    app.questions["TASK_QUEUE_ENABLE"].value = "1"
+    app.export.notes.value = "customer: 8 cards, one process"
+    app.export.save_button.click()
+    assert "Case saved" in app.export.status.value
+    fresh = TriageApp(folder=tmp_path)
+    fresh.export.resume_button.click()
+    assert fresh.triage.diagnosis.verdict == CONFIRMED and fresh.step.key == "root_cause"
+    assert fresh.export.notes.value == "customer: 8 cards, one process"
+    assert fresh.questions["TASK_QUEUE_ENABLE"].value == "1"
+
+
+def test_resume_of_a_missing_case_file_says_so(tmp_path):
+    app = TriageApp(folder=tmp_path)
+    app.export.resume_button.click()
+    assert "case.json: cannot read" in app.export.status.value
+
+
+def test_language_switches_the_app_labels_too(hostile_app):
+    hostile_app.language.value = "中文"
+    assert hostile_app.next.description == "下一步" and "诊断" in hostile_app.header.value
+    hostile_app.language.value = "en"
+    assert hostile_app.next.description == "Next"
+
+
+def test_step_tables_and_figures_are_shown_escaped(hostile_app, monkeypatch):
+    import pandas as pd
+    from matplotlib.figure import Figure
+
+    from casebook.widgets import triage_app
+    original = triage_app.walk.build
+
+    def build(t):
+        steps = original(t)
+        steps[0].tables.append(("<u>caption</u>", pd.DataFrame({"text": ["<script>alert(1)</script>"]})))
+        steps[0].figures.append(lambda: Figure())
+        return steps
+    monkeypatch.setattr(triage_app.walk, "build", build)
+    hostile_app.refresh()
+    hostile_app.goto("symptom")
+    html = hostile_app.html_of_step()
+    assert "&lt;u&gt;caption&lt;/u&gt;" in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    assert "<script>" not in html and "data:image/png;base64," in html
+
+
+# -- the training and exploring widgets ---------------------------------------------------------------------
+def test_case_walk_pairs_evidence_with_reasons():
+    from casebook.widgets import CaseWalk
+    walk_ = CaseWalk(triage(POSITIVE), CASE)
+    assert walk_.back.disabled and "Symptom" in walk_.step_label.value and "<h4>Symptom</h4>" in walk_.why.value
+    walk_.next.click()
+    walk_.next.click()
+    assert "pc start" in walk_.step_label.value and "seen [pc_mismatch]" in walk_.why.value
+    assert "pc_start_suspect" in walk_.evidence.value
+    for _ in range(5):
+        walk_.next.click()
+    assert walk_.next.disabled and "Confirming the fix" in walk_.why.value
+
+
+def test_quiz_widget_grades_explains_and_scores():
+    from casebook.quiz import make_quiz
+    from casebook.widgets import Quiz
+    ui = Quiz(make_quiz(0, sample=SAMPLES / CASE / "negative-process-per-card"))
+    ui.checks["case"].click()
+    assert "Pick an answer first" in ui.feedback["case"].value
+    ui.choices["case"].value = CASE
+    ui.checks["case"].click()
+    assert "Not quite" in ui.feedback["case"].value and "Score: 0/4" in ui.score.value
+    for q in ui.quiz.questions:
+        ui.choices[q.key].value = q.answer
+        ui.checks[q.key].click()
+        assert "Right." in ui.feedback[q.key].value
+    assert "Score: 4/4" in ui.score.value and "negative-process-per-card" in ui.score.value
+
+
+def test_kb_browser_searches_codes_kernels_and_chinese():
+    from casebook.kb import load_kb
+    from casebook.widgets import KbBrowser
+    b = KbBrowser(load_kb(), "CCU_BUS_ERR")
+    assert b.hits[0].id == "CCU_BUS_ERR" and "<h1>CCU_BUS_ERR" in b.page.value
+    b.query.value = "FlashAttentionScoreGrad_8ac1e3b7d5f0a2c4_high_performance_10000000000220130"
+    assert [h.id for h in b.hits] == [CASE] and "kernel" in b.page.value
+    b.query.value = "共享缓存"
+    assert CASE in [h.id for h in b.hits]
+    b.query.value = "no-such-word-anywhere"
+    assert b.hits == [] and "Nothing matches" in b.page.value
+
+
+def test_markdown_pages_show_raw_html_as_text():
+    from casebook.widgets.step_view import markdown_html
+    assert "&lt;script&gt;" in markdown_html("text <script>alert(1)</script>")
+
+
+def test_plog_explorer_filters_and_windows_escape_log_text(hostile_app):
+    from casebook.widgets import PlogExplorer
+    ex = PlogExplorer(hostile_app.triage)
+    assert "ERROR" in ex.counts.value
+    assert ex.level.options == ("(any)", "ERROR")
+    ex.text.value = "no such text"
+    assert ex.shown.value.startswith("0 record(s)")
+    ex.level.value = "ERROR"
+    ex.text.value = "alert"
+    assert ex.shown.value.startswith("1 record(s)") and "&lt;script&gt;" in ex.records.value
+    assert "<script>" not in ex.records.value
+    assert "&gt;&gt;" in ex.window.value and "&lt;b&gt;bold" in ex.window.value and "<b>bold" not in ex.window.value

@@ -78,8 +78,9 @@ def judge(pc_start: int | None, current: int | None, bin_size: int | None,
         return PcVerdict(UNKNOWN, "The report has no pc start or no current address.",
                          "Send the full AI Core exception block (the 'dump info' line).")
     if not bin_size:
-        return PcVerdict(UNKNOWN, f"Offset {hexs(offset(pc_start, current))} cannot be checked: the kernel's binSize "
-                                  "is only logged at INFO level and is absent here.", COLLECT_BINSIZE)
+        return PcVerdict(UNKNOWN, f"Offset {hexs(offset(pc_start, current))} cannot be checked: no binSize line for "
+                                  "this kernel is in the bundle (the runtime logs it only at INFO level).",
+                         COLLECT_BINSIZE)
     off = offset(pc_start, current)
     if 0 <= off < bin_size:
         return PcVerdict(CONSISTENT, f"current lies {hexs(off)} bytes after pc start, inside the kernel binary "

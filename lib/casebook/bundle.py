@@ -2,21 +2,31 @@
 
 The role, node, rank, device and pid of a file come from its path (the CANN log layouts in
 domain.md §2: `plog/plog-<pid>_<ts>.log`, `device-<id>/device-<pid>_<ts>.log`, the old
-`slog/host-0|device-0|device-os-0` layout, `hisi_logs/device-<id>`, `worker-<n>`, `rank_<n>`).
+`slog/host-0|device-0|device-os-0` layout, `hisi_logs/device-<id>`, `worker-<n>`, `rank_<n>`);
+the reader refines it from the content (screen captures, environment dumps). Archives, given or
+found in a folder, are expanded by `archive.Expander`; their members are listed as
+`bundle.tar.gz!/member`. Symbolic links inside a folder are listed, not followed.
 """
 from __future__ import annotations
 
 import os
 import re
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from .archive import MEMBER_SEP, Expander, path_for_roles, sniff
+from .spool import Budget, Limits, Spool
 
 ROLE_HOST_PLOG = "host_plog"
 ROLE_DEVICE_LOG = "device_log"
 ROLE_DEVICE_OS_LOG = "device_os_log"
 ROLE_BBOX = "bbox"
 ROLE_SCREEN = "screen_capture"
+ROLE_ENVIRONMENT = "environment"   # env/printenv, pip list/freeze, CANN version.info, npu-smi info
 ROLE_TEXT = "unknown_text"
+#: Every role a file can have (the contract's `input.files[].role`).
+ROLES = (ROLE_HOST_PLOG, ROLE_DEVICE_LOG, ROLE_DEVICE_OS_LOG, ROLE_BBOX, ROLE_SCREEN, ROLE_ENVIRONMENT, ROLE_TEXT)
 
 _PLOG_NAME = re.compile(r"^plog-(?P<pid>\d+)_(?P<ts>\d{17})\.log$")
 _DEVICE_NAME = re.compile(r"^device-(?P<pid>\d+)_(?P<ts>\d{17})\.log$")
@@ -26,6 +36,8 @@ _DEVICE_OS = re.compile(r"^device-os(?:-(?P<dev>\d+))?_\d{17}\.log$")
 _DEVICE_DIR = re.compile(r"^(?:device|dev-os)-(?P<dev>\d+)$")
 _WORKER_DIR = re.compile(r"^(?:worker|node)[-_](?P<n>\d+)$")
 _RANK_DIR = re.compile(r"^rank[-_]?(?P<n>\d+)$")
+#: Names of files CANN installs that customers attach as they are (the content decides for other dumps).
+_ENV_NAMES = re.compile(r"^(?:version\.info|ascend_install\.info|\w*_install\.info)$")
 _SORTS = ("debug", "run", "security")
 
 
@@ -37,9 +49,9 @@ class BundleError(Exception):
 class LogFile:
     """One file found in the bundle, with what its path says about it."""
 
-    path: str                 #: display path: relative to the folder given, or the file's name
-    source: Path              #: where it is on disk
-    role: str = ROLE_TEXT     #: host_plog, device_log, device_os_log, bbox, screen_capture, unknown_text
+    path: str                 #: display path: relative to the folder given, or the file's name; `a.zip!/m` in archives
+    source: Path              #: where it is on disk (an archive member: its copy in the spool)
+    role: str = ROLE_TEXT     #: one of ROLES
     sort: str | None = None   #: debug / run / security, when the path says
     node: str | None = None   #: worker or host, when the path says
     rank: int | None = None
@@ -52,11 +64,22 @@ class LogFile:
     last_time: str | None = None
     skipped: str | None = None  #: reason the file was not read
     warnings: list[str] = field(default_factory=list)
+    encoding: str | None = None  #: utf-8, or what else its lines needed: "utf-8+gbk", "utf-8+replaced", …
+    #: original bytes of every line whose text is not an exact decoding of them (line number -> bytes)
+    raw_lines: dict[int, bytes] = field(default_factory=dict, repr=False)
+    attachment: str | None = None  #: for environment dumps: env, pip, cann_version, npu_smi
+    continues: bool = False   #: its first line continues a record begun before the file (a rotation cut)
+    spool: Spool | None = field(default=None, repr=False, compare=False)  #: keeps an archive member's copy alive
+
+    @property
+    def in_archive(self) -> bool:
+        """Whether the file is a member of an archive."""
+        return MEMBER_SEP in self.path
 
 
 def classify(rel: str) -> dict:
-    """Role and identity of a file from its relative path alone."""
-    parts = Path(rel).parts
+    """Role and identity of a file from its display path alone (archive names count as folders)."""
+    parts = Path(path_for_roles(rel)).parts
     name = parts[-1]
     dirs = parts[:-1]
     info: dict = {"role": ROLE_TEXT, "sort": None, "node": None, "rank": None, "device": None, "pid": None}
@@ -84,40 +107,97 @@ def classify(rel: str) -> dict:
         info.update(role=ROLE_DEVICE_LOG, device=int(m["dev"]))
     elif "hisi_logs" in dirs:
         info.update(role=ROLE_BBOX, device=int(dev_dirs[0]["dev"]) if dev_dirs else None)
+    elif _ENV_NAMES.match(name):
+        info.update(role=ROLE_ENVIRONMENT)
     return info
 
 
-def find_files(paths: list[str | os.PathLike]) -> list[LogFile]:
-    """Every file under the given paths, sorted, classified by path; raises BundleError if none exist."""
-    found: list[LogFile] = []
+def find_files(paths: list[str | os.PathLike], limits: Limits | None = None,
+               spool: Spool | None = None) -> list[LogFile]:
+    """Every file under the given paths, archives expanded, sorted and classified; BundleError if none exist."""
+    limits = limits or Limits()
+    expander = Expander(spool or Spool(), limits, Budget(limits))
+    per_path: list[tuple[Path, list[LogFile]]] = []
     for given in paths:
         p = Path(given)
         if not p.exists():
             raise BundleError(f"{given}: no such file or directory")
+        found: list[LogFile] = []
+        per_path.append((p, found))
         if p.is_dir():
-            for root, dirnames, filenames in os.walk(p):
+            unlisted: list[OSError] = []
+            for root, dirnames, filenames in os.walk(p, onerror=unlisted.append):
                 dirnames.sort()
-                for name in sorted(filenames):
+                for name in sorted(filenames) + sorted(d for d in dirnames if (Path(root) / d).is_symlink()):
                     full = Path(root) / name
-                    rel = full.relative_to(p).as_posix()
-                    found.append(_log_file(rel, full))
+                    found.extend(_entry(full.relative_to(p).as_posix(), full, expander))
+            found.extend(_log_file(Path(e.filename).relative_to(p).as_posix() or ".", Path(e.filename),
+                                   skipped=f"cannot list folder: {e.strerror}") for e in unlisted)
         else:
-            found.append(_log_file(p.name, p))
+            found.extend(_entry(p.name, p, expander, given=True))
+    found = _one_namespace(per_path)
     found.sort(key=lambda f: f.path)
     if not found:
         raise BundleError(f"{', '.join(map(str, paths))}: no files in it")
     return found
 
 
+def _one_namespace(per_path: list[tuple[Path, list[LogFile]]]) -> list[LogFile]:
+    """All files; when several paths give the same display path (one bundle per node), each path's files are
+    shown under the path's own name, which also names the node of a folder whose files name none."""
+    paths = [f.path for _, files in per_path for f in files]
+    if len(paths) == len(set(paths)):
+        return [f for _, files in per_path for f in files]
+    names = [p.name or str(p) for p, _ in per_path]
+    out = []
+    for k, ((p, files), name) in enumerate(zip(per_path, names)):
+        prefix = name if names.count(name) == 1 else f"{name}#{k + 1}"
+        for f in files:
+            f.path = f"{prefix}/{f.path}"
+            f.warnings = [f"{prefix}/{w}" for w in f.warnings]   # they start with the old display path
+            if f.node is None and p.is_dir():
+                f.node = prefix
+            out.append(f)
+    return out
+
+
 #: Files that belong to a casebook sample, not to the customer's bundle: listed, never read.
 SAMPLE_METADATA = {"expect.yaml": "sample expectations of the knowledge base, not a log"}
 
 
-def _log_file(rel: str, full: Path) -> LogFile:
-    f = LogFile(path=rel, source=full, **classify(rel))
-    f.skipped = SAMPLE_METADATA.get(full.name)
+def _entry(rel: str, full: Path, expander: Expander, given: bool = False) -> list[LogFile]:
+    """The LogFile(s) of one path in a folder: itself, or the members of an archive."""
     try:
-        f.size = full.stat().st_size
+        st = full.stat() if given else full.lstat()
     except OSError as e:
-        f.skipped = f.skipped or f"cannot stat: {e.strerror}"
-    return f
+        return [_log_file(rel, full, skipped=f"cannot stat: {e.strerror}")]
+    if stat.S_ISLNK(st.st_mode):
+        return [_log_file(rel, full, skipped=f"symbolic link to {os.readlink(full)}: not followed")]
+    if not stat.S_ISREG(st.st_mode):
+        return [_log_file(rel, full, skipped=f"not a regular file ({_file_type(st.st_mode)})")]
+    if full.name in SAMPLE_METADATA:
+        return [_log_file(rel, full, size=st.st_size, skipped=SAMPLE_METADATA[full.name])]
+    try:
+        kind = sniff(full)
+    except OSError as e:
+        return [_log_file(rel, full, size=st.st_size, skipped=f"cannot read: {e.strerror}")]
+    if kind is None:
+        return [_log_file(rel, full, size=st.st_size)]
+    out = [_log_file(m.display, m.source or full, size=m.size, skipped=m.refused, warnings=m.warnings,
+                     spool=expander.spool if m.source else None)
+           for m in expander.expand(full, rel, kind)]
+    return out or [_log_file(rel, full, size=st.st_size, skipped=f"empty {kind} archive")]
+
+
+def _file_type(mode: int) -> str:
+    for test, name in ((stat.S_ISFIFO, "FIFO"), (stat.S_ISSOCK, "socket"), (stat.S_ISCHR, "character device"),
+                       (stat.S_ISBLK, "block device"), (stat.S_ISDIR, "folder")):
+        if test(mode):
+            return name
+    return "special file"
+
+
+def _log_file(rel: str, full: Path, size: int = 0, skipped: str | None = None, warnings: list[str] | None = None,
+              spool: Spool | None = None) -> LogFile:
+    return LogFile(path=rel, source=full, size=size, skipped=skipped, warnings=list(warnings or []), spool=spool,
+                   **classify(rel))

@@ -1,4 +1,4 @@
-"""`casebook triage|kb|synth`: the command line."""
+"""`casebook triage|report|kb|synth`: the command line."""
 from __future__ import annotations
 
 import argparse
@@ -9,6 +9,8 @@ from pathlib import Path
 from . import walk
 from .bundle import BundleError
 from .facts import FactError, parse_assignments
+from .objdump import ObjdumpError
+from .spool import Limits
 
 
 def _triage(args: argparse.Namespace) -> int:
@@ -20,17 +22,22 @@ def _triage(args: argparse.Namespace) -> int:
         print(f"casebook: {e}", file=sys.stderr)
         return 2
     try:
-        t = triage(*args.paths, facts=answers)
-    except BundleError as e:
+        t = triage(*args.paths, facts=answers, objdump=args.objdump,
+                   limits=Limits(max_bytes=args.max_bytes, max_ratio=args.max_ratio))
+    except (BundleError, ObjdumpError) as e:
         print(f"casebook: {e}", file=sys.stderr)
         return 2
-    if t.log.lines == 0:
-        print(f"casebook: {', '.join(args.paths)}: no readable text lines in it", file=sys.stderr)
+    if t.log.unusable_reason():
+        print(f"casebook: {', '.join(args.paths)}: {t.log.unusable_reason()}", file=sys.stderr)
         return 2
     if args.json:
         json.dump(to_dict(t), sys.stdout, indent=1, ensure_ascii=False)
         print()
         return 0
+    print(f"Input: {t.log.summary()}")
+    for f in t.log.files:
+        if f.skipped:
+            print(f"  skipped {f.path}: {f.skipped}")
     for n, step in enumerate(walk.build(t), start=1):
         print(f"\n== {n}. {step.title} / {step.title_zh}")
         for line in step.findings:
@@ -41,6 +48,24 @@ def _triage(args: argparse.Namespace) -> int:
             print(f"  ? {q.fact}: {q.ask}  (answer with --fact {q.fact}=...)")
     for w in t.log.warnings:
         print(f"warning: {w}", file=sys.stderr)
+    return 0
+
+
+def _report(args: argparse.Namespace) -> int:
+    from . import report
+    from .triage import triage
+    if Path(args.output).suffix.lower() not in report.FORMATS:
+        print(f"casebook: {args.output}: the report is written as .md or .html", file=sys.stderr)
+        return 2
+    try:
+        t = triage(*args.paths, facts=parse_assignments(args.fact))
+    except (FactError, BundleError) as e:
+        print(f"casebook: {e}", file=sys.stderr)
+        return 2
+    if t.log.lines == 0:
+        print(f"casebook: {', '.join(args.paths)}: no readable text lines in it", file=sys.stderr)
+        return 2
+    print(report.write(t, args.output, redact=args.redact, collect_more=args.collect_more))
     return 0
 
 
@@ -69,7 +94,23 @@ def parser() -> argparse.ArgumentParser:
     t.add_argument("--fact", action="append", default=[], metavar="K=V",
                    help="an answer the logs cannot give, e.g. TASK_QUEUE_ENABLE=1 (repeatable)")
     t.add_argument("--json", action="store_true", help="print the JSON contract instead of the walk")
+    t.add_argument("--objdump", metavar="FILE",
+                   help="`objdump -d` text of the faulting kernel's object: marks the instruction at the fault offset")
+    t.add_argument("--max-bytes", type=int, default=Limits.max_bytes, metavar="N",
+                   help=f"refuse archives that expand beyond N bytes in all (default {Limits.max_bytes})")
+    t.add_argument("--max-ratio", type=float, default=Limits.max_ratio, metavar="R",
+                   help=f"refuse an archive that expands more than R times its compressed size once past "
+                        f"{Limits.ratio_floor >> 20} MiB (default {Limits.max_ratio:g})")
     t.set_defaults(run=_triage)
+    r = sub.add_parser("report", help="write the case report (Markdown or standalone HTML) for the ticket")
+    r.add_argument("paths", nargs="+", metavar="PATH", help="plog folder, file, or several (one case)")
+    r.add_argument("--fact", action="append", default=[], metavar="K=V", help="an answer the logs cannot give")
+    r.add_argument("-o", "--output", required=True, metavar="FILE", help="FILE.html or FILE.md")
+    r.add_argument("--redact", action="store_true",
+                   help="replace IP addresses, host names, user paths and user names with stable placeholders")
+    r.add_argument("--collect-more", action="store_true",
+                   help="append what to ask the customer for, derived from the missing evidence")
+    r.set_defaults(run=_report)
     k = sub.add_parser("kb", help="knowledge base tools")
     ksub = k.add_subparsers(dest="kb_command", required=True)
     kc = ksub.add_parser("check", help="check every case, code page and sample; exit 1 on any problem")

@@ -5,10 +5,12 @@ import json
 from functools import lru_cache
 from importlib import resources
 
-from .addresses import hexs, mask48, offset
-from .evidence.items import AicoreFault, ErrorLine
-from .ranking import CONFIRMED, LIKELY, Hypothesis
+from .addresses import hexs, mask48, msaicerr_offset, offset
+from .errcode import meaning
+from .evidence.items import AicoreFault, ErrorLine, RankView
+from .ranking import Hypothesis, explained_lines
 from .triage import Triage
+from .unexplained import mine
 
 SCHEMA_VERSION = 1
 
@@ -50,6 +52,28 @@ def _fault(f: AicoreFault) -> dict:
         "pc_reason": f.pc.reason if f.pc else "",
         "pc_collect": f.pc.collect if f.pc else None,
         "evidence": [{"file": r.file, "line": r.line, "text": r.text} for r in f.refs],
+        "family": f.family, "stream_id": f.stream_id, "task_id": f.task_id,
+        "pc_start_first": hexs(f.pc_start_first_raw),
+        "offset_msaicerr": hexs(msaicerr_offset(f.pc_start_raw, f.current_raw)) if has_pc else None,
+        "offset_agrees": (msaicerr_offset(f.pc_start_raw, f.current_raw) == offset(f.pc_start_raw, f.current_raw))
+        if has_pc else None,
+        "error_bit_list": f.error_bit_list, "error_meanings": {b: meaning(b) for b in f.error_bits},
+        "pc_peers": [{"pc_start": hexs(pc), "where": where} for pc, where in f.pc_peers],
+        "notes": f.notes, "instructions": f.instructions,
+    }
+
+
+def _ranks(v: RankView) -> dict:
+    return {
+        "rank_num": v.rank_num,
+        "ranks": [{"rank": r.rank, "node": r.node, "pid": r.pid, "device": r.device, "ip": r.ip,
+                   "first_error": _error(r.first_error)} for r in v.ranks],
+        "order": [r.rank for r in v.order],
+        "links": [{"node": x.node, "pid": x.pid, "rank": x.rank, "peer": x.peer, "peer_ip": x.peer_ip,
+                   "status": x.status, "role": x.role, "file": x.file, "line": x.line, "time": x.time}
+                  for x in v.links],
+        "blamed": {str(k): n for k, n in sorted(v.blamed.items())},
+        "missing": v.missing, "clock_skew": v.clock_skew,
     }
 
 
@@ -66,10 +90,7 @@ def _hypothesis(h: Hypothesis) -> dict:
 def to_dict(t: Triage) -> dict:
     """The triage result as the contract's JSON object."""
     log, ev = t.log, t.evidence
-    explained = set()
-    for h in t.candidates:
-        if h.verdict in (CONFIRMED, LIKELY):
-            explained |= {(i.file, i.line) for i in h.for_ if i.file is not None}
+    explained = explained_lines(t.candidates)
     err = log.errors()
     error_keys = set(zip(err["file"], err["line"].astype(int)))
     return {
@@ -86,15 +107,20 @@ def to_dict(t: Triage) -> dict:
         "aicore_faults": [_fault(f) for f in ev.aicore_faults],
         "topology": {
             "processes": [{"node": p.node, "pid": p.pid, "devices": sorted(p.devices),
-                           "threads": {str(d): sorted(ts) for d, ts in sorted(p.devices.items())}}
+                           "threads": {str(d): sorted(ts) for d, ts in sorted(p.devices.items())},
+                           "ranks": {str(r): d for r, d in sorted(p.ranks.items())}}
                           for p in ev.topology.processes],
             "single_process_multi_device": ev.topology.single_process_multi_device,
+            "ranks": _ranks(ev.topology.ranks),
         },
         "incidents": [{"node": i.node, "rank": i.rank, "device": i.device, "pid": i.pid, "first": _error(i.first),
-                       "cascade": i.cascade, "last_time": i.last_time} for i in ev.incidents],
+                       "cascade": i.cascade, "last_time": i.last_time, "kind": i.kind, "role": i.role,
+                       "because": i.because, "roles": i.roles} for i in ev.incidents],
         "facts": {name: {"value": f.value, "source": f.source, "file": f.file, "line": f.line, "note": f.note}
                   for name, f in sorted(t.facts.items())},
         "coverage": {"error_lines": ev.error_lines, "explained": len(explained & error_keys)},
+        "unexplained": [{"template": u.template, "count": u.count, "file": u.file, "line": u.line, "time": u.time,
+                         "text": u.text} for u in mine(err, explained)],
         "candidates": [_hypothesis(h) for h in t.candidates],
         "diagnosis": t.diagnosis.case.id if t.diagnosis else None,
     }

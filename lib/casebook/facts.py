@@ -36,6 +36,13 @@ FACTS = {s.name: s for s in (
     FactSpec("HCCL_EXEC_TIMEOUT", "str", "HCCL execution timeout in seconds (default 1800)."),
     FactSpec("HCCL_CONNECT_TIMEOUT", "str", "HCCL link setup timeout in seconds (default 120)."),
     FactSpec("PER_STREAM_QUEUE", "str", "One task queue per stream (experimental)."),
+    FactSpec("cann_version", "str", "Installed CANN version (version.info, install path or log line)."),
+    FactSpec("npu_driver_version", "str", "Installed NPU driver version."),
+    FactSpec("firmware_version", "str", "Installed NPU firmware version."),
+    FactSpec("soc_version", "str", "Chip (SoC) name the runtime reports, e.g. Ascend910B3."),
+    FactSpec("torch_version", "str", "Installed torch version (pip list / pip freeze)."),
+    FactSpec("HCCL_BUFFSIZE", "str", "HCCL buffer size per communicator in MB (default 200)."),
+    FactSpec("ASCEND_SLOG_PRINT_TO_STDOUT", "str", "1 sends the plog lines to the screen instead of files."),
 )}
 
 
@@ -79,7 +86,7 @@ def resolve(evidence: Evidence, answers: dict[str, object] | None = None) -> dic
     facts: dict[str, Fact] = {}
     for name, fact in evidence.facts.items():
         try:
-            facts[name] = Fact(name, normalize(name, fact.value), "log", fact.file, fact.line)
+            facts[name] = Fact(name, normalize(name, fact.value), "log", fact.file, fact.line, fact.note)
         except FactError:
             continue  # a value the fact does not take ("TASK_QUEUE_ENABLE: unknown") says nothing
     spmd = evidence.topology.single_process_multi_device

@@ -22,6 +22,7 @@ KIND_PYTHON = "python"                # Python traceback lines and "XxxError: ms
 KIND_EXCEPTION_PRINT = "exception_print"  # device "<exception_print>KEY=VALUE" register dump
 KIND_BBOX = "bbox"                    # hisi_logs history "[time] system exception code ..."
 KIND_BLANK = "blank"
+KIND_ATTACHMENT = "attachment"        # a line of an environment dump (env, pip list, version.info, npu-smi)
 KIND_UNPARSED = "unparsed"
 
 _TS = r"\d{4}-\d\d-\d\d-\d\d:\d\d:\d\d\.\d{3}\.\d{3}"

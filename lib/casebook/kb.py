@@ -10,36 +10,28 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import yaml
-
 from .facts import FACTS
+from .kb_doc import KbDocument, Problem, sections
 
 CASE_KEYS = {"id", "title", "title_zh", "status", "severity", "action", "summary", "components", "codes",
-             "signatures", "requires", "against", "supports", "fix", "references"}
-CASE_REQUIRED = CASE_KEYS - {"supports", "components"}
-CODE_KEYS = {"code", "kind", "title", "title_zh", "meaning", "cases", "index", "word", "mask", "maps_to", "name"}
+             "signatures", "contradicted_by", "requires", "against", "supports", "fix", "references"}
+CASE_REQUIRED = CASE_KEYS - {"supports", "components", "contradicted_by"}
+CODE_KEYS = {"code", "kind", "title", "title_zh", "meaning", "cases", "index", "word", "mask", "maps_to", "name",
+             "table"}
 CODE_REQUIRED = {"code", "kind", "title", "meaning", "cases"}
 STATUSES = ("draft", "verified")
 SEVERITIES = ("low", "medium", "high", "critical")
 ACTIONS = ("fix-config", "upgrade", "fix-operator", "hardware", "collect-more")
 CODE_KINDS = ("ecode", "runtime", "retcode", "errcode_bit")
-SECTIONS = ("Symptom", "Root cause", "How to confirm", "Fix", "Confirming the fix")
+SECTIONS = ("Symptom", "Root cause", "How to confirm", "Fix", "Confirming the fix", "References")
 #: Observation fields a signature may test (built by ranking from the evidence).
 SIGNATURE_FIELDS = ("aicore_fault", "error_bits", "op", "kernel", "code", "message", "pc_verdict")
+#: The value an `error_bits` observation takes when a fault's extend triple has no bit set.
+NO_BIT = "none"
+#: Columns that name the code of a row in a table page.
+TABLE_CODE_COLUMNS = ("code", "name")
 MATCHERS = ("equals", "in", "contains", "regex")
 FIX_KEYS = {"workaround", "fix", "version_advice", "confirm"}
-
-
-@dataclass(frozen=True)
-class Problem:
-    """Something wrong in a KB file, at a line."""
-
-    file: str
-    line: int
-    message: str
-
-    def __str__(self) -> str:
-        return f"{self.file}:{self.line}: {self.message}"
 
 
 @dataclass(frozen=True)
@@ -53,6 +45,7 @@ class Signature:
     weight: int
     key: bool
     why: str
+    group: str = ""   #: signatures of one group are alternatives (other wordings, other codes of one fact)
 
     def test(self, observed: object) -> bool:
         """Does one observed value match?"""
@@ -97,6 +90,7 @@ class KnownCase:
     components: list[str] = field(default_factory=list)
     codes: list[str] = field(default_factory=list)
     signatures: list[Signature] = field(default_factory=list)
+    contradicted_by: list[Signature] = field(default_factory=list)   #: log evidence that points to another cause
     requires: list[Condition] = field(default_factory=list)
     against: list[Condition] = field(default_factory=list)
     supports: list[Condition] = field(default_factory=list)
@@ -119,6 +113,8 @@ class CodePage:
     cases: list[str] = field(default_factory=list)
     extra: dict = field(default_factory=dict)
     body: str = ""
+    line: int = 1          #: where the code is defined (a table page's row)
+    table: str | None = None   #: the table page this code is a row of
 
 
 @dataclass
@@ -137,64 +133,6 @@ def default_root() -> Path:
     return Path(env) if env else Path(__file__).resolve().parents[2] / "kb"
 
 
-class _Doc:
-    """A markdown file split into front matter (with line numbers) and body."""
-
-    def __init__(self, path: Path, rel: str, problems: list[Problem]):
-        self.rel, self.problems = rel, problems
-        self.data: dict = {}
-        self.lines: dict = {}
-        self.body = ""
-        self.body_line = 1
-        text = path.read_text(encoding="utf-8")
-        m = re.match(r"^---\n(.*?\n)---\n?(.*)$", text, re.S)
-        if not m:
-            self.problem(1, "no YAML front matter (a file starts with a '---' line and the front matter ends with one)")
-            self.body = text
-            return
-        self.body = m.group(2)
-        self.body_line = m.group(1).count("\n") + 3
-        try:
-            node = yaml.compose(m.group(1))
-            self.data = yaml.safe_load(m.group(1)) or {}
-        except yaml.YAMLError as e:
-            line = getattr(getattr(e, "problem_mark", None), "line", 0) + 2
-            self.problem(line, f"front matter is not valid YAML: {getattr(e, 'problem', e)}")
-            return
-        if not isinstance(self.data, dict):
-            self.problem(2, "front matter must be a mapping")
-            self.data = {}
-            return
-        self.lines = _line_map(node)
-
-    def line(self, *path) -> int:
-        """Line of a key (or list item) in the file, falling back to its parent's."""
-        while path:
-            if path in self.lines:
-                return self.lines[path]
-            path = path[:-1]
-        return 1
-
-    def problem(self, line: int, message: str) -> None:
-        self.problems.append(Problem(self.rel, line, message))
-
-
-def _line_map(node, path=(), out=None) -> dict:
-    """(key, index, ...) -> 1-based file line, for every node of the front matter."""
-    out = {} if out is None else out
-    if isinstance(node, yaml.MappingNode):
-        for k, v in node.value:
-            p = path + (k.value,)
-            out[p] = k.start_mark.line + 2  # +1 for 1-based, +1 for the opening '---'
-            _line_map(v, p, out)
-    elif isinstance(node, yaml.SequenceNode):
-        for i, v in enumerate(node.value):
-            p = path + (i,)
-            out[p] = v.start_mark.line + 2
-            _line_map(v, p, out)
-    return out
-
-
 def load_kb(root: str | os.PathLike | None = None) -> KnowledgeBase:
     """Load every case and code page under `root` (default: the project's `kb/`)."""
     root = Path(root) if root is not None else default_root()
@@ -207,14 +145,24 @@ def load_kb(root: str | os.PathLike | None = None) -> KnowledgeBase:
         if case.id in kb.cases:
             kb.problems.append(Problem(case.path, 1, f"duplicate case id {case.id!r} (also {kb.cases[case.id].path})"))
         kb.cases[case.id] = case
+    rows: list[CodePage] = []
     for path in sorted((root / "codes").glob("*.md")):
-        page = _load_code(path, path.relative_to(root.parent).as_posix(), kb.problems)
+        page = _load_code(path, path.relative_to(root.parent).as_posix(), kb.problems, rows)
+        if page.code in kb.codes:
+            kb.problems.append(Problem(page.path, 1, f"duplicate code {page.code!r} (also {kb.codes[page.code].path})"))
         kb.codes[page.code] = page
+    for row in rows:   # a code with a page of its own keeps it; its table row must agree on the cases
+        own = kb.codes.get(row.code)
+        if own is None:
+            kb.codes[row.code] = row
+        elif sorted(own.cases) != sorted(row.cases):
+            kb.problems.append(Problem(row.path, row.line, f"row of {row.code!r} lists cases {row.cases}, its own page "
+                                                           f"{own.path} lists {own.cases}"))
     return kb
 
 
 def _load_case(path: Path, rel: str, problems: list[Problem]) -> KnownCase:
-    doc = _Doc(path, rel, problems)
+    doc = KbDocument(path, rel, problems)
     d = doc.data
     case = KnownCase(id=str(d.get("id", path.stem)), path=rel, body=doc.body)
     if not d:
@@ -227,7 +175,8 @@ def _load_case(path: Path, rel: str, problems: list[Problem]) -> KnownCase:
     case.action = _enum(doc, "action", ACTIONS, "collect-more")
     case.components = [str(c) for c in d.get("components") or []]
     case.codes = [str(c) for c in d.get("codes") or []]
-    case.signatures = [s for i, raw in enumerate(d.get("signatures") or []) if (s := _signature(doc, i, raw))]
+    for name in ("signatures", "contradicted_by"):
+        setattr(case, name, [s for i, raw in enumerate(d.get(name) or []) if (s := _signature(doc, i, raw, name))])
     for name in ("requires", "against", "supports"):
         setattr(case, name, [c for i, raw in enumerate(d.get(name) or []) if (c := _condition(doc, name, i, raw))])
     case.fix = d.get("fix") or {}
@@ -238,15 +187,15 @@ def _load_case(path: Path, rel: str, problems: list[Problem]) -> KnownCase:
     for i, ref in enumerate(case.references):
         if not (isinstance(ref, dict) and str(ref.get("url", "")).startswith("http") and ref.get("title")):
             doc.problem(doc.line("references", i), "a reference needs a title and an http(s) url")
-    case.sections = _sections(doc.body)
+    case.sections = sections(doc.body)
     for name in SECTIONS:
         if name not in case.sections:
             doc.problem(doc.body_line, f"body lacks the section '## {name}'")
     return case
 
 
-def _load_code(path: Path, rel: str, problems: list[Problem]) -> CodePage:
-    doc = _Doc(path, rel, problems)
+def _load_code(path: Path, rel: str, problems: list[Problem], rows: list[CodePage]) -> CodePage:
+    doc = KbDocument(path, rel, problems)
     d = doc.data
     page = CodePage(code=str(d.get("code", path.stem)), path=rel, body=doc.body)
     if not d:
@@ -256,10 +205,44 @@ def _load_code(path: Path, rel: str, problems: list[Problem]) -> CodePage:
     page.title, page.title_zh, page.meaning = (str(d.get(k, "")) for k in ("title", "title_zh", "meaning"))
     page.cases = [str(c) for c in d.get("cases") or []]
     page.extra = {k: d[k] for k in ("index", "word", "mask", "maps_to", "name") if k in d}
+    if d.get("table"):
+        rows += _table_rows(doc, page)
     return page
 
 
-def _check_keys(doc: _Doc, allowed: set, required: set) -> None:
+def _table_rows(doc: KbDocument, page: CodePage) -> list[CodePage]:
+    """The rows of a table page's markdown table, one code each, with their file line."""
+    out: list[CodePage] = []
+    header: list[str] | None = None
+    for no, line in enumerate(doc.body.splitlines(), start=doc.body_line):
+        if not line.startswith("|"):
+            if header is not None and out:
+                break
+            continue
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if header is None:
+            header = [c.lower() for c in cells]
+            if "meaning" not in header or "cases" not in header or not set(TABLE_CODE_COLUMNS) & set(header):
+                doc.problem(no, "a table page's table needs a code (or name), a meaning and a cases column")
+                return []
+            continue
+        if set(line.replace("|", "").strip()) <= set("-: "):
+            continue
+        if len(cells) != len(header):
+            doc.problem(no, f"table row has {len(cells)} cells, the header {len(header)}")
+            continue
+        row = dict(zip(header, cells))
+        code = next(row[c] for c in TABLE_CODE_COLUMNS if c in row).strip("`")
+        cases = [c.strip().strip("`") for c in row["cases"].split(",") if c.strip() and c.strip() != "-"]
+        out.append(CodePage(code=code, path=page.path, kind=page.kind, title=code, meaning=row["meaning"], cases=cases,
+                            extra={k: v.strip("`") for k, v in row.items() if k not in ("meaning", "cases")},
+                            line=no, table=page.code))
+    if header is None:
+        doc.problem(doc.body_line, "a table page has no markdown table")
+    return out
+
+
+def _check_keys(doc: KbDocument, allowed: set, required: set) -> None:
     for k in doc.data:
         if k not in allowed:
             doc.problem(doc.line(k), f"unknown key {k!r}")
@@ -267,15 +250,15 @@ def _check_keys(doc: _Doc, allowed: set, required: set) -> None:
         doc.problem(1, f"missing key {k!r}")
 
 
-def _enum(doc: _Doc, key: str, allowed: tuple, default: str) -> str:
+def _enum(doc: KbDocument, key: str, allowed: tuple, default: str) -> str:
     value = doc.data.get(key, default)
     if value not in allowed and key in doc.data:
         doc.problem(doc.line(key), f"{key} must be one of {', '.join(allowed)}, not {value!r}")
     return str(value)
 
 
-def _signature(doc: _Doc, i: int, raw) -> Signature | None:
-    where = doc.line("signatures", i)
+def _signature(doc: KbDocument, i: int, raw, section: str = "signatures") -> Signature | None:
+    where = doc.line(section, i)
     if not isinstance(raw, dict):
         doc.problem(where, "a signature is a mapping")
         return None
@@ -300,10 +283,16 @@ def _signature(doc: _Doc, i: int, raw) -> Signature | None:
     if problems:
         return None
     m = matchers[0]
-    return Signature(str(raw["id"]), raw["field"], m, raw[m], weight, bool(raw.get("key", False)), str(raw.get("why", "")))
+    unknown = set(raw) - {"id", "field", "weight", "key", "why", "group", *MATCHERS}
+    if unknown:
+        doc.problem(where, f"unknown signature key(s) {sorted(unknown)}")
+    if section == "contradicted_by" and not raw.get("why"):
+        doc.problem(where, "an entry of contradicted_by needs a 'why' (what the match points to instead)")
+    return Signature(str(raw["id"]), raw["field"], m, raw[m], weight, bool(raw.get("key", False)), str(raw.get("why", "")),
+                     str(raw.get("group", "")))
 
 
-def _condition(doc: _Doc, section: str, i: int, raw) -> Condition | None:
+def _condition(doc: KbDocument, section: str, i: int, raw) -> Condition | None:
     where = doc.line(section, i)
     if not isinstance(raw, dict) or "fact" not in raw:
         doc.problem(where, f"an entry of {section} is a mapping with a 'fact'")
@@ -321,16 +310,3 @@ def _condition(doc: _Doc, section: str, i: int, raw) -> Condition | None:
         doc.problem(where, "an entry of against needs a 'why'")
     m = matchers[0]
     return Condition(raw["fact"], m, raw[m], raw.get("ask"), raw.get("ask_zh"), raw.get("why"), int(raw.get("weight", 1)))
-
-
-def _sections(body: str) -> dict[str, str]:
-    """`## Heading` -> text under it."""
-    out: dict[str, str] = {}
-    current = None
-    for line in body.splitlines():
-        if line.startswith("## "):
-            current = line[3:].strip()
-            out[current] = ""
-        elif current is not None:
-            out[current] += line + "\n"
-    return {k: v.strip() for k, v in out.items()}

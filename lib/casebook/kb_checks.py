@@ -1,11 +1,17 @@
 """`casebook kb check`: one named check per rule over the whole knowledge base; problems carry file and line."""
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import yaml
 
 from .kb import KnowledgeBase, Problem, load_kb
+
+UNKNOWN_SAMPLES = "_unknown"     #: samples of failures no case covers
+INDEX_MARKS = {"verified": ("<!-- index:start -->", "<!-- index:end -->"),
+               "draft": ("<!-- drafts:start -->", "<!-- drafts:end -->")}
+INDEX_HEADER = "| case | symptom | codes |\n|---|---|---|"
 
 
 def check_case_ids(kb: KnowledgeBase) -> list[Problem]:
@@ -15,9 +21,9 @@ def check_case_ids(kb: KnowledgeBase) -> list[Problem]:
 
 
 def check_code_pages(kb: KnowledgeBase) -> list[Problem]:
-    """A code page is named by its code, and its kind is set."""
+    """A code page is named by its code (rows of a table page are named by their table)."""
     return [Problem(p.path, 2, f"code {p.code!r} differs from the file name {Path(p.path).stem!r}")
-            for p in kb.codes.values() if p.code != Path(p.path).stem]
+            for p in kb.codes.values() if p.table is None and p.code != Path(p.path).stem]
 
 
 def check_code_links(kb: KnowledgeBase) -> list[Problem]:
@@ -27,51 +33,113 @@ def check_code_links(kb: KnowledgeBase) -> list[Problem]:
         for code in case.codes:
             page = kb.codes.get(code)
             if page is None:
-                out.append(Problem(case.path, 1, f"code {code!r} has no page kb/codes/{code}.md"))
+                out.append(Problem(case.path, 1, f"code {code!r} has no page kb/codes/{code}.md and no table row"))
             elif case.id not in page.cases:
-                out.append(Problem(page.path, 1, f"page does not list case {case.id!r}, which cites {code!r}"))
+                out.append(Problem(page.path, page.line, f"{code!r} does not list case {case.id!r}, which cites it"))
     for page in kb.codes.values():
         for cid in page.cases:
             case = kb.cases.get(cid)
             if case is None:
-                out.append(Problem(page.path, 1, f"lists unknown case {cid!r}"))
+                out.append(Problem(page.path, page.line, f"{page.code!r} lists unknown case {cid!r}"))
             elif page.code not in case.codes:
-                out.append(Problem(page.path, 1, f"lists case {cid!r}, whose codes do not include {page.code!r}"))
+                out.append(Problem(page.path, page.line, f"{page.code!r} lists case {cid!r}, whose codes do not "
+                                                         "include it"))
     return out
 
 
+def _expect(expect: Path, rel: str, out: list[Problem]) -> dict | None:
+    try:
+        doc = yaml.safe_load(expect.read_text(encoding="utf-8"))
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        out.append(Problem(rel, (mark.line + 1) if mark else 1, f"not valid YAML: {e}"))
+        return None
+    if not isinstance(doc, dict) or not isinstance(doc.get("runs"), list) or not doc["runs"]:
+        out.append(Problem(rel, 1, "expect.yaml needs a non-empty 'runs' list"))
+        return None
+    return doc
+
+
 def check_samples(kb: KnowledgeBase) -> list[Problem]:
-    """A verified case has a samples folder with at least one sample, each with a readable expect.yaml."""
+    """A verified case has a positive and a near-miss negative sample, each with a readable expect.yaml that
+    names only known cases; a samples folder belongs to a case (or to `_unknown`)."""
     out = []
+    root = kb.root / "samples"
+    folders = sorted(p for p in root.iterdir() if p.is_dir()) if root.is_dir() else []
+    for folder in folders:
+        if folder.name != UNKNOWN_SAMPLES and folder.name not in kb.cases:
+            out.append(Problem(folder.relative_to(kb.root.parent).as_posix(), 1, "samples of an unknown case"))
     for case in kb.cases.values():
-        folder = kb.root / "samples" / case.id
-        samples = sorted(p for p in folder.iterdir() if p.is_dir()) if folder.is_dir() else []
-        if case.status == "verified" and not samples:
-            out.append(Problem(case.path, 1, f"verified case has no samples in kb/samples/{case.id}/"))
-        for s in samples:
+        folder = root / case.id
+        names = [p.name for p in folder.iterdir() if p.is_dir()] if folder.is_dir() else []
+        if case.status == "verified":
+            for kind in ("positive", "negative"):
+                if not any(n.startswith(kind + "-") for n in names):
+                    out.append(Problem(case.path, 1, f"verified case has no {kind} sample "
+                                                     f"(kb/samples/{case.id}/{kind}-<name>/)"))
+    for folder in folders:
+        for s in sorted(p for p in folder.iterdir() if p.is_dir()):
             expect = s / "expect.yaml"
             rel = expect.relative_to(kb.root.parent).as_posix()
             if not expect.is_file():
-                out.append(Problem(rel, 0, "sample has no expect.yaml"))
+                out.append(Problem(rel, 1, "sample has no expect.yaml"))
                 continue
-            try:
-                doc = yaml.safe_load(expect.read_text(encoding="utf-8"))
-            except yaml.YAMLError as e:
-                mark = getattr(e, "problem_mark", None)
-                out.append(Problem(rel, (mark.line + 1) if mark else 0, f"not valid YAML: {e}"))
-                continue
-            if not isinstance(doc, dict) or not isinstance(doc.get("runs"), list) or not doc["runs"]:
-                out.append(Problem(rel, 1, "expect.yaml needs a non-empty 'runs' list"))
+            doc = _expect(expect, rel, out)
+            for i, run in enumerate(doc["runs"] if doc else []):
+                named = [run.get("diagnosis")] + list((run.get("verdicts") or {}))
+                for cid in named:
+                    if cid is not None and cid not in kb.cases:
+                        out.append(Problem(rel, 1, f"run {i + 1} names unknown case {cid!r}"))
+                if folder.name == UNKNOWN_SAMPLES and run.get("diagnosis") is not None:
+                    out.append(Problem(rel, 1, f"run {i + 1}: a sample of an unknown failure expects no diagnosis"))
     return out
 
 
 def check_references(kb: KnowledgeBase) -> list[Problem]:
-    """Every case cites at least one public source."""
-    return [Problem(c.path, 1, "case has no references") for c in kb.cases.values() if not c.references]
+    """Every verified case cites at least one public source (a draft gets its sources from its author)."""
+    return [Problem(c.path, 1, "case has no references") for c in kb.cases.values()
+            if not c.references and c.status != "draft"]
+
+
+def _cell(text: str) -> str:
+    """Text safe inside a markdown table cell."""
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def index_table(kb: KnowledgeBase, status: str) -> str:
+    """The README index table of the cases with this status: case, one-line symptom, codes."""
+    rows = [f"| {c.id} | {_cell(c.summary)} | {', '.join(c.codes) or '-'} |"
+            for c in sorted(kb.cases.values(), key=lambda c: c.id) if c.status == status]
+    return "\n".join([INDEX_HEADER, *rows])
+
+
+def check_index(kb: KnowledgeBase) -> list[Problem]:
+    """kb/README.md indexes every verified case, and apart from them every draft, as the case files say."""
+    readme = kb.root / "README.md"
+    rel = readme.relative_to(kb.root.parent).as_posix()
+    if not readme.is_file():
+        return [Problem(rel, 1, "kb/README.md is missing")]
+    text = readme.read_text(encoding="utf-8")
+    out = []
+    for status, (start, end) in INDEX_MARKS.items():
+        m = re.search(re.escape(start) + r"\n(.*?)\n?" + re.escape(end), text, re.S)
+        if not m:
+            out.append(Problem(rel, 1, f"no {status} index between {start} and {end}"))
+            continue
+        line = text[:m.start()].count("\n") + 2
+        have, want = m.group(1).strip().splitlines(), index_table(kb, status).splitlines()
+        for i, row in enumerate(want):
+            if i >= len(have) or have[i].strip() != row:
+                out.append(Problem(rel, line + i, f"{status} index row should read: {row}"))
+                break
+        else:
+            if len(have) > len(want):
+                out.append(Problem(rel, line + len(want), f"{status} index has rows for no {status} case"))
+    return out
 
 
 #: The checks, in the order they run.
-CHECKS = (check_case_ids, check_code_pages, check_code_links, check_samples, check_references)
+CHECKS = (check_case_ids, check_code_pages, check_code_links, check_samples, check_references, check_index)
 
 
 def check(root: Path | None = None) -> list[Problem]:

@@ -1,15 +1,24 @@
-"""Read plog bundles into the log table: one row per line, every line counted, none dropped."""
+"""Read plog bundles into the log table: one row per line, every line counted, none dropped.
+
+Text: each line is decoded as UTF-8; a line that is not valid UTF-8 but decodes cleanly as GBK (and
+then holds Chinese text) is read as GBK; anything else is decoded with U+FFFD replacement. Either
+way the file gets a named warning, and the original bytes of every line whose text is not an exact
+decoding of them are kept in `LogFile.raw_lines` (`LogTable.raw_line()` returns any line's bytes).
+"""
 from __future__ import annotations
 
 import os
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 
 import pandas as pd
 
-from .bundle import ROLE_HOST_PLOG, ROLE_SCREEN, ROLE_TEXT, LogFile, find_files
-from .grammar import (KIND_BLANK, KIND_BLOCK_HEAD, KIND_BLOCK_LINE, KIND_BLOCK_MSG, KIND_EXCEPTION_PRINT,
-                      KIND_PLOG, KIND_PTA, KIND_PYTHON, KIND_UNPARSED, BlockState, parse_line)
+from . import attachments, rotation
+from .bundle import ROLE_DEVICE_LOG, ROLE_ENVIRONMENT, ROLE_HOST_PLOG, ROLE_SCREEN, ROLE_TEXT, LogFile, find_files
+from .grammar import (KIND_ATTACHMENT, KIND_BLANK, KIND_BLOCK_HEAD, KIND_BLOCK_LINE, KIND_BLOCK_MSG,
+                      KIND_EXCEPTION_PRINT, KIND_PLOG, KIND_PTA, KIND_PYTHON, KIND_UNPARSED, BlockState, parse_line)
+from .spool import Limits
 
 #: Columns of the log table, in order.
 PLOG_COLUMNS = ["file", "line", "kind", "level", "module", "pid", "pname", "time", "src", "tid", "func",
@@ -18,6 +27,13 @@ PLOG_COLUMNS = ["file", "line", "kind", "level", "module", "pid", "pname", "time
 ERROR_BLOCK_KINDS = (KIND_BLOCK_HEAD, KIND_BLOCK_MSG, KIND_BLOCK_LINE)
 _CAPTURE_KINDS = {KIND_BLOCK_HEAD, KIND_BLOCK_MSG, KIND_PTA, KIND_PYTHON}
 _BINARY_SNIFF = 8192
+_BINARY_MAGIC = ((b"\x7fELF", "ELF executable"), (b"\x89PNG", "PNG image"), (b"\xff\xd8\xff", "JPEG image"),
+                 (b"%PDF", "PDF document"), (b"7z\xbc\xaf\x27\x1c", "7z archive"), (b"Rar!", "RAR archive"),
+                 (b"SQLite format 3", "SQLite database"))
+_CJK = re.compile(r"[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef]")
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0e-\x1a\x1c-\x1f\x7f]")
+_RANK_IN_LINE = re.compile(r"\bSetupAgent rankNum\[\d+\], rank\[(?P<rank>\d+)\]")
+_FILE_TIME_KINDS = (KIND_EXCEPTION_PRINT, KIND_BLOCK_LINE, KIND_PYTHON)
 
 
 @dataclass
@@ -62,6 +78,37 @@ class LogTable:
                 "last_time", "skipped"]
         return pd.DataFrame([{c: getattr(f, c) for c in cols} for f in self.files], columns=cols)
 
+    def timeline(self) -> pd.DataFrame:
+        """All records merged in time order across files (rotated files of a process joined in order)."""
+        return rotation.timeline(self.records, self.files)
+
+    def raw_line(self, path: str, line: int) -> bytes:
+        """The original bytes of one line (without its `\\n`), as they were in the file."""
+        f = self.file(path)
+        if line in f.raw_lines:
+            return f.raw_lines[line]
+        with open(f.source, "rb") as fh:
+            return split_lines(fh.read())[line - 1]
+
+    def summary(self) -> str:
+        """One line of input accounting: files read and skipped, lines, unparsed, bytes."""
+        skipped = sum(1 for f in self.files if f.skipped)
+        return (f"{len(self.files)} files ({len(self.files) - skipped} read, {skipped} skipped), {self.lines} lines "
+                f"({self.lines_unparsed} unparsed), {self.bytes} bytes")
+
+    def unusable_reason(self) -> str | None:
+        """Why the input holds nothing to read (no text line in any file), or None."""
+        if self.lines:
+            return None
+        why = "; ".join(f"{f.path}: {f.skipped or 'empty'}" for f in self.files[:3])
+        more = f"; and {len(self.files) - 3} more" if len(self.files) > 3 else ""
+        return f"not a log bundle: no readable text lines in it ({why}{more})"
+
+    def close(self) -> None:
+        """Remove the temporary copies of archive members now, not when the table is dropped."""
+        for spool in {id(f.spool): f.spool for f in self.files if f.spool is not None}.values():
+            spool.close()
+
 
 def split_lines(data: bytes) -> list[bytes]:
     """Lines as design.md §5 defines them: ended by `\\n`, plus a non-empty tail; `\\r` is not a break."""
@@ -71,12 +118,36 @@ def split_lines(data: bytes) -> list[bytes]:
     return parts
 
 
-def _looks_binary(head: bytes) -> bool:
-    # a few NUL bytes happen in real logs (a crashed writer); many control bytes mean a binary file
+def binary_reason(head: bytes) -> str | None:
+    """Why the first bytes of a file say it is not text, or None."""
+    for magic, name in _BINARY_MAGIC:
+        if head.startswith(magic):
+            return f"binary file ({name})"
     if b"\x00" not in head:
-        return False
-    control = sum(1 for b in head if (b < 32 and b not in (9, 10, 13)) or b == 127)
-    return control > 0.05 * len(head)
+        return None
+    # NUL runs happen in real logs (a writer that crashed); other control bytes mean a binary file
+    text = head.replace(b"\x00", b"")
+    if not text:
+        return "binary file (only NUL bytes)"
+    control = sum(1 for b in text if (b < 32 and b not in (9, 10, 11, 12, 13, 27)) or b == 127)
+    return "binary file" if control > 0.05 * len(text) else None
+
+
+def decode(raw: bytes) -> tuple[str, str]:
+    """The text of one line and how it was decoded: `utf-8`, `gbk` or `replaced`."""
+    try:
+        return raw.decode("utf-8"), "utf-8"
+    except UnicodeDecodeError as e:
+        if e.reason == "unexpected end of data":
+            # a UTF-8 character cut at the end (CANN cuts long lines by bytes): not a GBK line
+            return raw.decode("utf-8", errors="replace"), "replaced"
+    try:
+        text = raw.decode("gbk")
+        if _CJK.search(text) and not _CONTROL.search(text):
+            return text, "gbk"
+    except UnicodeDecodeError:
+        pass
+    return raw.decode("utf-8", errors="replace"), "replaced"
 
 
 def read_file(f: LogFile) -> list[tuple]:
@@ -87,50 +158,134 @@ def read_file(f: LogFile) -> list[tuple]:
     except OSError as e:
         f.skipped = f"cannot read: {e.strerror}"
         return []
-    if _looks_binary(data[:_BINARY_SNIFF]):
-        f.skipped = "binary file"
+    return parse_bytes(f, data)
+
+
+def _utf16(f: LogFile, data: bytes) -> bytes:
+    """A file saved as UTF-16 (Windows redirection) re-encoded as UTF-8, with a warning; others as they are."""
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        f.warnings.append(f"{f.path}: UTF-16 text, read as UTF-8 after conversion (line bytes are the converted ones)")
+        return data.decode("utf-16", errors="replace").encode("utf-8")
+    return data
+
+
+def parse_bytes(f: LogFile, data: bytes) -> list[tuple]:
+    """Parse the bytes of one file into record tuples and fill its counts, times, role and identity."""
+    data = _utf16(f, data)
+    why = binary_reason(data[:_BINARY_SNIFF])
+    if why:
+        f.skipped = why
         return []
     rows: list[tuple] = []
     state = BlockState()
     last_time = None
-    bad_lines = 0
+    how: Counter = Counter()
+    odd_lines: dict[str, list[int]] = {"gbk": [], "replaced": [], "nul": []}
     kinds: Counter = Counter()
     pids: Counter = Counter()
+    ranks: set[int] = set()
+    sample: list[str] = []
+    first_kind = None
     for no, raw in enumerate(split_lines(data), start=1):
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError:
-            text = raw.decode("utf-8", errors="replace")
-            bad_lines += 1
+        text, enc = decode(raw)
+        how[enc] += 1
+        if enc != "utf-8":
+            odd_lines[enc].append(no)
+            if enc == "replaced" or text.encode("gbk", errors="replace") != raw:
+                f.raw_lines[no] = raw
+        if no == 1 and text.startswith("\ufeff"):
+            text = text[1:]                    # a byte-order mark is not part of the first line
+            f.raw_lines[no] = raw
+        if "\x00" in text:
+            odd_lines["nul"].append(no)
         fl = parse_line(text.rstrip("\r"), state)
-        if fl.time is None and fl.kind in (KIND_EXCEPTION_PRINT, KIND_BLOCK_LINE, KIND_PYTHON):
+        if fl.time is None and fl.kind in _FILE_TIME_KINDS:
             fl.time = last_time   # dumps and traceback lines belong to the moment of the line before them
         elif fl.time is not None:
             last_time = fl.time
         kinds[fl.kind] += 1
+        if first_kind is None and fl.kind != KIND_BLANK:
+            first_kind = fl.kind
         if fl.kind == KIND_PLOG and fl.pid is not None and fl.pid >= 0:
             pids[fl.pid] += 1
+            if "SetupAgent" in fl.msg and (m := _RANK_IN_LINE.search(fl.msg)):
+                ranks.add(int(m["rank"]))
+        elif fl.kind == KIND_PTA and fl.extra.get("rank", -1) >= 0:
+            # RankID names the process; its Device may be one of several cards the process drives, so it is not used
+            ranks.add(fl.extra["rank"])
+        if len(sample) < 400:
+            sample.append(text)
         rows.append((f.path, no, fl.kind, fl.level, fl.module, fl.pid, fl.pname, fl.time, fl.src, fl.tid,
                      fl.func, fl.stage, fl.code, fl.msg))
     f.lines = len(rows)
-    f.unparsed = kinds[KIND_UNPARSED]
     times = [r[7] for r in rows if r[7] is not None]
     f.first_time, f.last_time = (min(times), max(times)) if times else (None, None)
-    if bad_lines:
-        f.warnings.append(f"{f.path}: {bad_lines} line(s) are not valid UTF-8; bad bytes shown as U+FFFD")
-    if f.role == ROLE_TEXT:
-        if any(kinds[k] for k in _CAPTURE_KINDS):
-            f.role = ROLE_SCREEN
-        elif kinds[KIND_PLOG] and kinds[KIND_PLOG] >= (f.lines - kinds[KIND_BLANK]) / 2:
-            f.role = ROLE_HOST_PLOG
+    f.encoding = "+".join(e for e in ("utf-8", "gbk", "replaced") if how[e]) or None
+    _warn_text(f, odd_lines)
+    rows = _settle_role(f, rows, kinds, sample)
+    f.unparsed = sum(1 for r in rows if r[2] == KIND_UNPARSED)
+    f.continues = f.role in (ROLE_HOST_PLOG, ROLE_DEVICE_LOG) and first_kind not in (None, KIND_PLOG)
     if f.pid is None and f.role == ROLE_HOST_PLOG and pids:
         f.pid = pids.most_common(1)[0][0]
+    if f.rank is None and len(ranks) == 1:
+        f.rank = ranks.pop()
+    if not rows and not f.skipped:
+        f.warnings.append(f"{f.path}: empty file")
     return rows
 
 
-def read_plog(*paths: str | os.PathLike) -> LogTable:
-    """Read a folder, a file or several of either into one LogTable; raises BundleError on unusable input."""
-    files = find_files(list(paths))
+def _lines_named(nos: list[int]) -> str:
+    shown = ", ".join(map(str, nos[:5]))
+    return f"line {shown}" if len(nos) == 1 else f"{len(nos)} lines ({shown}{', …' if len(nos) > 5 else ''})"
+
+
+def _warn_text(f: LogFile, odd: dict[str, list[int]]) -> None:
+    """Named warnings for lines that are not plain UTF-8 text."""
+    if odd["gbk"]:
+        f.warnings.append(f"{f.path}: {_lines_named(odd['gbk'])} not valid UTF-8, read as GBK (Chinese) text")
+    if odd["replaced"]:
+        f.warnings.append(f"{f.path}: {_lines_named(odd['replaced'])} not valid UTF-8; bad bytes shown as U+FFFD, "
+                          f"the original bytes kept (LogTable.raw_line)")
+    if odd["nul"]:
+        f.warnings.append(f"{f.path}: {_lines_named(odd['nul'])} hold NUL bytes (kept in the text)")
+
+
+def _settle_role(f: LogFile, rows: list[tuple], kinds: Counter, sample: list[str]) -> list[tuple]:
+    """Role from the content when the path did not say; the lines of an environment dump become attachments."""
+    if f.role == ROLE_TEXT:
+        if any(kinds[k] for k in _CAPTURE_KINDS):
+            f.role = ROLE_SCREEN
+        elif kinds[KIND_PLOG] and kinds[KIND_PLOG] >= (len(rows) - kinds[KIND_BLANK]) / 2:
+            f.role = ROLE_HOST_PLOG
+    if f.role in (ROLE_TEXT, ROLE_ENVIRONMENT):
+        name = f.path.rsplit("/", 1)[-1]
+        kind = attachments.kind_of(name, sample)
+        if kind is not None:
+            f.role, f.attachment = ROLE_ENVIRONMENT, kind
+            return [r if r[2] != KIND_UNPARSED else r[:2] + (KIND_ATTACHMENT,) + r[3:] for r in rows]
+        if f.role == ROLE_ENVIRONMENT:
+            f.role = ROLE_TEXT
+    return rows
+
+
+def _share_identity(files: list[LogFile]) -> None:
+    """A rank one file of a process states (HCCL's SetupAgent line) holds for its other files too."""
+    ranks: dict[tuple, set] = {}
+    for f in files:
+        if f.pid is not None and f.rank is not None:
+            ranks.setdefault((f.node, f.pid), set()).add(f.rank)
+    for f in files:
+        known = ranks.get((f.node, f.pid), set())
+        if f.rank is None and f.pid is not None and len(known) == 1:
+            f.rank = next(iter(known))
+
+
+def read_plog(*paths: str | os.PathLike, limits: Limits | None = None) -> LogTable:
+    """Read folders, files and archives into one LogTable; raises BundleError on unusable input.
+
+    `limits` bounds what archives may expand to (spool.Limits: total bytes, ratio, entries, depth).
+    """
+    files = find_files(list(paths), limits=limits)
     rows: list[tuple] = []
     for f in files:
         if not f.skipped:
@@ -139,6 +294,8 @@ def read_plog(*paths: str | os.PathLike) -> LogTable:
     records = pd.DataFrame(rows, columns=PLOG_COLUMNS, dtype=object)
     records["pid"] = records["pid"].astype("Int64")
     records["line"] = records["line"].astype("int64")
+    _share_identity(files)
+    rotation.check(files, records)
     warnings = [w for f in files for w in f.warnings]
     warnings += [f"{f.path}: skipped ({f.skipped})" for f in files if f.skipped]
     return LogTable(paths=[os.fspath(p) for p in paths], files=files, records=records, warnings=warnings)

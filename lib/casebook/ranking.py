@@ -4,6 +4,11 @@ Verdicts (design.md §5): `ruled_out` when a fact against holds; `confirmed` whe
 strongly and every required fact holds; `likely` when they match, nothing is against and some required
 facts are still unknown; `possible` when some signature matches. A fact the logs do not show is unknown,
 never evidence against.
+
+Signatures of one `group` are alternatives (two wordings of one message, a code and its text): the group
+counts once, with the weight of its best match. A `contradicted_by` signature that matches is log evidence
+that the errors are fallout of another failure (a device fault before a collective timeout) or have
+another cause: it is listed under `against` and keeps the case at `possible` at most.
 """
 from __future__ import annotations
 
@@ -12,7 +17,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from .evidence.items import Evidence, Fact
-from .kb import Condition, KnowledgeBase, KnownCase, Signature
+from .kb import NO_BIT, Condition, KnowledgeBase, KnownCase, Signature
 
 CONFIRMED, LIKELY, POSSIBLE, RULED_OUT = "confirmed", "likely", "possible", "ruled_out"
 VERDICTS = (CONFIRMED, LIKELY, POSSIBLE, RULED_OUT)
@@ -61,6 +66,7 @@ class Hypothesis:
     for_: list[Item] = field(default_factory=list)
     against: list[Item] = field(default_factory=list)
     missing: list[Missing] = field(default_factory=list)
+    explains: set[tuple[str, int]] = field(default_factory=set)   #: (file, line) of every line a signature matched
 
 
 def observations(evidence: Evidence, errors: pd.DataFrame) -> list[Observation]:
@@ -71,8 +77,9 @@ def observations(evidence: Evidence, errors: pd.DataFrame) -> list[Observation]:
         where = (head.text, head.file, head.line) if head else ("", fault.file, fault.line)
         obs.append(Observation("aicore_fault", True, *where))
         extend = next((r for r in fault.refs if "errcode:" in r.text), head)
-        for bit in fault.error_bits:
-            src = extend or head
+        src = extend or head
+        no_bit = fault.errcode is not None and not any(fault.errcode) and not fault.error_bits
+        for bit in fault.error_bits or ([NO_BIT] if no_bit else []):
             obs.append(Observation("error_bits", bit, src.text if src else bit, src.file if src else None,
                                    src.line if src else None))
         kernel_ref = next((r for r in fault.refs if "kernel_name=" in r.text), head)
@@ -97,15 +104,29 @@ def _fact_item(cond: Condition, fact: Fact, why: str | None) -> Item:
     return Item(cond.fact, f"{cond.fact} = {fact.value} [{fact.source}]{note}", fact.file, fact.line, why)
 
 
+def _units(signatures: list[Signature]) -> dict[str, list[Signature]]:
+    """Signatures by scoring unit: a named group, or the signature alone."""
+    units: dict[str, list[Signature]] = {}
+    for s in signatures:
+        units.setdefault(s.group or f"#{s.id}", []).append(s)
+    return units
+
+
 def judge(case: KnownCase, obs: list[Observation], facts: dict[str, Fact]) -> Hypothesis | None:
     """The hypothesis for one case, or None when none of its signatures match."""
     matched = [(s, o) for s in case.signatures if (o := _match(s, obs))]
     if not matched:
         return None
-    total = sum(s.weight for s in case.signatures) + sum(c.weight for c in case.supports)
-    got = sum(s.weight for s, _ in matched)
+    units = _units(case.signatures)
+    hit = {s.id for s, _ in matched}
+    total = sum(max(s.weight for s in sigs) for sigs in units.values()) + sum(c.weight for c in case.supports)
+    got = sum(max((s.weight for s in sigs if s.id in hit), default=0) for sigs in units.values())
     h = Hypothesis(case, POSSIBLE, 0.0)
     h.for_ = [Item(s.id, o.text, o.file, o.line, s.why) for s, o in matched]
+    h.explains = {(o.file, o.line) for s in case.signatures for o in obs
+                  if o.file is not None and o.field == s.field and s.test(o.value)}
+    contradicted = [(s, o) for s in case.contradicted_by if (o := _match(s, obs))]
+    h.against = [Item(s.id, o.text, o.file, o.line, s.why) for s, o in contradicted]
     ruled_out = False
     for cond in case.against:
         fact = facts.get(cond.fact)
@@ -132,8 +153,8 @@ def judge(case: KnownCase, obs: list[Observation], facts: dict[str, Fact]) -> Hy
         elif cond.holds(fact.value):
             got += cond.weight
             h.for_.append(_fact_item(cond, fact, cond.why))
-    keys = [s for s in case.signatures if s.key]
-    strong = all(any(s is m for m, _ in matched) for s in keys) and got * 2 >= total
+    key_units = [sigs for sigs in units.values() if any(s.key for s in sigs)]
+    strong = all(any(s.id in hit for s in sigs) for sigs in key_units) and got * 2 >= total and not contradicted
     if ruled_out:
         h.verdict = RULED_OUT
     elif strong and not required_unknown and not required_failing:
@@ -151,6 +172,15 @@ def rank(kb: KnowledgeBase, evidence: Evidence, errors: pd.DataFrame, facts: dic
     obs = observations(evidence, errors)
     hyps = [h for case in kb.cases.values() if (h := judge(case, obs, facts))]
     return sorted(hyps, key=lambda h: (-h.score, h.case.id))
+
+
+def explained_lines(hypotheses: list[Hypothesis]) -> set[tuple[str, int]]:
+    """(file, line) of the lines the confirmed and likely hypotheses account for."""
+    out: set[tuple[str, int]] = set()
+    for h in hypotheses:
+        if h.verdict in (CONFIRMED, LIKELY):
+            out |= h.explains | {(i.file, i.line) for i in h.for_ if i.file is not None}
+    return out
 
 
 def diagnosis(hypotheses: list[Hypothesis]) -> Hypothesis | None:

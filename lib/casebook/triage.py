@@ -9,6 +9,7 @@ from .evidence import Evidence, extract_evidence
 from .evidence.items import Fact
 from .kb import KnowledgeBase, load_kb
 from .plog import LogTable, read_plog
+from .spool import Limits
 from .ranking import RULED_OUT, Hypothesis, diagnosis, rank
 
 
@@ -63,8 +64,14 @@ class Triage:
 
 
 def triage(*paths: str | os.PathLike, facts: dict[str, object] | None = None,
-           kb: KnowledgeBase | None = None) -> Triage:
-    """Read the bundle(s), extract evidence and rank the known cases."""
-    log = read_plog(*paths)
+           kb: KnowledgeBase | None = None, objdump: str | os.PathLike | None = None,
+           limits: Limits | None = None) -> Triage:
+    """Read the bundle(s), extract evidence and rank the known cases; `objdump` is the kernel's `objdump -d` text;
+    `limits` bounds what archives may expand to."""
+    log = read_plog(*paths, limits=limits)
     answers = {k: fact_rules.normalize(k, v) for k, v in (facts or {}).items()}
-    return Triage(log=log, evidence=extract_evidence(log), kb=kb or load_kb(), answers=answers)
+    evidence = extract_evidence(log)
+    if objdump is not None:
+        from . import objdump as disassembly
+        disassembly.annotate(evidence.aicore_faults, disassembly.read(objdump))
+    return Triage(log=log, evidence=evidence, kb=kb or load_kb(), answers=answers)

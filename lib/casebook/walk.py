@@ -6,10 +6,17 @@ escaped. Nothing here formats HTML.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import partial
 
-from .addresses import hexs, mask48, offset
-from .ranking import CONFIRMED, LIKELY
+import pandas as pd
+
+from . import plots
+from .addresses import hexs, mask48, msaicerr_offset, offset
+from .errcode import NO_BIT_TEXT, decode_bit_list, decode_error_code, decode_triple, meaning
+from .evidence.items import AicoreFault
+from .ranking import CONFIRMED, LIKELY, explained_lines
 from .triage import Triage
+from .unexplained import mine
 
 STEP_KEYS = ("symptom", "error_code", "pc_start", "topology", "root_cause", "fix")
 TITLES = {
@@ -63,25 +70,73 @@ def build(t: Triage) -> list[Step]:
     return steps
 
 
+def _figure(caption: str, draw, *args) -> partial:
+    """A figure drawn on demand, with the caption renderers show under it."""
+    make = partial(draw, *args)
+    make.caption = caption
+    return make
+
+
+def _fault_cite(f: AicoreFault) -> Cited:
+    """The fault's own report line, with the text that line holds."""
+    ref = next((r for r in f.refs if (r.file, r.line) == (f.file, f.line)), f.refs[0] if f.refs else None)
+    return Cited(ref.file, ref.line, ref.text) if ref else Cited(f.file, f.line, "")
+
+
+def incidents_table(incidents: list) -> pd.DataFrame:
+    """One row per incident: where, what kind, its first failure and how much followed it."""
+    return pd.DataFrame([{"node": i.node or "", "rank": "" if i.rank is None else i.rank,
+                          "device": "" if i.device is None else i.device, "pid": "" if i.pid is None else i.pid,
+                          "kind": i.kind, "role": i.role, "first time": i.first.time or "",
+                          "first line": f"{i.first.file}:{i.first.line}", "code": i.first.code or "",
+                          "later lines": i.cascade} for i in incidents],
+                        columns=["node", "rank", "device", "pid", "kind", "role", "first time", "first line", "code",
+                                 "later lines"])
+
+
 def _symptom(t: Triage, s: Step) -> None:
     log, ev = t.log, t.evidence
     s.findings.append(f"Read {len(log.files)} files, {log.lines} lines ({log.lines_unparsed} kept unparsed), "
                       f"{ev.error_lines} error lines.")
-    if ev.first_error is None:
+    if ev.first_error is None and not ev.incidents:
         s.findings.append("No error line in the bundle: ask for the debug plogs of the failing run "
                           "(rotation may have deleted the oldest file).")
         return
-    e = ev.first_error
-    s.findings.append(f"First error at {e.time or 'unknown time'} (pid {e.pid}, device {e.device}"
-                      + (f", code {e.code}" if e.code else "") + ").")
-    s.cited.append(Cited(e.file, e.line, e.text))
+    if ev.first_error is not None:
+        e = ev.first_error
+        s.findings.append(f"First error at {e.time or 'unknown time'} (pid {e.pid}, device {e.device}"
+                          + (f", code {e.code}" if e.code else "") + ").")
+        s.cited.append(Cited(e.file, e.line, e.text))
     for f in ev.aicore_faults[:3]:
         s.findings.append(f"AI Core fault on device {f.device} (serial {f.serial}, cores {f.cores}) in kernel "
                           f"{f.kernel or 'unknown'}" + (f" (op {f.op})" if f.op else "") + ".")
-        s.cited.append(Cited(f.file, f.line, f.refs[0].text if f.refs else ""))
-    later = [e2 for e2 in ev.first_errors if (e2.file, e2.line) != (e.file, e.line)]
-    if later:
-        s.findings.append(f"{len(later)} other process or device first errors follow; later lines are treated as fallout.")
+        s.cited.append(_fault_cite(f))
+    if ev.incidents and ev.incidents[0].device is not None:
+        i = ev.incidents[0]
+        s.findings.append(f"Earliest incident: {i.kind.replace('_', ' ')} on device {i.device}"
+                          + (f" (rank {i.rank})" if i.rank is not None else "") + (f" of {i.node}" if i.node else "")
+                          + f" at {i.first.time or 'unknown time'}.")
+        s.cited.append(Cited(i.first.file, i.first.line, i.first.text))
+    causes = [i for i in ev.incidents if i.role == "cause"]
+    consequences = [i for i in ev.incidents if i.role == "consequence"]
+    if ev.incidents:
+        s.findings.append(f"{len(ev.incidents)} incident(s) (bursts of errors per device and process): "
+                          f"{len(causes)} stand on their own, {len(consequences)} follow another device's fault.")
+        for i in consequences[:3]:
+            s.findings.append(f"Device {i.device}" + (f" (rank {i.rank})" if i.rank is not None else "")
+                              + f": its {i.kind.replace('_', ' ')} is a consequence: {i.because}.")
+        s.tables.append(("Incidents, first failure first", incidents_table(ev.incidents)))
+        if len(ev.incidents) > 1:   # a timeline of one burst shows nothing the table does not
+            s.figures.append(_figure("Errors per device and process", plots.timeline, ev.incidents))
+    fallout = sum(i.roles.get("fallout", 0) + i.roles.get("wrapper", 0) for i in ev.incidents)
+    if fallout:
+        s.findings.append(f"{fallout} later line(s) are fallout or wrappers of an earlier failure (507899, 107022, "
+                          "synchronize calls, torch_npu ERRxxxxx, tracebacks) and are not causes.")
+    versions = [f"{n} {t.facts[n].value}" + (f" ({t.facts[n].note})" if t.facts[n].note else "")
+                for n in ("cann_version", "npu_driver_version", "firmware_version", "torch_npu_version", "soc_version")
+                if n in t.facts]
+    if versions:
+        s.findings.append("Versions shown: " + "; ".join(versions) + ".")
 
 
 def _error_code(t: Triage, s: Step) -> None:
@@ -89,28 +144,82 @@ def _error_code(t: Triage, s: Step) -> None:
     codes = sorted({c.code for c in ev.codes})
     if codes:
         s.findings.append("Codes seen: " + ", ".join(codes) + ".")
+    rows = []
     for code in codes:
         page = t.kb.codes.get(code)
         if page:
             s.findings.append(f"{code}: {page.meaning}")
+        family = next(c.family for c in ev.codes if c.code == code)
+        rows.append({"code": code, "family": family, "meaning": page.meaning if page else "(no code page yet)",
+                     "first seen": next(f"{c.file}:{c.line}" for c in ev.codes if c.code == code)})
+    if rows:
+        s.tables.append(("Codes in the error lines", pd.DataFrame(rows)))
     for f in ev.aicore_faults[:3]:
         if f.errcode:
             triple = ", ".join(hexs(x) for x in f.errcode)
-            s.findings.append(f"errcode:({triple}) decodes to " + (", ".join(f.error_bits) or "no bit set: "
-                                                                    "timeout or trap error") + ".")
+            s.findings.append(f"errcode:({triple}) decodes to " + (", ".join(f.error_bits) or f"no bit set: {NO_BIT_TEXT}")
+                              + ".")
+        elif f.error_bit_list:
+            s.findings.append(f"Ascend 950 error bit list {f.error_bit_list} decodes to "
+                              + (", ".join(f.error_bits) or "nothing (the 950 table is not shipped)") + ".")
         elif f.error_code is not None:
             s.findings.append(f"error code = {hexs(f.error_code)} decodes to "
-                              + (", ".join(f.error_bits) or "nothing; with 0 look at the extend info") + ".")
+                              + (", ".join(f.error_bits) or "nothing: with 0 the bits are in the extend info") + ".")
         for bit in f.error_bits:
             page = t.kb.codes.get(bit)
-            if page:
-                s.findings.append(f"{bit}: {page.meaning}")
+            s.findings.append(f"{bit}: {page.meaning if page else meaning(bit)}")
         if f.error_str:
             s.findings.append(f"errorStr: {f.error_str}")
         if f.ret_code:
             page = t.kb.codes.get(f.ret_code)
             s.findings.append(f"retCode {f.ret_code}" + (f": {page.meaning}" if page else "."))
-        s.cited += [Cited(r.file, r.line, r.text) for r in f.refs if "errcode:" in r.text or "retCode" in r.text]
+        s.findings += [n for n in f.notes if "bit" in n or "error code" in n]
+        table = decode_table(f)
+        if not table.empty:
+            s.tables.append((f"Error bits of the fault on device {f.device}"
+                             + (f", serial {f.serial}" if f.serial is not None else ""), table))
+        s.cited += [Cited(r.file, r.line, r.text) for r in f.refs
+                    if "errcode:" in r.text or "retCode" in r.text or "error code" in r.text or "AIC_ERROR" in r.text]
+
+
+def decode_table(f: AicoreFault) -> pd.DataFrame:
+    """One row per set error bit of a fault: where it sits in the report, its name and meaning."""
+    if f.family == "david":
+        named = dict(decode_bit_list(f.error_bit_list))
+        return pd.DataFrame([{"bit": i, "name": named.get(i) or "(950 table not shipped)",
+                              "meaning": meaning(named[i]) if named.get(i) else ""} for i in f.error_bit_list],
+                            columns=["bit", "name", "meaning"])
+    if f.errcode is not None:
+        bits = decode_triple(*f.errcode)
+        source = "errcode:(a, b, c)"
+    else:
+        bits = decode_error_code(f.error_code) if f.error_code else []
+        source = "error code ="
+    return pd.DataFrame([{"from": source, "word": b.word, "bit": b.bit, "mask": hexs(b.mask), "index": b.index,
+                          "name": b.name, "meaning": meaning(b.name)} for b in bits],
+                        columns=["from", "word", "bit", "mask", "index", "name", "meaning"])
+
+
+def pc_table(f: AicoreFault) -> pd.DataFrame:
+    """The pc arithmetic of one fault, one row per quantity, as logged and as computed."""
+    has = f.pc_start_raw is not None and f.current_raw is not None
+    rows = [
+        ("pc start (logged)", hexs(f.pc_start_raw)),
+        ("pc start (48-bit)", hexs(mask48(f.pc_start_raw)) if f.pc_start_raw is not None else None),
+        ("current (logged)", hexs(f.current_raw)),
+        ("current (48-bit)", hexs(mask48(f.current_raw)) if f.current_raw is not None else None),
+        ("offset = current - pc start", hexs(offset(f.pc_start_raw, f.current_raw)) if has else None),
+        ("msaicerr offset (low 20 bits)", hexs(msaicerr_offset(f.pc_start_raw, f.current_raw)) if has else None),
+        ("the two offsets agree", (msaicerr_offset(f.pc_start_raw, f.current_raw)
+                                   == offset(f.pc_start_raw, f.current_raw)) if has else None),
+        ("binSize", hexs(f.bin_size) or "not logged"),
+        ("kernel range", f"[{hexs(mask48(f.pc_start_raw))}, {hexs(mask48(f.pc_start_raw) + f.bin_size)})"
+         if f.bin_size and f.pc_start_raw is not None else "unknown without binSize"),
+        ("verdict", f.pc.verdict if f.pc else "unknown"),
+    ]
+    if f.pc_start_first_raw is not None:
+        rows.insert(0, ("first pc start (outstanding)", hexs(f.pc_start_first_raw)))
+    return pd.DataFrame([{"quantity": k, "value": "" if v is None else str(v)} for k, v in rows])
 
 
 def _pc_start(t: Triage, s: Step) -> None:
@@ -121,21 +230,38 @@ def _pc_start(t: Triage, s: Step) -> None:
     for f in faults[:3]:
         if f.pc_start_raw is None or f.current_raw is None:
             continue
-        s.findings.append(f"Device {f.device}, serial {f.serial}: pc start {hexs(mask48(f.pc_start_raw))} "
+        s.findings.append(f"Device {f.device}" + (f", serial {f.serial}" if f.serial is not None else "")
+                          + f" ({len(f.cores)} core(s)): pc start {hexs(mask48(f.pc_start_raw))} "
                           f"(logged {hexs(f.pc_start_raw)}), current {hexs(mask48(f.current_raw))}, offset "
                           f"{hexs(offset(f.pc_start_raw, f.current_raw))}, binSize {hexs(f.bin_size) or 'not logged'}.")
         if f.pc:
             s.findings.append(f"Verdict: {f.pc.verdict}. {f.pc.reason}")
             if f.pc.collect:
                 s.findings.append(f"To collect: {f.pc.collect}")
-        s.cited.append(Cited(f.file, f.line, f.refs[0].text if f.refs else ""))
+        s.findings += [n for n in f.notes if "bit" not in n and "error code" not in n]
+        s.findings += f.instructions
+        label = f"device {f.device}" + (f", serial {f.serial}" if f.serial is not None else "")
+        s.tables.append((f"pc start / current of the fault on {label}", pc_table(f)))
+        s.figures.append(_figure("Address map of the first AI Core fault" if f is faults[0] else
+                                 f"Address map of the AI Core fault on {label}", plots.address_map, f))
+        s.cited.append(_fault_cite(f))
+
+
+def ranks_table(view) -> pd.DataFrame:
+    """One row per rank: where it ran, when it first failed, and how often peers name it."""
+    return pd.DataFrame([{"rank": r.rank, "node": r.node or "", "pid": r.pid, "device": r.device, "ip": r.ip or "",
+                          "first error": r.first_error.time if r.first_error else "",
+                          "named by peers": view.blamed.get(r.rank, 0)} for r in view.ranks],
+                        columns=["rank", "node", "pid", "device", "ip", "first error", "named by peers"])
 
 
 def _topology(t: Triage, s: Step) -> None:
     topo = t.evidence.topology
     for p in topo.processes:
         devs = ", ".join(f"device {d} (threads {', '.join(sorted(ts))})" for d, ts in sorted(p.devices.items()))
-        s.findings.append(f"pid {p.pid}" + (f" on {p.node}" if p.node else "") + f": {devs}.")
+        ranks = ", ".join(f"rank {r}" + (f" on device {d}" if d is not None else "") for r, d in sorted(p.ranks.items()))
+        s.findings.append(f"pid {p.pid}" + (f" on {p.node}" if p.node else "") + ": "
+                          + "; ".join(x for x in (devs, ranks) if x) + ".")
         s.cited += [Cited(r.file, r.line, r.text) for r in p.refs[:8]]
     spmd = topo.single_process_multi_device
     if spmd is None:
@@ -147,7 +273,31 @@ def _topology(t: Triage, s: Step) -> None:
     fact = t.facts.get("single_process_multi_device")
     if fact is not None and fact.source == "engineer":
         s.findings.append(f"The engineer says: single_process_multi_device = {fact.value}.")
+    _ranks(topo.ranks, s)
     s.questions = [q for q in t.questions if q.fact == "single_process_multi_device"]
+
+
+def _ranks(view, s: Step) -> None:
+    if not view.ranks and not view.links:
+        return
+    if view.order:
+        s.findings.append("First error by rank, earliest first: " + ", ".join(
+            f"rank {r.rank} at {r.first_error.time}" for r in view.order) + ".")
+    for link in view.links:
+        s.findings.append(f"Rank {link.rank if link.rank is not None else '?'}"
+                          + (f" on {link.node}" if link.node else "") + f" names rank {link.peer}"
+                          + (f" ({link.peer_ip})" if link.peer_ip else "") + f" as the remote side: {link.status}.")
+        s.cited.append(Cited(link.file, link.line, link.text))
+    if view.blamed:
+        top = max(view.blamed.values())
+        s.findings.append("Named by most peers: " + ", ".join(f"rank {r}" for r, n in sorted(view.blamed.items())
+                                                             if n == top) + f" ({top} report(s)).")
+    if view.missing:
+        s.findings.append(f"Ranks missing from the bundle: {view.missing}; the rank at fault often logs nothing, "
+                          "so ask for their logs.")
+    s.findings += view.clock_skew
+    if view.ranks:
+        s.tables.append(("Ranks", ranks_table(view)))
 
 
 def _root_cause(t: Triage, s: Step) -> None:
@@ -165,7 +315,21 @@ def _root_cause(t: Triage, s: Step) -> None:
         s.cited += [Cited(i.file, i.line, i.text) for i in h.for_ + h.against if i.file]
     d = t.diagnosis
     s.findings.append(f"Diagnosis: {d.case.id} ({d.verdict})." if d else "Diagnosis: none confirmed or likely yet.")
+    _coverage(t, s)
     s.questions = t.questions
+
+
+def _coverage(t: Triage, s: Step) -> None:
+    """How many error lines the confirmed and likely cases explain, and the rest grouped by template."""
+    errors = t.log.errors()
+    explained = explained_lines(t.candidates) & set(zip(errors["file"], errors["line"].astype(int)))
+    s.findings.append(f"Coverage: the matched cases explain {len(explained)} of {t.evidence.error_lines} error lines.")
+    rest = mine(errors, explained)
+    if rest:
+        s.findings.append(f"Unexplained: {len(rest)} template(s); the most frequent: {rest[0].template} "
+                          f"({rest[0].count}x, first at {rest[0].file}:{rest[0].line}).")
+        s.tables.append(("Unexplained error templates", pd.DataFrame(
+            [{"count": u.count, "template": u.template, "first": f"{u.file}:{u.line}", "time": u.time} for u in rest])))
 
 
 def _fix(t: Triage, s: Step) -> None:

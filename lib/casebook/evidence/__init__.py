@@ -2,9 +2,17 @@
 from __future__ import annotations
 
 from ..plog import LogTable
-from . import aicore, codes, environment, first_error, incidents, topology
-from .items import (AicoreFault, CodeSighting, ErrorLine, Evidence, Fact, Incident, LineRef, ProcessTopology,
-                    Topology)
+from . import (aicore, attachments, codes, device_dump, environment, first_error, hardware, incidents, topology,
+               versions)
+from .items import (AicoreFault, CodeSighting, DeviceDump, DeviceEvent, ErrorLine, Evidence, Fact, Incident, LineRef,
+                    LinkFailure, ProcessTopology, RankInfo, RankView, Topology)
+
+
+def _facts(log: LogTable):
+    """Settings and versions: a setting the job logged beats an attachment (env dump, version.info, pip list),
+    which beats a version read from a log line."""
+    return {**versions.extract(log), **attachments.extract(log), **environment.extract(log)}
+
 
 #: Evidence field -> the extractor that fills it, in the order they run.
 EXTRACTORS = {
@@ -14,7 +22,9 @@ EXTRACTORS = {
     "topology": topology.extract,
     "codes": codes.extract,
     "incidents": incidents.extract,
-    "facts": environment.extract,
+    "device_dumps": device_dump.extract,
+    "device_events": hardware.extract,
+    "facts": _facts,
 }
 
 
@@ -24,5 +34,5 @@ def extract_evidence(log: LogTable) -> Evidence:
     return Evidence(error_lines=len(log.errors()), **found)
 
 
-__all__ = ["EXTRACTORS", "extract_evidence", "AicoreFault", "CodeSighting", "ErrorLine", "Evidence", "Fact", "Incident",
-           "LineRef", "ProcessTopology", "Topology"]
+__all__ = ["EXTRACTORS", "extract_evidence", "AicoreFault", "CodeSighting", "DeviceDump", "DeviceEvent", "ErrorLine",
+           "Evidence", "Fact", "Incident", "LineRef", "LinkFailure", "ProcessTopology", "RankInfo", "RankView", "Topology"]

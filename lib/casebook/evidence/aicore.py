@@ -2,9 +2,11 @@
 
 A fault is told by several lines: the core report ("The error from device(...), serial number is N, there
 is an exception of fftsplus aicore error, core id is C, error code = ..., dump info: pc start: ..., current:
-..."), the extend info (`errcode:(a, b, c) errorStr: ...`), the retCode line and the kernel-name line
-("Aicore kernel execute failed, ... fault kernel_name=..."); at INFO level also the kernel's binSize.
-Several cores and several files (plog and screen capture) may report the same fault.
+..."), the extend info (`errcode:(a, b, c)` on 910B/910C, a decimal bit list on the 950), the retCode line
+and the kernel-name line ("Aicore kernel execute failed, ... fault kernel_name=..."); at INFO level also the
+kernel's binSize and the address the host launched it at. Several cores and several files (plog and
+screen capture) may report the same fault. Older releases leave the registers only in the device log's
+`<exception_print>` dump, which is tied to the host's kernel line by device, stream and task.
 """
 from __future__ import annotations
 
@@ -13,10 +15,12 @@ import re
 import pandas as pd
 
 from .. import addresses
-from ..addresses import KernelRange
-from ..errcode import decode_error_code, decode_triple, parse_int
+from ..addresses import KernelRange, hexs, mask48
+from ..errcode import (DAVID, NO_BIT_TEXT, STARS, ZERO_CODE_NOTE, decode_bit_list, decode_error_code, decode_triple,
+                       parse_bit_list, parse_int)
 from ..grammar import KIND_PLOG
 from ..plog import LogTable
+from . import device_dump
 from .device_id import device_in
 from .items import AicoreFault, LineRef
 
@@ -25,11 +29,13 @@ REPORT = re.compile(
     r"(?:The error from device\((?:chipId:)?(?P<dev>\d+)(?:, ?dieId:\d+)?\)|"
     r"An error occurs on the device\(chipId:(?P<dev2>\d+), ?dieId:\d+\)),? (?:the )?serial number is (?P<serial>\d+)[.,]\s*"
     r"(?:there is an? (?:exception of )?(?P<what>[\w ]+?)(?: exception)?|the error is (?P<what2>[\w ]+?)), "
-    r"core id is (?P<core>\d+), error code = (?P<ec>[^,]+), dump info: "
-    r"pc start: (?P<pc>" + _NUM + r"), current: (?P<cur>" + _NUM + r")")
+    r"core id is (?P<core>\d+), error code = (?P<ec>.+?), dump info: "
+    r"(?:first )?pc start: (?P<pc>" + _NUM + r")(?:, second pc start: (?P<pc2>" + _NUM + r"))?, "
+    r"current: (?P<cur>" + _NUM + r")")
 _OLD_ERRORSTR = re.compile(r"errorStr: (?P<s>.*?)\s*(?:\[FUNC:|$)")
 EXTEND = re.compile(r"The extend info: errcode:\((?P<a>" + _NUM + r"), ?(?P<b>" + _NUM + r"), ?(?P<c>" + _NUM + r")\)"
                     r"(?: errorStr: (?P<s>.*?))?(?: fixp_error0 info:|\[FUNC:|$)")
+EXTEND_LIST = re.compile(r"The extend info: errcode:\((?P<list>[\d ,;]*)\)(?: errorStr: (?P<s>.*?))?(?: subErrType:|\[FUNC:|$)")
 RETCODE = re.compile(r"(?:Kernel task happen error|An error occurred in the kernel task|Task exception!).*?"
                      r"retCode=(?P<ret>0x[0-9a-fA-F]+)")
 KERNEL = re.compile(r"(?:kernel execute failed|kernel execution failed|task execute failed), device_id=(?P<dev>\d+)"
@@ -37,6 +43,10 @@ KERNEL = re.compile(r"(?:kernel execute failed|kernel execution failed|task exec
 BINSIZE = re.compile(r"kernel_name=(?P<k>[^,\s]+), kernelNameSize=\d+, binSize=(?P<size>\d+)")
 # a logged load address of a kernel: "kernel_name=K ... kernel addr=0x..", or a timeout slot's "pc_start=0x.."
 KERNEL_ADDR = re.compile(r"kernel_name=(?P<k>[^,\s]+),.*?\b(?:kernel addr|kernel_addr|pc_start)[=:] ?(?P<a>0x[0-9a-fA-F]+)")
+# the function address the host put in the launch command (older runtimes, INFO): "funcAddr_= 0X100800018000"
+FUNC_ADDR = re.compile(r"funcAddr_?\s*=\s*(?P<a>0[xX][0-9a-fA-F]+)")
+_STREAM_TASK = re.compile(r"\bstream_id=(?P<s>\d+).*?\btask_id=(?P<t>\d+)")
+_DAVID_KEYS = re.compile(r"\b(?:sc|su|l1) error info:")
 
 _BIN_SIZE = re.compile(r"\bbinSize=(\d+)")
 _DROP_SUFFIX = re.compile(r"_mix_ai[cv]$")
@@ -54,7 +64,7 @@ def op_of(kernel: str) -> str | None:
 def _scan(log: LogTable) -> pd.DataFrame:
     r = log.records
     hit = r[r["msg"].str.contains(r"serial number is|extend info: errcode|retCode=|fault kernel_name=|binSize=|"
-                                  r"kernel addr|pc_start=", regex=True)]
+                                  r"kernel addr|pc_start=|funcAddr", regex=True)]
     # in time order, and at equal times the µs-precise plog line before its copy in a screen capture,
     # so a fault is located in the plog; lines without a time keep their place after timed ones
     order = hit.assign(_untimed=hit["time"].isna(), _t=hit["time"].fillna(""), _capture=hit["kind"] != KIND_PLOG)
@@ -68,22 +78,21 @@ def extract(log: LogTable) -> list[AicoreFault]:
     last_fault_in_file: dict[str, AicoreFault] = {}
     bin_sizes: dict[str, tuple[int, LineRef]] = {}
     loads: list[tuple[int | None, str, KernelRange]] = []
-    pending_kernel: list[tuple[str, int, str, LineRef]] = []
+    launch_addrs: dict[int, LineRef] = {}
+    tasks: dict[tuple, tuple[int, int]] = {}   # (file, device) -> last (stream, task) named with a fault
+    pending_kernel: list[tuple[str, int, str, LineRef, tuple | None]] = []
     for file, line, time, pid, msg in _scan(log)[["file", "line", "time", "pid", "msg"]].itertuples(index=False):
         ref = LineRef(file, int(line), time, msg)
         f = files[file]
+        st = _STREAM_TASK.search(msg)
         if m := REPORT.search(msg):
             dev = int(m["dev"] if m["dev"] is not None else m["dev2"])
             key = (f.node, dev, int(m["serial"]))
             fault = faults.get(key)
             if fault is None:
-                fault = faults[key] = AicoreFault(
-                    file=file, line=int(line), time=time, node=f.node,
-                    pid=None if pd.isna(pid) else int(pid), device=dev, serial=int(m["serial"]), cores=[],
-                    wording=(m["what"] or m["what2"]).strip(), pc_start_raw=parse_int(m["pc"]),
-                    current_raw=parse_int(m["cur"]), error_code=_int_or_none(m["ec"]))
-                if s := _OLD_ERRORSTR.search(msg[m.end():]):
-                    fault.error_str = s["s"].rstrip(".") or None
+                fault = faults[key] = _new_fault(m, msg, file, int(line), time, f.node, pid)
+                if (st_task := tasks.get((file, dev))) is not None:
+                    fault.stream_id, fault.task_id = st_task
             core = int(m["core"])
             if core not in fault.cores:
                 fault.cores.append(core)
@@ -91,27 +100,43 @@ def extract(log: LogTable) -> list[AicoreFault]:
             last_fault_in_file[file] = fault
         elif (m := EXTEND.search(msg)) and file in last_fault_in_file:
             fault = last_fault_in_file[file]
-            if fault.errcode is None:
+            if fault.errcode is None and fault.family != DAVID:
                 fault.errcode = (parse_int(m["a"]), parse_int(m["b"]), parse_int(m["c"]))
+                fault.error_str = (m["s"] or "").strip().rstrip(".") or fault.error_str
+            fault.refs.append(ref)
+        elif (m := EXTEND_LIST.search(msg)) and file in last_fault_in_file:
+            fault = last_fault_in_file[file]
+            if not fault.error_bit_list:
+                fault.family = DAVID
+                fault.error_bit_list = parse_bit_list(m["list"])
                 fault.error_str = (m["s"] or "").strip().rstrip(".") or fault.error_str
             fault.refs.append(ref)
         elif m := RETCODE.search(msg):
             dev = device_in(msg)
+            if st and dev is not None:
+                tasks[(file, dev)] = (int(st["s"]), int(st["t"]))
             for fault in faults.values():
                 if fault.ret_code is None and fault.file == file and (dev is None or dev == fault.device):
                     fault.ret_code = m["ret"].lower()
                     fault.refs.append(ref)
         elif m := KERNEL.search(msg):
-            pending_kernel.append((file, int(m["dev"]), m["k"], ref))
+            pending_kernel.append((file, int(m["dev"]), m["k"], ref, (int(st["s"]), int(st["t"])) if st else None))
         elif m := BINSIZE.search(msg):
             bin_sizes.setdefault(m["k"], (int(m["size"]), ref))
         if (a := KERNEL_ADDR.search(msg)) and (size := _BIN_SIZE.search(msg)):
             start = addresses.mask48(int(a["a"], 16))
             loads.append((device_in(msg), a["k"], KernelRange(start, int(size[1]), f"{file}:{line}")))
-    for file, dev, kernel, ref in pending_kernel:
+        if a := FUNC_ADDR.search(msg):
+            launch_addrs.setdefault(mask48(int(a["a"], 16)), ref)
+    _add_device_dumps(log, faults)
+    for file, dev, kernel, ref, st in pending_kernel:
         for fault in faults.values():
-            if fault.device == dev and fault.kernel is None and (fault.file == file or fault.node == files[file].node):
+            same_task = st is not None and (fault.stream_id, fault.task_id) == st
+            near = fault.file == file or fault.node == files[file].node
+            if fault.device == dev and fault.kernel is None and near and (same_task or fault.stream_id is None):
                 fault.kernel, fault.op = kernel, op_of(kernel)
+                if st and fault.stream_id is None:
+                    fault.stream_id, fault.task_id = st
                 fault.refs.append(ref)
                 break
     result = sorted(faults.values(), key=lambda x: (x.time is None, x.time or "", x.file, x.line))
@@ -122,26 +147,115 @@ def extract(log: LogTable) -> list[AicoreFault]:
             fault.refs.append(ref)
     for fault in result:
         fault.pc = addresses.judge(fault.pc_start_raw, fault.current_raw, fault.bin_size, _known(fault, result, loads))
+        _pc_notes(fault, result, launch_addrs)
     return result
+
+
+def _new_fault(m: re.Match, msg: str, file: str, line: int, time, node, pid) -> AicoreFault:
+    pc_raw = parse_int(m["pc"])
+    first = None
+    if m["pc2"] is not None:   # outstanding form: two tasks in flight, the second pc start is the faulting task's
+        first, pc_raw = pc_raw, parse_int(m["pc2"])
+    ec_text = m["ec"].strip()
+    david = m["dev2"] is not None or bool(_DAVID_KEYS.search(msg))
+    fault = AicoreFault(
+        file=file, line=line, time=time, node=node, pid=None if pd.isna(pid) else int(pid),
+        device=int(m["dev"] if m["dev"] is not None else m["dev2"]), serial=int(m["serial"]), cores=[],
+        wording=(m["what"] or m["what2"]).strip(), pc_start_raw=pc_raw, current_raw=parse_int(m["cur"]),
+        error_code=None, family=DAVID if david else STARS, pc_start_first_raw=first)
+    if david and not ec_text.lower().startswith("0x"):
+        fault.error_bit_list = parse_bit_list(ec_text)
+    else:
+        fault.error_code = _int_or_none(ec_text)
+    if s := _OLD_ERRORSTR.search(msg[m.end():]):
+        fault.error_str = s["s"].rstrip(".") or None
+    return fault
+
+
+def _add_device_dumps(log: LogTable, faults: dict[tuple, AicoreFault]) -> None:
+    """Device `<exception_print>` AI Core dumps as faults: all cores of one dump are one fault."""
+    for dump in device_dump.extract(log):
+        cores = [c for c in dump.cores if c.aic_error is not None or c.pc_start is not None]
+        if dump.kind != "aicore_exception" or not cores:
+            continue
+        if any(f.device == dump.device and (f.stream_id, f.task_id) == (dump.stream_id, dump.task_id)
+               and f.node == dump.node for f in faults.values()):
+            continue   # the host already reported it with its registers
+        c0 = cores[0]
+        fault = AicoreFault(
+            file=dump.file, line=c0.line, time=dump.time, node=dump.node, pid=None, device=dump.device, serial=None,
+            cores=[c.core for c in cores], wording="aicore exception (device dump)", pc_start_raw=c0.pc_start,
+            current_raw=c0.current_pc, error_code=c0.aic_error, family="old", stream_id=dump.stream_id,
+            task_id=dump.task_id, refs=list(dump.refs))
+        fault.refs.append(LineRef(dump.file, c0.line, dump.time, c0.text))
+        others = {(c.pc_start, c.current_pc) for c in cores[1:]} - {(c0.pc_start, c0.current_pc)}
+        if others:
+            fault.notes.append(f"{len(others)} other pc start / current pair(s) among the {len(cores)} cores of this dump.")
+        faults[(dump.node, dump.device, "dump", dump.stream_id, dump.task_id)] = fault
 
 
 def _known(fault: AicoreFault, faults: list[AicoreFault], loads) -> list[KernelRange]:
     """Where this kernel is known to lie on this device, from loads and other consistent reports."""
     known = [r for dev, k, r in loads if k == fault.kernel and dev in (None, fault.device)]
     for other in faults:
-        if (other is not fault and other.device == fault.device and other.kernel == fault.kernel and other.bin_size
+        if (other is not fault and other.key == fault.key and other.bin_size
                 and other.pc and other.pc.verdict == addresses.CONSISTENT):
             known.append(KernelRange(addresses.mask48(other.pc_start_raw), other.bin_size, f"{other.file}:{other.line}"))
     return known
 
 
+def _pc_notes(fault: AicoreFault, faults: list[AicoreFault], launch_addrs: dict[int, LineRef]) -> None:
+    """Second opinions on the pc values: msaicerr's low-20-bit offset, the same kernel elsewhere on this device,
+    and the address the host launched the kernel at."""
+    pc, cur = fault.pc_start_raw, fault.current_raw
+    if pc is None or cur is None:
+        return
+    if fault.pc_start_first_raw is not None:
+        fault.notes.append(f"Outstanding report: first pc start {hexs(fault.pc_start_first_raw)}, second pc start "
+                           f"{hexs(pc)}; the second belongs to the faulting task and is the one checked.")
+    low20 = addresses.msaicerr_offset(pc, cur)
+    if low20 != addresses.offset(pc, cur):
+        fault.notes.append(f"msaicerr's low-20-bit offset is {hexs(low20)}, the 48-bit offset "
+                           f"{hexs(addresses.offset(pc, cur))}: the two addresses are more than 1 MiB apart or straddle "
+                           "a 1 MiB boundary, so msaicerr's instruction lookup would point at the wrong place.")
+    if fault.kernel:
+        for other in faults:
+            if other is not fault and other.key == fault.key and other.pc_start_raw is not None:
+                fault.pc_peers.append((mask48(other.pc_start_raw), f"{other.file}:{other.line}"))
+        if fault.pc_peers:
+            differ = sorted({p for p, _ in fault.pc_peers if p != mask48(pc)})
+            if differ:
+                fault.notes.append(f"The same kernel ({fault.kernel}) on device {fault.device} was also reported with pc "
+                                   f"start {', '.join(hexs(p) for p in differ)}: one device loads one copy, so the pc "
+                                   "starts should agree; one of them is not the kernel's entry.")
+            else:
+                fault.notes.append(f"Every other report of {fault.kernel} on device {fault.device} has the same pc start.")
+    if (ref := launch_addrs.get(mask48(pc))) is not None:
+        fault.notes.append(f"pc start {hexs(mask48(pc))} equals the function address the host logged at launch "
+                           f"({ref.file}:{ref.line}): the core was started at a real kernel entry.")
+        if ref not in fault.refs:
+            fault.refs.append(ref)
+
+
 def _decode(fault: AicoreFault) -> None:
+    if fault.family == DAVID:
+        named = decode_bit_list(fault.error_bit_list)
+        fault.error_bits = [n for _, n in named if n]
+        if any(n is None for _, n in named):
+            fault.notes.append(f"Ascend 950 bit list {fault.error_bit_list}: the 950 bit table is not shipped with "
+                               "casebook, so these bits stay undecoded.")
+        return
     if fault.errcode is not None:
         bits = decode_triple(*fault.errcode)
+        if not bits:
+            fault.notes.append(f"No bit is set in the extend triple: the runtime reports this as '{NO_BIT_TEXT}'.")
+            fault.error_str = fault.error_str or NO_BIT_TEXT
     elif fault.error_code:
         bits = decode_error_code(fault.error_code)
     else:
         bits = []
+        if fault.error_code == 0:
+            fault.notes.append(ZERO_CODE_NOTE + ", and no extend info line is in the bundle.")
     fault.error_bits = [b.name for b in bits]
 
 

@@ -1,21 +1,34 @@
-"""Environment settings that the logs themselves print (`TASK_QUEUE_ENABLE=1`, `ASCEND_LAUNCH_BLOCKING: 0`)."""
+"""Environment settings the bundle shows: printed in log lines (`TASK_QUEUE_ENABLE=1`,
+`ASCEND_LAUNCH_BLOCKING: 0`) or stated by an attached dump (env, pip list, version.info, npu-smi)."""
 from __future__ import annotations
 
 import re
 
+from ..grammar import KIND_ATTACHMENT
 from ..plog import LogTable
+from . import attachments
 from .items import Fact
 
 #: Variables whose value decides a known case; more come with the environment-dump reader.
 VARIABLES = ("TASK_QUEUE_ENABLE", "ASCEND_LAUNCH_BLOCKING", "ASCEND_GLOBAL_LOG_LEVEL", "ASCEND_RT_VISIBLE_DEVICES",
-             "ASCEND_HOST_LOG_FILE_NUM", "HCCL_EXEC_TIMEOUT", "HCCL_CONNECT_TIMEOUT", "PER_STREAM_QUEUE")
+             "ASCEND_HOST_LOG_FILE_NUM", "HCCL_EXEC_TIMEOUT", "HCCL_CONNECT_TIMEOUT", "PER_STREAM_QUEUE",
+             "HCCL_BUFFSIZE", "ASCEND_SLOG_PRINT_TO_STDOUT")
 _SETTING = re.compile(r"(?<![A-Za-z_])(?:export\s+)?(?P<name>" + "|".join(VARIABLES) + r")\s*(?:=|:|is)\s*"
                       r"(?P<value>[^\s,;\]\)]+)")
 
 
 def extract(log: LogTable) -> dict[str, Fact]:
+    """Settings printed in log lines, then what attachments state that the lines do not; each with file and line."""
+    facts = logged(log)
+    for name, fact in attachments.extract(log).items():
+        facts.setdefault(name, fact)
+    return facts
+
+
+def logged(log: LogTable) -> dict[str, Fact]:
     """The first value each variable is logged with, as a fact with its file and line."""
     r = log.records
+    r = r[r["kind"] != KIND_ATTACHMENT]   # an environment dump's lines are read whole by evidence/attachments.py
     hits = r[r["msg"].str.contains("|".join(VARIABLES), regex=True)]
     facts: dict[str, Fact] = {}
     for file, line, msg in hits[["file", "line", "msg"]].itertuples(index=False):

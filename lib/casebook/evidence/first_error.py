@@ -5,12 +5,15 @@ import re
 
 import pandas as pd
 
+from ..bundle import ROLE_BBOX, ROLE_DEVICE_LOG, ROLE_DEVICE_OS_LOG
 from ..grammar import KIND_PTA
 from ..plog import LogTable
+from .cascade import CAUSE, DECORATION, classify
 from .codes import codes_in
 from .device_id import device_in
 from .items import ErrorLine
 
+DEVICE_SIDE_ROLES = (ROLE_DEVICE_LOG, ROLE_DEVICE_OS_LOG, ROLE_BBOX)
 # banner and table-border lines (HCCL's "____LINK_ERROR_INFO____") are layout, not the error
 _DECORATION = re.compile(r"^\s*(?:_{3,}|\|?\s*-{3,}|\|\s*$)")
 
@@ -22,12 +25,13 @@ def error_lines(log: LogTable) -> list[ErrorLine]:
     out = []
     for file, line, kind, time, pid, code, msg in zip(err["file"], err["line"], err["kind"], err["time"], err["pid"],
                                                       err["code"], err["msg"]):
-        if _DECORATION.match(msg) or not msg.strip():
+        if _DECORATION.match(msg) or not msg.strip() or classify(msg)[0] == DECORATION:
             continue
         f = files[file]
         codes = codes_in(msg)
+        # device-side files are written by device daemons (sklogd, TSCH): their pids are not the job's processes
         out.append(ErrorLine(file=file, line=int(line), time=time, node=f.node,
-                             pid=None if pd.isna(pid) or pid < 0 else int(pid),
+                             pid=None if pd.isna(pid) or pid < 0 or f.role in DEVICE_SIDE_ROLES else int(pid),
                              device=device_in(msg) if device_in(msg) is not None else f.device,
                              code=code if isinstance(code, str) else (codes[0][0] if codes else None),
                              text=msg, coarse=kind == KIND_PTA))
@@ -54,6 +58,8 @@ def extract_all(log: LogTable) -> list[ErrorLine]:
 
 
 def extract(log: LogTable) -> ErrorLine | None:
-    """The earliest error line of the whole bundle."""
+    """The earliest error line of the whole bundle that is a cause, not fallout or a wrapper of one
+    (the earliest line of any role when none is)."""
     lines = error_lines(log)
-    return min(lines, key=time_order) if lines else None
+    causes = [e for e in lines if classify(e.text)[0] == CAUSE]
+    return min(causes or lines, key=time_order) if lines else None

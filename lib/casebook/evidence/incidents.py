@@ -1,22 +1,137 @@
-"""Incidents: per node and device, the first error and the later error lines that followed it."""
+"""Incidents: per node, device and process, each burst of errors with its first real failure and its cascade.
+
+The seeds are the error lines and the device-side events (hardware errors, bbox records, exception dumps).
+Lines of a burst (no gap longer than BURST_GAP_S) form one incident; its `first` is the earliest line the
+cascade table calls a cause, so fallout (507899, 107022), wrappers (torch_npu ERRxxxxx, tracebacks,
+synchronize calls) and a lone generic 507018 never stand as the failure. An HCCL timeout or link failure
+that follows another device's own fault within CONSEQUENCE_WINDOW_S is marked a consequence of it.
+"""
 from __future__ import annotations
 
+from collections import Counter
+from dataclasses import replace
+from datetime import datetime
+
 from ..plog import LogTable
+from . import hardware, ranks
+from .cascade import BENIGN, CAUSE, DECORATION, DEVICE_FAULTS, GENERIC, PEER_SYMPTOMS, classify
 from .first_error import error_lines, time_order
-from .items import Incident
+from .items import ErrorLine, Incident
+
+#: Lines of one device closer than this (seconds) belong to one burst.
+BURST_GAP_S = 60
+#: HCCL waits up to HCCL_EXEC_TIMEOUT (default 1800 s) for a dead peer; a timeout later than this plus some
+#: slack after a device fault is not taken as its consequence.
+CONSEQUENCE_WINDOW_S = 2400
+
+
+def _seconds(t: str | None) -> float | None:
+    if not t:
+        return None
+    try:
+        return datetime.fromisoformat(t).timestamp()
+    except ValueError:
+        return None
+
+
+def _seeds(log: LogTable) -> list[tuple[ErrorLine, str, str | None]]:
+    """(line, cascade role, kind) for every error line and device event, devices filled in where known."""
+    events = hardware.extract(log)
+    event_of = {(r.file, r.line): ev for ev in events for r in ev.refs}
+    identity = ranks.identities(log)
+    lines = error_lines(log)
+    # a process whose lines name one device (or whose HCCL rank sits on one) owns its device-less lines too
+    pid_devices: dict[tuple, set] = {}
+    for e in lines:
+        if e.pid is not None and e.device is not None:
+            pid_devices.setdefault((e.node, e.pid), set()).add(e.device)
+    for (node, pid), info in identity.items():
+        if info.device is not None and (node, pid) not in pid_devices:
+            pid_devices[(node, pid)] = {info.device}
+    seeds = []
+    covered = set()
+    for e in lines:
+        role, kind, _ = classify(e.text)
+        ev = event_of.get((e.file, e.line))
+        if ev is not None:
+            e, role, kind = replace(e, device=ev.device), CAUSE, ev.kind
+        elif e.device is None and e.pid is not None and len(pid_devices.get((e.node, e.pid), ())) == 1:
+            e = replace(e, device=next(iter(pid_devices[(e.node, e.pid)])))
+        covered.add((e.file, e.line))
+        seeds.append((e, role, kind))
+    for ev in events:
+        if not any((r.file, r.line) in covered for r in ev.refs):
+            seeds.append((ErrorLine(ev.file, ev.line, ev.time, ev.node, None, ev.device, ev.code, ev.text), CAUSE,
+                          ev.kind))
+    return seeds
 
 
 def extract(log: LogTable) -> list[Incident]:
-    """One incident per (node, device) that logged errors, first by time; lines naming no device group by pid."""
-    ranks = {f.path: f.rank for f in log.files}
-    groups: dict[tuple, Incident] = {}
-    for e in sorted(error_lines(log), key=time_order):
-        key = (e.node, e.device, None if e.device is not None else e.pid)
-        inc = groups.get(key)
-        if inc is None:
-            groups[key] = Incident(node=e.node, rank=ranks.get(e.file), device=e.device, pid=e.pid, first=e,
-                                   cascade=0, last_time=e.time)
+    """Incidents, first by time: one per burst of one (node, device, process); device-side events have no process."""
+    rank_of_file = {f.path: f.rank for f in log.files}
+    identity = ranks.identities(log)
+    groups: dict[tuple, list] = {}
+    for seed in sorted(_seeds(log), key=lambda s: time_order(s[0])):
+        e = seed[0]
+        groups.setdefault((e.node, e.device, e.pid if e.device is None or e.pid is not None else None), []).append(seed)
+    # a device-side incident belongs to the rank whose process sits on that device, when only one does
+    rank_of_device: dict[tuple, set] = {}
+    for info in identity.values():
+        rank_of_device.setdefault((info.node, info.device), set()).add(info.rank)
+    incidents = []
+    for (node, device, pid), seeds in groups.items():
+        for burst in _bursts(seeds):
+            inc = _incident(node, device, pid, burst)
+            ident = identity.get((node, pid))
+            inc.rank = rank_of_file.get(inc.first.file) if ident is None else ident.rank
+            on_device = rank_of_device.get((node, device), set())
+            if inc.rank is None and pid is None and len(on_device) == 1:
+                inc.rank = next(iter(on_device))
+            incidents.append(inc)
+    incidents.sort(key=lambda i: time_order(i.first))
+    _mark_consequences(incidents)
+    return incidents
+
+
+def _bursts(seeds: list) -> list[list]:
+    out: list[list] = []
+    last = None
+    for seed in seeds:
+        t = _seconds(seed[0].time)
+        if out and (t is None or last is None or t - last <= BURST_GAP_S):
+            out[-1].append(seed)
         else:
-            inc.cascade += 1
-            inc.last_time = max(filter(None, (inc.last_time, e.time)), default=None)
-    return sorted(groups.values(), key=lambda i: time_order(i.first))
+            out.append([seed])
+        last = t if t is not None else last
+    return out
+
+
+def _incident(node, device, pid, burst: list) -> Incident:
+    def rank_of(seed) -> int:
+        role, kind = seed[1], seed[2]
+        if role == CAUSE:
+            return 0 if kind else 1
+        return {GENERIC: 2, BENIGN: 4, DECORATION: 5}.get(role, 3)
+    first = min(burst, key=rank_of)   # min keeps time order among equals
+    roles = Counter(role if role != CAUSE else "cause" for e, role, kind in burst if e is not first[0])
+    times = [e.time for e, _, _ in burst if e.time]
+    kind = first[2] or ("benign" if first[1] == BENIGN else "error")
+    return Incident(node=node, rank=None, device=device, pid=pid, first=first[0], cascade=len(burst) - 1,
+                    last_time=max(times) if times else None, kind=kind, roles=dict(roles))
+
+
+def _mark_consequences(incidents: list[Incident]) -> None:
+    faults = [i for i in incidents if i.kind in DEVICE_FAULTS and i.first.time]
+    for inc in incidents:
+        if inc.kind not in PEER_SYMPTOMS or not inc.first.time:
+            continue
+        t = _seconds(inc.first.time)
+        for f in faults:
+            ft = _seconds(f.first.time)
+            other = (f.node, f.device) != (inc.node, inc.device)
+            if other and ft is not None and t is not None and 0 <= t - ft <= CONSEQUENCE_WINDOW_S:
+                inc.role = "consequence"
+                inc.because = (f"{f.kind.replace('_', ' ')} on device {f.device}"
+                               + (f" of {f.node}" if f.node else "")
+                               + f" at {f.first.time} ({f.first.file}:{f.first.line}) came first")
+                break

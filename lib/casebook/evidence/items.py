@@ -56,6 +56,19 @@ class AicoreFault:
     bin_size: int | None = None
     pc: PcVerdict | None = None
     refs: list[LineRef] = field(default_factory=list)
+    family: str = "stars"           #: stars (910B/910C hex words), david (950 decimal bit lists), old (dump registers)
+    stream_id: int | None = None
+    task_id: int | None = None
+    pc_start_first_raw: int | None = None   #: outstanding form: the first pc start, when a second one is logged
+    error_bit_list: list[int] = field(default_factory=list)   #: 950 form: the decimal bit indices as logged
+    notes: list[str] = field(default_factory=list)             #: what the decode and the pc check add, in words
+    pc_peers: list[tuple[int, str]] = field(default_factory=list)  #: same kernel, same device: (pc start, file:line)
+    instructions: list[str] = field(default_factory=list)      #: objdump lines around the faulting offset
+
+    @property
+    def key(self) -> tuple:
+        """Kernel name (with its tiling key) on one device of one node: pc values compare only within a key."""
+        return (self.node, self.device, self.kernel)
 
 
 @dataclass(frozen=True)
@@ -79,6 +92,7 @@ class ProcessTopology:
     devices: dict[int, set[str]] = field(default_factory=dict)   #: device -> threads that set or used it
     set_device_seen: bool = False   #: its set-device lines are in the bundle (INFO level), not just error lines
     refs: list[LineRef] = field(default_factory=list)
+    ranks: dict[int, int | None] = field(default_factory=dict)   #: HCCL rank -> device, from its own init lines
 
     @property
     def drives_several_devices(self) -> bool:
@@ -94,6 +108,7 @@ class Topology:
     """(node, pid) -> devices -> threads, and whether one process drives several devices."""
 
     processes: list[ProcessTopology] = field(default_factory=list)
+    ranks: "RankView" = field(default_factory=lambda: RankView())
 
     @property
     def single_process_multi_device(self) -> bool | None:
@@ -110,15 +125,113 @@ class Topology:
 
 @dataclass
 class Incident:
-    """The first error on one device (or of one process) and how many error lines followed it."""
+    """One burst of errors on one device (or of one process): its first real failure and what followed it."""
 
     node: str | None
     rank: int | None
     device: int | None
     pid: int | None
     first: ErrorLine
-    cascade: int            #: later error lines of the same device or process
+    cascade: int            #: later error lines of the same burst
     last_time: str | None
+    kind: str = "error"     #: what the first failure is: aicore_exception, hwts_timeout, hardware_error, hccl_timeout, ...
+    role: str = "cause"     #: cause, or consequence (an HCCL timeout after another device's fault)
+    because: str | None = None   #: why it is a consequence, naming the earlier incident
+    roles: dict[str, int] = field(default_factory=dict)  #: later lines by cascade role: fallout, wrapper, generic, ...
+
+
+@dataclass
+class CoreDump:
+    """One core's section of a device exception dump."""
+
+    core: int
+    line: int
+    text: str = ""
+    aic_error: int | None = None
+    pc_start: int | None = None
+    current_pc: int | None = None
+
+
+@dataclass
+class DeviceDump:
+    """A device-side `<exception_print>` dump: one task's exception as the device's task scheduler saw it."""
+
+    file: str
+    line: int
+    time: str | None
+    node: str | None
+    device: int | None
+    stream_id: int | None
+    task_id: int | None
+    exception_code: str | None
+    kind: str                       #: aicore_exception, hwts_timeout, sdma_exception, aicpu_exception, exception
+    cores: list = field(default_factory=list)   #: CoreDump sections
+    detail: str | None = None       #: a plain-words line of the dump, e.g. "notify wait timeout"
+    refs: list[LineRef] = field(default_factory=list)
+
+
+@dataclass
+class DeviceEvent:
+    """A device-side event outside the plog error lines: hardware errors, bbox exceptions, driver reports."""
+
+    kind: str               #: hardware_error, ts_exception, driver_exception, pcie_error, hwts_timeout, aicore_exception
+    node: str | None
+    device: int | None
+    file: str
+    line: int
+    time: str | None
+    code: str | None        #: exception code or address that identifies it
+    text: str
+    refs: list[LineRef] = field(default_factory=list)   #: every line (in every file) that reports it
+
+
+@dataclass(frozen=True)
+class LinkFailure:
+    """A rank's report that it could not reach (or timed out waiting for) a peer rank."""
+
+    node: str | None
+    pid: int | None
+    rank: int | None        #: the reporting rank, when known
+    peer: int               #: the rank it names as the remote side
+    peer_ip: str | None
+    status: str             #: "no connect", "socket timeout", "notify timeout", ...
+    role: str | None        #: server / client, as HCCL logs it
+    file: str
+    line: int
+    time: str | None
+    text: str
+
+
+@dataclass
+class RankInfo:
+    """One rank: where it ran and when it first failed."""
+
+    rank: int
+    node: str | None
+    pid: int | None
+    device: int | None
+    ip: str | None = None
+    first_error: ErrorLine | None = None
+    ref: LineRef | None = None   #: the line that names the rank
+    rank_num: int | None = None  #: the group size the rank's init line states
+
+
+@dataclass
+class RankView:
+    """Across ranks: who failed first, whom the peers blame, who is missing, and whether clocks look skewed."""
+
+    rank_num: int | None = None
+    ranks: list[RankInfo] = field(default_factory=list)
+    links: list[LinkFailure] = field(default_factory=list)
+    blamed: dict[int, int] = field(default_factory=dict)    #: peer rank -> number of reports naming it
+    missing: list[int] = field(default_factory=list)         #: ranks expected or named but absent from the bundle
+    clock_skew: list[str] = field(default_factory=list)      #: notes on suspected clock differences between nodes
+
+    @property
+    def order(self) -> list[RankInfo]:
+        """Ranks with an error, earliest first error first (times from different nodes: see clock_skew)."""
+        failed = [r for r in self.ranks if r.first_error is not None]
+        return sorted(failed, key=lambda r: (r.first_error.time or "", r.rank))
 
 
 @dataclass(frozen=True)
@@ -145,3 +258,5 @@ class Evidence:
     incidents: list[Incident]
     facts: dict[str, Fact]
     error_lines: int
+    device_dumps: list = field(default_factory=list)    #: DeviceDump records
+    device_events: list = field(default_factory=list)   #: DeviceEvent records

@@ -1,4 +1,4 @@
-"""Process <-> device <-> thread map, keyed by (node, pid).
+"""Process <-> device <-> thread <-> rank map, keyed by (node, pid).
 
 Proof that a process drives a device is a line of that process naming the device from one of its
 threads: the runtime's set-device lines, or any runtime line carrying `device_id=N` with its thread id.
@@ -11,6 +11,7 @@ import re
 import pandas as pd
 
 from ..plog import LogTable
+from . import ranks
 from .items import LineRef, ProcessTopology, Topology
 
 _SET_DEVICE = re.compile(r"(?:set device|SetDevice)\b.*?device_id=(\d+)|^device_id=(\d+)")
@@ -41,4 +42,11 @@ def extract(log: LogTable) -> Topology:
         if str(tid) not in threads:
             threads.add(str(tid))
             p.refs.append(LineRef(file, int(line), time, msg))
-    return Topology(processes=sorted(procs.values(), key=lambda p: (p.node or "", p.pid)))
+    # a process's own HCCL init line gives its rank and that rank's device; it is kept apart from `devices`,
+    # which holds only what the process's runtime lines prove
+    for (node, pid), info in ranks.identities(log).items():
+        p = procs.setdefault((node, pid), ProcessTopology(node=node, pid=pid))
+        p.ranks[info.rank] = info.device
+        if info.ref is not None:
+            p.refs.append(info.ref)
+    return Topology(processes=sorted(procs.values(), key=lambda p: (p.node or "", p.pid)), ranks=ranks.extract(log))

@@ -1,4 +1,8 @@
 """Notebook front ends: ipywidgets composed over the library, with no domain logic of their own."""
+from .case_walk import CaseWalk
+from .kb_browser import KbBrowser
+from .plog_explorer import PlogExplorer
+from .quiz import Quiz
 from .triage_app import TriageApp
 
-__all__ = ["TriageApp"]
+__all__ = ["CaseWalk", "KbBrowser", "PlogExplorer", "Quiz", "TriageApp"]

@@ -1,28 +1,40 @@
-"""TriageApp: the walk of one case, a step at a time, with the engineer's answers re-ranking it live.
+"""TriageApp: open a bundle, walk its case a step at a time, answer what the logs lack, export the report.
 
-All log text reaches the page through `html.escape`: plog lines are untrusted input, never markup.
+All log text reaches the page escaped (see step_view): plog lines are untrusted input, never markup.
 """
 from __future__ import annotations
 
 from html import escape
+from pathlib import Path
 
 import ipywidgets as w
 
 from .. import walk
+from ..casefile import CaseFile
 from ..facts import FACTS, FactError
 from ..triage import Triage
+from .export import ExportPanel
+from .opener import BundleOpener
+from .step_view import step_html
 
 UNKNOWN = "unknown"
 EN, ZH = "en", "中文"
 _BOOL_OPTIONS = (UNKNOWN, "yes", "no")
 _ROOT = "root_cause"
-_CELL = "padding:2px 8px;text-align:left;vertical-align:top"
+#: The app's own labels in both languages (the walk's titles and questions come with theirs).
+LABELS = {
+    "back": ("Back", "上一步"), "next": ("Next", "下一步"), "files": ("Files read", "文件"),
+    "lines": ("lines", "行数"), "unparsed": ("unparsed", "未解析"), "warnings": ("warnings", "警告"),
+    "diagnosis": ("Diagnosis", "诊断"), "none": ("none confirmed or likely yet", "尚无确认或可能的结论"),
+    "candidates": ("candidates", "候选"), "open": ("open questions", "待回答问题"),
+    "empty": ("Open a bundle to start the walk.", "请先打开日志包。"),
+}
 
 
 class TriageApp:
-    """A case walk for the notebook: header, one step with back / next, questions, language switch."""
+    """The support engineer's app: bundle opener, files table, the walk with questions, export and case file."""
 
-    def __init__(self, triage: Triage) -> None:
+    def __init__(self, triage: Triage | None = None, *, folder: str | Path = ".") -> None:
         self.triage = triage
         self.steps: list[walk.Step] = []
         self.step_index = 0
@@ -30,14 +42,20 @@ class TriageApp:
         self._asks: dict[str, tuple[str, str | None]] = {}   # fact -> (ask, ask_zh), kept once closed
         self._homes: dict[str, set[str]] = {}                # fact -> keys of the steps that asked it
         self._rows: dict[str, w.VBox] = {}
+        self.opener = BundleOpener(self.load, kb=triage.kb if triage else None)
+        self.export = ExportPanel(lambda: self.triage, lambda: self.step.key if self.steps else None,
+                                  self._resumed, folder)
         self._build_widgets()
-        self._adopt_given_answers()
-        self.refresh()
+        if triage is not None:
+            self.load(triage)
+        else:
+            self.refresh()
 
     # -- layout ---------------------------------------------------------------------------------
     def _build_widgets(self) -> None:
         """Create the widgets that live as long as the app."""
         self.header = w.HTML()
+        self.files_table = w.HTML()
         self.language = w.ToggleButtons(options=(EN, ZH), value=EN, description="Language")
         self.back = w.Button(description="Back", icon="arrow-left")
         self.next = w.Button(description="Next", icon="arrow-right")
@@ -47,9 +65,11 @@ class TriageApp:
         self.question_box = w.VBox()
         self.back.on_click(lambda _: self._move(-1))
         self.next.on_click(lambda _: self._move(+1))
-        self.language.observe(lambda _: self._render_step(), names="value")
+        self.language.observe(lambda _: self._relabel(), names="value")
+        files = w.Accordion(children=[self.files_table], titles=("Files",), selected_index=None)
         nav = w.HBox([self.back, self.step_label, self.next])
-        self.widget = w.VBox([self.header, self.language, nav, self.body, self.question_box, self.status])
+        self.widget = w.VBox([self.opener.widget, self.header, files, self.language, nav, self.body,
+                              self.question_box, self.status, self.export.widget])
 
     def _repr_mimebundle_(self, **kwargs):
         """Display as the root widget, so a cell ending with `app` shows the app."""
@@ -59,6 +79,33 @@ class TriageApp:
         """Display the root widget."""
         from IPython.display import display
         display(self.widget)
+
+    def _label(self, key: str) -> str:
+        en, zh = LABELS[key]
+        return zh if self.language.value == ZH else en
+
+    # -- the case -------------------------------------------------------------------------------
+    def open(self, *paths, facts: dict | None = None) -> Triage:
+        """Read a bundle (with the progress bar) and walk it from the first step."""
+        self.opener.path_box.value = "; ".join(map(str, paths))
+        t = self.opener.open(*paths, facts=facts)
+        self.load(t)
+        return t
+
+    def load(self, triage: Triage) -> None:
+        """Walk this case from the first step; questions start from its answers."""
+        self.triage = triage
+        self.step_index = 0
+        self.questions, self._asks, self._homes, self._rows = {}, {}, {}, {}
+        self.files_table.value = triage.log.files_frame().to_html(index=False, escape=True, na_rep="", border=0)
+        self._adopt_given_answers()
+        self.refresh()
+
+    def _resumed(self, triage: Triage, case: CaseFile) -> None:
+        self.opener.path_box.value = "; ".join(case.paths)
+        self.load(triage)
+        if case.step:
+            self.goto(case.step)
 
     # -- navigation -----------------------------------------------------------------------------
     @property
@@ -82,7 +129,7 @@ class TriageApp:
     # -- state ----------------------------------------------------------------------------------
     def refresh(self) -> None:
         """Rebuild the walk from the triage and redraw everything."""
-        self.steps = walk.build(self.triage)
+        self.steps = walk.build(self.triage) if self.triage is not None else []
         for s in self.steps:
             for q in s.questions:
                 self._remember(q.fact, q.ask, q.ask_zh, s.key)
@@ -128,19 +175,33 @@ class TriageApp:
         self.refresh()
 
     # -- rendering ------------------------------------------------------------------------------
+    def _relabel(self) -> None:
+        self.back.description, self.next.description = self._label("back"), self._label("next")
+        self._render_header()
+        self._render_step()
+
     def _render_header(self) -> None:
         """Files, lines and the current diagnosis."""
+        if self.triage is None:
+            self.header.value = f"<div>{escape(self._label('empty'))}</div>"
+            return
         log, d = self.triage.log, self.triage.diagnosis
         verdict = (f"<b>{escape(d.case.id)}</b> ({escape(d.verdict)}, score {d.score:.2f})" if d
-                   else "none confirmed or likely yet")
+                   else escape(self._label("none")))
+        L = self._label
         self.header.value = (
-            f"<div>Files read: <b>{len(log.files)}</b> · lines: <b>{log.lines}</b> · "
-            f"unparsed: <b>{log.lines_unparsed}</b> · warnings: <b>{len(log.warnings)}</b></div>"
-            f"<div>Diagnosis: {verdict} · candidates: {len(self.triage.candidates)} · "
-            f"open questions: {len(self.triage.questions)}</div>")
+            f"<div>{L('files')}: <b>{len(log.files)}</b> · {L('lines')}: <b>{log.lines}</b> · "
+            f"{L('unparsed')}: <b>{log.lines_unparsed}</b> · {L('warnings')}: <b>{len(log.warnings)}</b></div>"
+            f"<div class='casebook-diagnosis'>{L('diagnosis')}: {verdict} · {L('candidates')}: "
+            f"{len(self.triage.candidates)} · {L('open')}: {len(self.triage.questions)}</div>")
 
     def _render_step(self) -> None:
         """The step label, navigation state, body and questions of the current step."""
+        if not self.steps:
+            self.step_label.value, self.body.value = "", ""
+            self.back.disabled = self.next.disabled = True
+            self.question_box.children = []
+            return
         s = self.step
         self.step_label.value = f"{self.step_index + 1}/{len(self.steps)} · {self._title(s)}"
         self.back.disabled = self.step_index == 0
@@ -169,10 +230,8 @@ class TriageApp:
         return self._rows[fact]
 
     def html_of_step(self) -> str:
-        """The current step as HTML: title, findings, cited lines; every text escaped."""
-        s = self.step
-        parts = [f"<h3>{escape(self._title(s))}</h3>", _findings_html(s.findings), _cited_html(s.cited)]
-        return "".join(p for p in parts if p)
+        """The current step as HTML: title, findings, tables, figures, cited lines; every text escaped."""
+        return step_html(self.step, self._title(self.step))
 
 
 def _shown(value: object) -> str:
@@ -180,23 +239,3 @@ def _shown(value: object) -> str:
     if isinstance(value, bool):
         return "yes" if value else "no"
     return str(value)
-
-
-def _findings_html(findings: list[str]) -> str:
-    """Findings as a bullet list; the walk's two-space indent becomes a nested item."""
-    items = []
-    for f in findings:
-        indent = ' style="margin-left:1.5em"' if f.startswith("  ") else ""
-        items.append(f"<li{indent}>{escape(f.strip())}</li>")
-    return f"<ul>{''.join(items)}</ul>" if items else ""
-
-
-def _cited_html(cited: list[walk.Cited]) -> str:
-    """Cited lines as a table of file:line and text."""
-    if not cited:
-        return ""
-    rows = "".join(f"<tr><td style='{_CELL};white-space:nowrap'><code>{escape(c.where)}</code></td>"
-                   f"<td style='{_CELL}'><code style='white-space:pre-wrap;word-break:break-all'>"
-                   f"{escape(c.text)}</code></td></tr>" for c in cited)
-    head = f"<tr><th style='{_CELL}'>file:line</th><th style='{_CELL}'>log line</th></tr>"
-    return f"<table>{head}{rows}</table>"

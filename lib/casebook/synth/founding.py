@@ -12,19 +12,17 @@ the terminal output `train_stdout.log`) and the `expect.yaml` the test harness c
   kernel-side fault, not the race.
 
 The output depends only on the seeds below (`random.Random`; no clock, no environment), so generating
-twice gives the same bytes. `write_samples(Path("kb/samples"))` rewrites the three folders.
+twice gives the same bytes. `casebook.synth.write_samples(Path("kb/samples"))` rewrites them.
 """
 from __future__ import annotations
 
 import random
-import shutil
 from dataclasses import replace
 from datetime import datetime, timedelta
-from pathlib import Path
 
 import yaml
 
-from .synth_lines import (FA_GRAD, Card, Fault, Line, background, card_start, card_step, card_stop, fault_block,
+from .lines import (FA_GRAD, Card, Fault, Line, background, card_start, card_step, card_stop, fault_block,
                           file_stamp, launch, load_kernel, process_start, prof_set_device, run_events, run_start,
                           run_stop, torch_npu_error, us)
 
@@ -299,16 +297,5 @@ SAMPLES = (("positive-info", positive_info), ("positive-error-level", positive_e
            ("negative-process-per-card", negative_process_per_card))
 
 
-def write_samples(root: Path) -> list[Path]:
-    """(Re)write the three sample folders under `root/task-queue-shared-cache-race/`; return the files written."""
-    written: list[Path] = []
-    for name, build in SAMPLES:
-        folder = Path(root) / CASE / name
-        if folder.exists():
-            shutil.rmtree(folder)
-        for rel, text in sorted(build().items()):
-            path = folder / rel
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_bytes(text.encode("utf-8"))
-            written.append(path)
-    return written
+#: (case, sample name, builder) of the founding case's samples.
+BUILDERS = tuple((CASE, name, build) for name, build in SAMPLES)

@@ -1,0 +1,120 @@
+"""The collect-more request: what to ask the customer for, derived from what the case still misses.
+
+Each ask names the thing to collect, why this case needs it (the evidence that is missing), and how to
+get it (commands and environment variables of CANN and torch_npu). Nothing is asked for that the bundle
+already holds.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .addresses import UNKNOWN as PC_UNKNOWN
+from .bundle import ROLE_DEVICE_LOG, ROLE_HOST_PLOG
+from .facts import FACTS
+from .triage import Triage
+
+#: Environment variables the request names, with what they change.
+LOG_SETTINGS = {
+    "ASCEND_GLOBAL_LOG_LEVEL": "plog level of every module: 0 DEBUG, 1 INFO, 2 WARNING, 3 ERROR (the default)",
+    "ASCEND_MODULE_LOG_LEVEL": "per-module level, e.g. RUNTIME=1:HCCL=1, so only those modules log at INFO",
+    "ASCEND_HOST_LOG_FILE_NUM": "rotated plog files kept per process (default 10); the oldest are deleted first",
+    "ASCEND_PROCESS_LOG_PATH": "where the plogs are written (default ~/ascend/log)",
+}
+
+
+@dataclass(frozen=True)
+class Ask:
+    """One thing to collect."""
+
+    what: str
+    why: str
+    how: tuple[str, ...]   #: commands or settings, one per line
+
+
+@dataclass
+class CollectRequest:
+    """Everything to ask the customer for, in the order it is worth collecting."""
+
+    asks: list[Ask]
+
+    def to_markdown(self) -> str:
+        """The request as Markdown, ready to paste into a ticket."""
+        if not self.asks:
+            return "Nothing more to collect: the bundle holds the evidence this case needs.\n"
+        out = ["Please send the following; each item says why this case needs it.", ""]
+        for n, a in enumerate(self.asks, start=1):
+            out.append(f"{n}. **{a.what}** — {a.why}")
+            if a.how:
+                out.append("")
+                out.append("   ```sh")
+                out += [f"   {h}" for h in a.how]
+                out.append("   ```")
+            out.append("")
+        return "\n".join(out)
+
+    def to_text(self) -> str:
+        """The request as plain text."""
+        out = []
+        for n, a in enumerate(self.asks, start=1):
+            out.append(f"{n}. {a.what}: {a.why}")
+            out += [f"     $ {h}" for h in a.how]
+        return "\n".join(out) + ("\n" if out else "Nothing more to collect.\n")
+
+
+def _levels(t: Triage) -> set[str]:
+    return {lv for lv in t.log.records["level"].dropna().unique()}
+
+
+def build(t: Triage) -> CollectRequest:
+    """The collect-more request for the current state of the case."""
+    asks: list[Ask] = []
+    log, ev = t.log, t.evidence
+    roles = {f.role for f in log.files if not f.skipped}
+    levels = _levels(t)
+    info_seen = bool(levels & {"INFO", "DEBUG"})
+    if ev.first_error is None:
+        asks.append(Ask("The full plog folder of the failing run",
+                        "no error line is in what was sent; the first failure may sit in a rotated-away or unsent file",
+                        ("tar czf plog.tar.gz ~/ascend/log        # or the folder set in ASCEND_PROCESS_LOG_PATH",)))
+    if ROLE_HOST_PLOG not in roles:
+        asks.append(Ask("Host plogs (debug and run)", "only screen output or device logs were sent; the host plog holds "
+                        "the runtime's own account of the failure with file and line",
+                        ("ls ~/ascend/log/debug/plog ~/ascend/log/run/plog",)))
+    faults = ev.aicore_faults
+    if any(f.pc is None or f.pc.verdict == PC_UNKNOWN for f in faults) or (faults and not info_seen):
+        asks.append(Ask("A rerun's plogs at INFO level for the runtime",
+                        "the kernel's binSize and load address are logged only at INFO level; without them the "
+                        "pc start / current check cannot say whether the core started in the right kernel",
+                        ("export ASCEND_MODULE_LOG_LEVEL=RUNTIME=1   # or ASCEND_GLOBAL_LOG_LEVEL=1 for every module",
+                         "export ASCEND_HOST_LOG_FILE_NUM=100        # keep the early lines from being rotated away")))
+    elif faults and any(f.pc and f.pc.collect for f in faults):
+        asks.append(Ask("More of the same run's logs", next(f.pc.collect for f in faults if f.pc and f.pc.collect), ()))
+    if ev.topology.single_process_multi_device is None:
+        asks.append(Ask("How the job starts its processes",
+                        "no line shows which devices each process set; the set-device lines are INFO-level runtime lines",
+                        ("the launch command (torchrun / msrun / mp.spawn / a single python process with threads)",
+                         "export ASCEND_MODULE_LOG_LEVEL=RUNTIME=1   # logs each thread's set-device call")))
+    if faults and ROLE_DEVICE_LOG not in roles:
+        asks.append(Ask("Device-side logs", "the AI Core fault is reported by the device; its own log shows the "
+                        "exception dump of the core",
+                        ("msnpureport        # exports the device logs (hisi_logs, message) to the current folder",
+                         "asys collect       # or CANN's collector: logs and environment in one folder")))
+    missing = list(t.questions)
+    env_facts = [q for q in missing if q.fact in FACTS and q.fact.isupper()]
+    if env_facts:
+        names = ", ".join(q.fact for q in env_facts)
+        asks.append(Ask("The job's environment", f"the case turns on {names}, which the logs do not show",
+                        ("env | grep -E 'ASCEND|TASK_QUEUE|HCCL|PYTORCH_NPU' | sort",
+                         "# and how the launch script sets them, if it does")))
+    if any(q.fact == "torch_npu_version" for q in missing) or (ev.aicore_faults and "torch_npu_version" not in t.facts):
+        asks.append(Ask("Installed versions", "the fix advice depends on the torch_npu and CANN versions",
+                        ("pip list 2>/dev/null | grep -i -E 'torch|npu|cann'",
+                         "cat /usr/local/Ascend/ascend-toolkit/latest/version.cfg")))
+    if any(q.fact == "failure_vanished_with_debug" for q in missing):
+        asks.append(Ask("Whether the failure survives debugging switches", "a failure that vanishes with "
+                        "ASCEND_LAUNCH_BLOCKING=1 or exception dump on points to a host-side race",
+                        ("ASCEND_LAUNCH_BLOCKING=1 <the same launch command>",)))
+    if faults or ev.incidents:
+        asks.append(Ask("The cards' health", "rules hardware in or out (memory errors, lost heartbeat, resets)",
+                        ("npu-smi info", "npu-smi info -t health -i <card id>")))
+    return CollectRequest(asks)

@@ -1,0 +1,66 @@
+"""Cascade roles of error lines: which line is a cause, and which is fallout, a wrapper or a generic code.
+
+The rules are data (data/cascade-rules.tsv): each row a regex, the role it gives a line and, for causes,
+the kind of failure. The first matching row wins, so the specific fallout codes (507899, 107022) and the
+wrappers (torch_npu ERRxxxxx, Python tracebacks, synchronize calls) come before the causes they carry.
+"""
+from __future__ import annotations
+
+import csv
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+
+CAUSE = "cause"
+FALLOUT = "fallout"
+WRAPPER = "wrapper"
+GENERIC = "generic"
+DECORATION = "decoration"
+BENIGN = "benign"
+ROLES = (CAUSE, FALLOUT, WRAPPER, GENERIC, DECORATION, BENIGN)
+
+#: Failure kinds that are a device's own fault; HCCL timeouts on other ranks after one of these are consequences.
+DEVICE_FAULTS = ("aicore_exception", "hardware_error", "hwts_timeout", "heartbeat_lost", "sdma_error", "ts_exception",
+                 "driver_exception")
+#: Failure kinds that other ranks' faults can cause.
+PEER_SYMPTOMS = ("hccl_timeout", "link_failure")
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One row of the cascade table."""
+
+    role: str
+    kind: str | None
+    pattern: re.Pattern
+    why: str
+    row: int     #: line in the TSV, for error messages
+
+
+class RuleError(ValueError):
+    """A cascade rule that cannot be used; the message names the file and line."""
+
+
+@lru_cache(maxsize=1)
+def rules() -> tuple[Rule, ...]:
+    """The cascade rules, in the table's order."""
+    text = resources.files("casebook").joinpath("data/cascade-rules.tsv").read_text(encoding="utf-8")
+    out = []
+    for row, r in enumerate(csv.DictReader(text.splitlines(), delimiter="\t", quoting=csv.QUOTE_NONE), start=2):
+        if r["role"] not in ROLES:
+            raise RuleError(f"data/cascade-rules.tsv:{row}: unknown role {r['role']!r}")
+        try:
+            pattern = re.compile(r["pattern"])
+        except re.error as e:
+            raise RuleError(f"data/cascade-rules.tsv:{row}: bad pattern: {e}") from e
+        out.append(Rule(r["role"], None if r["kind"] in ("", "-") else r["kind"], pattern, r["why"], row))
+    return tuple(out)
+
+
+def classify(text: str) -> tuple[str, str | None, str]:
+    """(role, kind, why) of one error line; a line no rule names is a cause of unknown kind."""
+    for rule in rules():
+        if rule.pattern.search(text):
+            return rule.role, rule.kind, rule.why
+    return CAUSE, None, "no rule marks it as fallout or a wrapper"

@@ -1,0 +1,73 @@
+"""Device-side exception dumps: the task scheduler's `<exception_print>` register blocks in device logs.
+
+An AI Core exception or an HWTS timeout makes the device's task scheduler (TSCH) log an ERROR line
+("hwts aic exception, bitmap=..." / "hwts timeout exception bitmap=..."), then a dump:
+`TIME:<t>, device_id=D, stream_id=S, task_id=T, exception_code=0x..`, the HWTS slot registers, and for an
+AI Core exception one `####AICORE_INFO_START: core_id=C` section per core with `AIC_ERROR`, `PC_START` and
+`CURRENT_PC`. Other TSCH lines may sit between the sections of one dump.
+"""
+from __future__ import annotations
+
+import re
+
+import pandas as pd
+
+from ..errcode import parse_int
+from ..grammar import KIND_EXCEPTION_PRINT, KIND_PLOG
+from ..plog import LogTable
+from .items import CoreDump, DeviceDump, LineRef
+
+_TIME = re.compile(r"^TIME:(?P<t>[\d:.-]+), device_id=(?P<dev>\d+), stream_id=(?P<stream>\d+), task_id=(?P<task>\d+)"
+                   r"(?:, exception_code=(?P<code>0x[0-9a-fA-F]+))?")
+_CORE = re.compile(r"AICORE_INFO_START: core_id=(?P<core>\d+)")
+_REG = re.compile(r"^(?P<key>AIC_ERROR|PC_START|CURRENT_PC)=(?P<value>0x[0-9a-fA-F]+|\d+)$")
+# the TSCH line that opens a dump says what kind of exception it is
+_TRIGGER = re.compile(r"hwts (?P<what>aic exception|timeout exception|sdma exception|aicpu exception)", re.I)
+_KINDS = {"aic exception": "aicore_exception", "timeout exception": "hwts_timeout",
+          "sdma exception": "sdma_exception", "aicpu exception": "aicpu_exception"}
+_DETAIL = re.compile(r"^(?P<d>[a-z][a-z ]+(?:timeout|error|exception))$", re.I)
+
+
+def extract(log: LogTable) -> list[DeviceDump]:
+    """Every exception dump in the device logs, with its cores' AIC_ERROR / PC_START / CURRENT_PC."""
+    r = log.records
+    files = {f.path: f for f in log.files}
+    hits = r[(r["kind"] == KIND_EXCEPTION_PRINT)
+             | ((r["kind"] == KIND_PLOG) & (r["level"] == "ERROR") & r["msg"].str.contains("hwts ", regex=False))]
+    dumps: list[DeviceDump] = []
+    current: dict[str, DeviceDump] = {}
+    trigger: dict[str, tuple[str, LineRef]] = {}
+    core: dict[str, CoreDump] = {}
+    for file, line, kind, time, msg in hits[["file", "line", "kind", "time", "msg"]].itertuples(index=False):
+        ref = LineRef(file, int(line), None if pd.isna(time) else time, msg)
+        if kind == KIND_PLOG:
+            m = _TRIGGER.search(msg)
+            if m and not ("slot_id=" in msg and file in current):
+                trigger[file] = (_KINDS[m["what"].lower()], ref)
+            continue
+        if m := _TIME.match(msg):
+            what, tref = trigger.pop(file, ("exception", None))
+            t = m["t"]
+            iso = f"{t[:10]}T{t[11:19]}.{t[20:23]}{t[24:27]}" if len(t) >= 27 else ref.time
+            f = files[file]
+            dump = DeviceDump(file=file, line=int(line), time=iso, node=f.node, device=int(m["dev"]),
+                              stream_id=int(m["stream"]), task_id=int(m["task"]),
+                              exception_code=m["code"].lower() if m["code"] else None, kind=what,
+                              refs=[x for x in (tref, ref) if x is not None])
+            dumps.append(dump)
+            current[file] = dump
+            core.pop(file, None)
+            continue
+        dump = current.get(file)
+        if dump is None:
+            continue
+        if m := _CORE.search(msg):
+            c = CoreDump(core=int(m["core"]), line=int(line), text=msg)
+            dump.cores.append(c)
+            core[file] = c
+        elif (m := _REG.match(msg)) and file in core:
+            setattr(core[file], m["key"].lower(), parse_int(m["value"]))
+        elif (m := _DETAIL.match(msg)) and dump.detail is None:
+            dump.detail = m["d"]
+            dump.refs.append(ref)
+    return dumps

@@ -1,0 +1,115 @@
+"""Device-side events outside the host's error lines: hardware memory errors, bbox exception records, driver reports.
+
+Sources: the device OS kernel log (`[Hardware Error]` blocks, tsdrv/drv_pcie reports logged at EVENT level
+with an `[ERROR]` inside), the `hisi_logs` bbox `history.log` ("system exception code [0x..]: ModuleName
+[TS]") and its `bbox/*.txt` details ("device_id-2 appeared multi ecc err, the physical address is 0x.."),
+and the device exception dumps. One event reported in several files (the same physical address, the same
+exception code on the same device within a second) is counted once, with every line kept as a reference.
+"""
+from __future__ import annotations
+
+import re
+
+import pandas as pd
+
+from ..bundle import ROLE_BBOX
+from ..grammar import KIND_BBOX
+from ..plog import LogTable
+from . import device_dump
+from .items import DeviceEvent, LineRef
+
+_HW = re.compile(r"\[Hardware Error\]:\s*(?P<rest>.*)$")
+_PHYS = re.compile(r"physical[_ ]address(?: is|:)\s*(?P<a>0x[0-9a-fA-F]+)", re.I)
+_ECC = re.compile(r"ecc err|Multi Bit Ecc|memory error", re.I)
+_DEV = re.compile(r"\bdevid[-:=]\s?(\d+)|\bdevice_id\s?[-=]\s?(\d+)|\bdevid: (\d+)|\[devid-(\d+)\]")
+_TS_EXC = re.compile(r"receive ts exception msg.*?(?:excep_code=|mntn_system_error: )(?P<code>0x[0-9a-fA-F]+)")
+_PCIE = re.compile(r"\[drv_pcie\].*?(?P<what>err addr|err ptr|err type is: (?P<code>0x[0-9a-fA-F]+))")
+_HISTORY = re.compile(r"system exception code \[(?P<code>0x[0-9a-fA-F]+)\]: ModuleName \[(?P<module>\w+)\], "
+                      r"ExceptionReason \[(?P<reason>\w+)\]")
+_EXCEP_ID = re.compile(r"excep_id: (?P<code>0x[0-9a-fA-F]+)")
+_MODULE_KINDS = {"TS": "ts_exception", "DRIVER": "driver_exception"}
+
+
+def _device(text: str, default: int | None) -> int | None:
+    m = _DEV.search(text)
+    return int(next(g for g in m.groups() if g is not None)) if m else default
+
+
+def extract(log: LogTable) -> list[DeviceEvent]:
+    """Device-side events, earliest first, each counted once across the files that report it."""
+    r = log.records
+    files = {f.path: f for f in log.files}
+    device_files = {f.path for f in log.files if f.role in ("device_log", "device_os_log", ROLE_BBOX)}
+    cand = r[r["file"].isin(device_files)]
+    cand = cand[cand["msg"].str.contains(r"Hardware Error|ecc err|Multi Bit Ecc|ts exception msg|\[drv_pcie\]|"
+                                         r"system exception code|excep_id", regex=True)]
+    events: list[DeviceEvent] = []
+    block: DeviceEvent | None = None
+    for file, line, kind, time, msg in cand[["file", "line", "kind", "time", "msg"]].itertuples(index=False):
+        time = None if pd.isna(time) else time
+        f = files[file]
+        ref = LineRef(file, int(line), time, msg)
+        if m := _HW.search(msg):
+            # one "[Hardware Error]" block is one event: consecutive lines of the same file
+            if block is not None and block.file == file and block.refs[-1].line == int(line) - 1:
+                block.refs.append(ref)
+            else:
+                block = DeviceEvent("hardware_error", f.node, f.device, file, int(line), time, None, m["rest"], [ref])
+                events.append(block)
+            if p := _PHYS.search(msg):
+                block.code = f"{int(p['a'], 16):#x}"
+            continue
+        block = None
+        if m := _TS_EXC.search(msg):
+            events.append(DeviceEvent("ts_exception", f.node, _device(msg, f.device), file, int(line), time,
+                                      m["code"].lower(), msg, [ref]))
+        elif m := _PCIE.search(msg):
+            events.append(DeviceEvent("pcie_error", f.node, _device(msg, f.device), file, int(line), time,
+                                      (m["code"] or "").lower() or None, msg, [ref]))
+        elif (m := _HISTORY.search(msg)) and kind == KIND_BBOX:
+            events.append(DeviceEvent(_MODULE_KINDS.get(m["module"], "device_exception"), f.node, f.device, file,
+                                      int(line), time, m["code"].lower(), msg, [ref]))
+        elif _ECC.search(msg):
+            p = _PHYS.search(msg)
+            events.append(DeviceEvent("hardware_error", f.node, _device(msg, f.device), file, int(line), time,
+                                      f"{int(p['a'], 16):#x}" if p else None, msg, [ref]))
+        elif m := _EXCEP_ID.search(msg):
+            events.append(DeviceEvent("driver_exception", f.node, _device(msg, f.device), file, int(line), time,
+                                      m["code"].lower(), msg, [ref]))
+    for dump in device_dump.extract(log):
+        events.append(DeviceEvent(dump.kind, dump.node, dump.device, dump.file, dump.line, dump.time,
+                                  dump.exception_code, dump.detail or f"{dump.kind.replace('_', ' ')} on stream "
+                                  f"{dump.stream_id}, task {dump.task_id}", list(dump.refs)))
+    return sorted(_merge(events), key=lambda e: (e.time is None, e.time or "", e.file, e.line))
+
+
+def _merge(events: list[DeviceEvent]) -> list[DeviceEvent]:
+    """One event per hardware address, and per (device, code) within one second: the first keeps the others' lines."""
+    out: list[DeviceEvent] = []
+    for e in events:
+        twin = next((o for o in out if _same(o, e)), None)
+        if twin is None:
+            out.append(e)
+            continue
+        twin.refs.extend(e.refs)
+        named = [x for x in (e, twin) if _DEV.search(x.text)]
+        if named and twin.device != _device(named[0].text, twin.device):
+            twin.device = _device(named[0].text, twin.device)
+        if e.time is not None and (twin.time is None or e.time < twin.time):
+            twin.time, twin.file, twin.line, twin.text = e.time, e.file, e.line, e.text   # located at its earliest timed report
+        if twin.code is None:
+            twin.code = e.code
+    return out
+
+
+def _same(a: DeviceEvent, b: DeviceEvent) -> bool:
+    if a.kind == b.kind == "hardware_error":
+        return a.code is not None and a.code == b.code
+    if a.kind != b.kind or a.device != b.device or a.node != b.node:
+        return False
+    if a.kind == "pcie_error":   # one PCIe fault is told over several lines in the same second
+        return a.time is not None and b.time is not None and a.time[:19] == b.time[:19]
+    if a.code is None or a.code != b.code:
+        return False
+    # a bbox detail file carries no time of its own: it belongs to the history record with the same code
+    return a.time is None or b.time is None or a.time[:19] == b.time[:19]

@@ -1,0 +1,44 @@
+"""Versions the log lines themselves show: CANN, driver, firmware, torch_npu and the chip (SoC) name.
+
+Plogs rarely print a version outright; they print install paths (`/usr/local/Ascend/CANN-6.4/...`,
+`ascend-toolkit/8.0.RC3/...`), package names (`Ascend-cann-toolkit_8.0.RC3`), `key: value` lines in
+install logs, and the runtime's SoC name. Each becomes a fact with the file and line it came from, and a
+note when it is read from a path and not stated. Attachment files (version.info, pip lists) are read
+elsewhere and win over these hints.
+"""
+from __future__ import annotations
+
+import re
+
+from ..plog import LogTable
+from .items import Fact
+
+_V = r"(?P<v>\d+\.\d+(?:\.(?:RC\d+|rc\d+|alpha\d+|beta\d+|post\d+|T\d+|\d+|[a-z](?![a-z])))*(?:\+\w+)?)"
+#: (fact, regex, note) in order of trust: stated versions first, path hints last.
+PATTERNS: tuple[tuple[str, re.Pattern, str | None], ...] = (
+    ("torch_npu_version", re.compile(r"torch[_-]npu(?:\s+version)?\s*(?:==|[:=]|\s)\s*v?" + _V, re.I), None),
+    ("cann_version", re.compile(r"\bCANN(?:\s+|_)version\s*[:=]?\s*" + _V, re.I), None),
+    ("cann_version", re.compile(r"Ascend-cann-(?:toolkit|kernels|nnae|nnal)[_-]" + _V, re.I), "from a package name"),
+    ("cann_version", re.compile(r"ascend-toolkit/" + _V + r"/"), "from the install path"),
+    ("cann_version", re.compile(r"/Ascend/CANN-" + _V + r"/", re.I), "from the install path"),
+    ("npu_driver_version", re.compile(r"\bdriver[ _]version\s*[:=]\s*" + _V, re.I), None),
+    ("npu_driver_version", re.compile(r"Ascend-hdk-\w+-npu-driver[_-]" + _V, re.I), "from a package name"),
+    ("firmware_version", re.compile(r"\bfirmware[ _]version\s*[:=]\s*" + _V, re.I), None),
+    ("firmware_version", re.compile(r"Ascend-hdk-\w+-npu-firmware[_-]" + _V, re.I), "from a package name"),
+    ("soc_version", re.compile(r"\bsoc[ _]?version(?: is|:|=)?\s*\[?(?P<v>Ascend\w+)\]?", re.I), None),
+)
+_PREFILTER = r"(?i)torch[_-]npu|CANN|Ascend-|ascend-toolkit|version"
+
+
+def extract(log: LogTable) -> dict[str, Fact]:
+    """The first version each fact is shown with, stated values before path hints."""
+    r = log.records
+    hits = r[r["msg"].str.contains(_PREFILTER, regex=True)]
+    found: dict[str, tuple[int, Fact]] = {}
+    for file, line, msg in hits[["file", "line", "msg"]].itertuples(index=False):
+        for rank, (name, pattern, note) in enumerate(PATTERNS):
+            m = pattern.search(msg)
+            if m is None or (name in found and found[name][0] <= rank):
+                continue
+            found[name] = (rank, Fact(name, m["v"], "log", file, int(line), note))
+    return {name: fact for name, (_, fact) in found.items()}

@@ -1,0 +1,92 @@
+"""One knowledge-base file: YAML front matter with the file line of every key, and the markdown body."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+
+@dataclass(frozen=True)
+class Problem:
+    """Something wrong in a KB file, at a line."""
+
+    file: str
+    line: int
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}: {self.message}"
+
+
+class KbDocument:
+    """A markdown file split into front matter (with line numbers) and body."""
+
+    def __init__(self, path: Path, rel: str, problems: list[Problem]):
+        self.rel, self.problems = rel, problems
+        self.data: dict = {}
+        self.lines: dict = {}
+        self.body = ""
+        self.body_line = 1
+        text = path.read_text(encoding="utf-8")
+        m = re.match(r"^---\n(.*?\n)---\n?(.*)$", text, re.S)
+        if not m:
+            self.problem(1, "no YAML front matter (a file starts with a '---' line and the front matter ends with one)")
+            self.body = text
+            return
+        self.body = m.group(2)
+        self.body_line = m.group(1).count("\n") + 3
+        try:
+            node = yaml.compose(m.group(1))
+            self.data = yaml.safe_load(m.group(1)) or {}
+        except yaml.YAMLError as e:
+            line = getattr(getattr(e, "problem_mark", None), "line", 0) + 2
+            self.problem(line, f"front matter is not valid YAML: {getattr(e, 'problem', e)}")
+            return
+        if not isinstance(self.data, dict):
+            self.problem(2, "front matter must be a mapping")
+            self.data = {}
+            return
+        self.lines = _line_map(node)
+
+    def line(self, *path) -> int:
+        """Line of a key (or list item) in the file, falling back to its parent's."""
+        while path:
+            if path in self.lines:
+                return self.lines[path]
+            path = path[:-1]
+        return 1
+
+    def problem(self, line: int, message: str) -> None:
+        """Record a problem of this file at a line."""
+        self.problems.append(Problem(self.rel, line, message))
+
+
+def _line_map(node, path=(), out=None) -> dict:
+    """(key, index, ...) -> 1-based file line, for every node of the front matter."""
+    out = {} if out is None else out
+    if isinstance(node, yaml.MappingNode):
+        for k, v in node.value:
+            p = path + (k.value,)
+            out[p] = k.start_mark.line + 2  # +1 for 1-based, +1 for the opening '---'
+            _line_map(v, p, out)
+    elif isinstance(node, yaml.SequenceNode):
+        for i, v in enumerate(node.value):
+            p = path + (i,)
+            out[p] = v.start_mark.line + 2
+            _line_map(v, p, out)
+    return out
+
+
+def sections(body: str) -> dict[str, str]:
+    """`## Heading` -> text under it."""
+    out: dict[str, str] = {}
+    current = None
+    for line in body.splitlines():
+        if line.startswith("## "):
+            current = line[3:].strip()
+            out[current] = ""
+        elif current is not None:
+            out[current] += line + "\n"
+    return {k: v.strip() for k, v in out.items()}

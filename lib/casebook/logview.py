@@ -1,0 +1,85 @@
+"""Views over the log table for exploring a bundle: level counts, filtered records, raw lines around a line."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pandas as pd
+
+from . import walk
+from .plog import LogTable, split_lines
+from .triage import Triage
+
+ANY = "(any)"
+NO_LEVEL = "(none)"   #: records without a level: block lines, screen output, unparsed lines
+
+
+def level_counts(log: LogTable) -> pd.DataFrame:
+    """Lines per level and file role, most frequent level first."""
+    roles = {f.path: f.role for f in log.files}
+    r = log.records.assign(level=log.records["level"].fillna(NO_LEVEL), role=log.records["file"].map(roles))
+    table = r.pivot_table(index="level", columns="role", values="line", aggfunc="count", fill_value=0)
+    table["total"] = table.sum(axis=1)
+    table.columns.name = None
+    return table.sort_values("total", ascending=False)
+
+
+@dataclass(frozen=True)
+class Filter:
+    """Which records to show; ANY (or an empty text) leaves a field free."""
+
+    level: str = ANY
+    module: str = ANY
+    file: str = ANY
+    pid: str = ANY
+    text: str = ""
+
+
+def choices(log: LogTable) -> dict[str, list[str]]:
+    """The values each filter field can take in this bundle."""
+    r = log.records
+    return {"level": [ANY, *sorted(r["level"].dropna().unique())],
+            "module": [ANY, *sorted(r["module"].dropna().unique())],
+            "file": [ANY, *[f.path for f in log.files if not f.skipped]],
+            "pid": [ANY, *[str(p) for p in sorted(r["pid"].dropna().unique())]]}
+
+
+def select(log: LogTable, f: Filter, limit: int = 200) -> pd.DataFrame:
+    """Records passing the filter (file, line, level, module, pid, time, msg), at most `limit` of them."""
+    r = log.records
+    mask = pd.Series(True, index=r.index)
+    for col in ("level", "module", "file"):
+        value = getattr(f, col)
+        if value != ANY:
+            mask &= r[col] == value
+    if f.pid != ANY:
+        mask &= r["pid"] == int(f.pid)
+    if f.text:
+        mask &= r["msg"].str.contains(f.text, case=False, regex=False, na=False)
+    cols = ["file", "line", "level", "module", "pid", "time", "msg"]
+    return r.loc[mask, cols].head(limit).reset_index(drop=True)
+
+
+def window(log: LogTable, file: str, line: int, before: int = 5, after: int = 5) -> pd.DataFrame:
+    """The raw lines `before` and `after` a line of a file, as read from disk, the line itself marked."""
+    f = log.file(file)
+    if f.skipped:
+        raise ValueError(f"{file}: not read ({f.skipped})")
+    with open(f.source, "rb") as fh:
+        lines = split_lines(fh.read())
+    if not 1 <= line <= len(lines):
+        raise ValueError(f"{file}:{line}: the file has {len(lines)} lines")
+    lo, hi = max(1, line - before), min(len(lines), line + after)
+    rows = [(n, ">>" if n == line else "", lines[n - 1].decode("utf-8", errors="replace").rstrip("\r"))
+            for n in range(lo, hi + 1)]
+    return pd.DataFrame(rows, columns=["line", "mark", "text"])
+
+
+def evidence_lines(t: Triage) -> list[tuple[str, int, str]]:
+    """(file, line, text) of every line the walk cites, in walk order, each once."""
+    seen, out = set(), []
+    for step in walk.build(t):
+        for c in step.cited:
+            if c.file and (c.file, c.line) not in seen:
+                seen.add((c.file, c.line))
+                out.append((c.file, c.line, c.text))
+    return out

@@ -1,0 +1,101 @@
+"""Rotated logs of one process: joined in time order, and a warning when the first error may be gone.
+
+CANN keeps at most ASCEND_HOST_LOG_FILE_NUM files (default 10) per process in each log folder and
+deletes the oldest when it opens a new one (domain.md §2), so the first error of a long run may be
+lost. Two signs say so: the process's oldest file starts in the middle of a record (its first line
+continues one begun in a deleted file), or the process has as many files as the limit allows.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+
+import pandas as pd
+
+from .bundle import ROLE_DEVICE_LOG, ROLE_HOST_PLOG, LogFile
+
+#: Files CANN keeps per process and folder when ASCEND_HOST_LOG_FILE_NUM is not set.
+DEFAULT_FILE_NUM = 10
+_NAME_TIME = re.compile(r"_(?P<ts>\d{17})\.log$")
+_LIMIT_SETTING = re.compile(r"ASCEND_HOST_LOG_FILE_NUM\s*(?:=|:|is)\s*['\"]?(?P<n>\d+)")
+
+
+@dataclass
+class Stream:
+    """The files one process wrote into one log folder, oldest first."""
+
+    folder: str
+    role: str
+    pid: int | None
+    device: int | None
+    files: list[LogFile] = field(default_factory=list)
+
+
+def name_time(f: LogFile) -> str:
+    """The creation time CANN writes into the file name (`_YYYYMMDDhhmmssSSS.log`), or '' if none."""
+    m = _NAME_TIME.search(f.path)
+    return m["ts"] if m else ""
+
+
+def order_key(f: LogFile) -> tuple:
+    """Sort key that puts the rotated files of one process in the order they were written."""
+    folder = str(PurePosixPath(f.path).parent)
+    return folder, f.role, f.pid if f.pid is not None else -1, f.device if f.device is not None else -1, \
+        name_time(f), f.path
+
+
+def streams(files: list[LogFile]) -> list[Stream]:
+    """Host plogs and device logs that were read, grouped by folder and process, each oldest first."""
+    groups: dict[tuple, Stream] = {}
+    for f in sorted((f for f in files if not f.skipped and f.role in (ROLE_HOST_PLOG, ROLE_DEVICE_LOG)),
+                    key=order_key):
+        folder = str(PurePosixPath(f.path).parent)
+        key = (folder, f.role, f.pid, f.device)
+        groups.setdefault(key, Stream(folder, f.role, f.pid, f.device)).files.append(f)
+    return list(groups.values())
+
+
+def file_limit(records: pd.DataFrame | None) -> tuple[int, str]:
+    """The rotation limit in force: as logged or dumped (ASCEND_HOST_LOG_FILE_NUM), else the default."""
+    if records is not None and len(records):
+        hits = records["msg"].str.contains("ASCEND_HOST_LOG_FILE_NUM", regex=False, na=False)
+        for msg in records.loc[hits, "msg"]:
+            if m := _LIMIT_SETTING.search(msg):
+                return int(m["n"]), "ASCEND_HOST_LOG_FILE_NUM as found in the bundle"
+    return DEFAULT_FILE_NUM, "the default ASCEND_HOST_LOG_FILE_NUM"
+
+
+def check(files: list[LogFile], records: pd.DataFrame | None = None, limit: int | None = None) -> list[str]:
+    """Warnings for processes whose first error may have been rotated away; each also goes on the oldest file."""
+    why = "given"
+    if limit is None:
+        limit, why = file_limit(records)
+    out = []
+    for s in streams(files):
+        oldest = s.files[0]
+        who = f"pid {s.pid}" if s.pid is not None else (f"device {s.device}" if s.device is not None else "one process")
+        notes = []
+        if oldest.continues:
+            notes.append("its oldest file starts in the middle of a record, so earlier files are missing")
+        if len(s.files) >= limit:
+            notes.append(f"it has {len(s.files)} files, the rotation limit ({limit}, {why}), so older files were "
+                         f"probably deleted")
+        if notes:
+            w = (f"{oldest.path}: {who} in {s.folder}: {'; '.join(notes)}. The first error may have been rotated "
+                 f"away: ask for every file of {s.folder}, and for a rerun with ASCEND_HOST_LOG_FILE_NUM raised")
+            oldest.warnings.append(w)
+            out.append(w)
+    return out
+
+
+def timeline(records: pd.DataFrame, files: list[LogFile]) -> pd.DataFrame:
+    """All records in one time order (µs, local time as logged); lines without a time stay after the line
+    before them in their file, and the rotated files of a process follow each other."""
+    if records.empty:
+        return records
+    rank = {f.path: n for n, f in enumerate(sorted(files, key=order_key))}
+    filled = records.groupby("file", sort=False)["time"].transform(lambda t: t.ffill().bfill())
+    key = pd.DataFrame({"t": filled.fillna("9999"), "f": records["file"].map(rank), "l": records["line"]})
+    order = key.sort_values(["t", "f", "l"], kind="stable").index
+    return records.loc[order].reset_index(drop=True)

@@ -1,0 +1,145 @@
+"""Errors no matched case explains, grouped into templates, and draft cases made from a template.
+
+Only ERROR lines (and error-block lines) go through Drain3, never the whole log: Drain3 is far slower than
+the targeted regexes the rest of the reader uses, and INFO lines would drown the errors in clusters.
+Variable tokens (addresses, numbers, ids, times, IPs, paths) are masked before mining, so that one
+message logged on eight devices is one template with a count of eight.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+import yaml
+from drain3 import TemplateMiner
+from drain3.masking import MaskingInstruction
+from drain3.template_miner_config import TemplateMinerConfig
+
+#: (regex, mask name), applied in order; the mask shows as `<NAME>` in a template.
+MASKS = (
+    (r"\d{4}-\d\d-\d\d[-T ]\d\d:\d\d:\d\d(?:[.,]\d+)*", "TIME"),
+    (r"(?:\d{1,3}\.){3}\d{1,3}(?:%\w+)?", "IP"),
+    (r"0x[0-9a-fA-F]+", "HEX"),
+    (r"(?<![\w/])(?:/[\w.\-]+)+/?", "PATH"),
+    (r"\b[0-9a-f]{16,}\b", "HASH"),
+    # numbers, but not the six-digit runtime codes (507015) nor digits inside names (EZ9999, GatherV2)
+    (r"(?<![\w.])(?![1-5]\d{5}(?![\w.]))-?\d+(?:\.\d+)?(?![\w.])", "NUM"),
+)
+#: Banners and table borders of HCCL's link table carry no message of their own.
+_DECORATION = re.compile(r"^\s*(?:_{3,}|\|?\s*-{3,}|\|\s*$)")
+
+
+@dataclass(frozen=True)
+class Template:
+    """A group of unexplained error lines that differ only in their variable tokens."""
+
+    template: str
+    count: int
+    file: str          #: first occurrence, by time
+    line: int
+    time: str | None
+    text: str          #: the first line as logged
+
+
+def _miner() -> TemplateMiner:
+    config = TemplateMinerConfig()
+    config.masking_instructions = [MaskingInstruction(rx, name) for rx, name in MASKS]
+    config.drain_sim_th = 0.5
+    config.profiling_enabled = False
+    return TemplateMiner(config=config)
+
+
+def mine(errors: pd.DataFrame, explained: set[tuple[str, int]] = frozenset()) -> list[Template]:
+    """Templates of the error lines not in `explained`, most frequent first (then by first time)."""
+    rows = errors[["file", "line", "time", "msg"]]
+    rows = rows.assign(_t=rows["time"].fillna("~")).sort_values(["_t", "file", "line"], kind="stable")
+    miner = _miner()
+    first: dict[int, tuple] = {}
+    for file, line, time, msg in rows[["file", "line", "time", "msg"]].itertuples(index=False):
+        if (file, int(line)) in explained or not str(msg).strip() or _DECORATION.match(str(msg)):
+            continue
+        result = miner.add_log_message(str(msg).strip())
+        first.setdefault(result["cluster_id"], (file, int(line), None if pd.isna(time) else time, str(msg).strip()))
+    out = [Template(c.get_template(), c.size, *first[c.cluster_id]) for c in miner.drain.clusters]
+    return sorted(out, key=lambda t: (-t.count, t.time or "~", t.file, t.line))
+
+
+def template_regex(template: str) -> str:
+    """A regex matching the lines of a template: literal text kept, each mask a run of non-spaces, and any run
+    of spaces as it was logged (Drain3 keeps single spaces between tokens)."""
+    parts = re.split(r"(<[A-Z]+>|<\*>)", template)
+    out = []
+    for p in parts:
+        if re.fullmatch(r"<[A-Z]+>|<\*>", p):
+            out.append(r"\S+")
+        elif p:
+            out.append(r"\s+".join(re.escape(w) for w in re.split(r"\s+", p)))
+    return "".join(out)
+
+
+def draft_case(t: Template, case_id: str) -> str:
+    """The text of a draft case file (`status: draft`) for this template, for an author to finish."""
+    if not re.fullmatch(r"[a-z0-9]+(?:-[a-z0-9]+)*", case_id):
+        raise ValueError(f"case id {case_id!r}: use lowercase words joined by '-'")
+    front = {
+        "id": case_id,
+        "title": f"Draft: {t.template[:100]}",
+        "title_zh": "",
+        "status": "draft",
+        "severity": "medium",
+        "action": "collect-more",
+        "summary": f"Unexplained error seen {t.count} time(s): {t.template[:160]}",
+        "components": [],
+        "codes": [],
+        "signatures": [{"id": "template", "field": "message", "regex": template_regex(t.template), "key": True,
+                        "weight": 3, "why": "The error lines this draft was made from."}],
+        "requires": [],
+        "against": [],
+        "fix": {"workaround": "Not known yet: the author fills this in once the cause is understood.",
+                "confirm": "Not known yet: the author describes how to prove the fix."},
+        "references": [],
+    }
+    where = f"{t.file}:{t.line}" + (f" at {t.time}" if t.time else "")
+    body = f"""
+## Symptom
+
+{t.count} unexplained error line(s) of this form, first at {where}:
+
+```
+{t.text}
+```
+
+Template: `{t.template}`
+
+## Root cause
+
+Not known yet. This draft was made from an error that no case of the knowledge base explained.
+
+## How to confirm
+
+Not written yet.
+
+## Fix
+
+Not written yet.
+
+## Confirming the fix
+
+Not written yet.
+
+## References
+
+None yet; a verified case cites public sources.
+"""
+    return "---\n" + yaml.safe_dump(front, sort_keys=False, allow_unicode=True, width=110) + "---\n" + body
+
+
+def write_draft(t: Template, case_id: str, kb_root: str | Path) -> Path:
+    """Write the draft as `<kb_root>/cases/<case_id>.md`; an existing case is never overwritten."""
+    path = Path(kb_root) / "cases" / f"{case_id}.md"
+    if path.exists():
+        raise FileExistsError(f"{path}: a case with this id exists")
+    path.write_text(draft_case(t, case_id), encoding="utf-8")
+    return path

@@ -1,0 +1,79 @@
+"""ExportPanel: the case report (Markdown and HTML, optionally redacted, with a collect-more request),
+and saving / resuming the case as a small JSON file."""
+from __future__ import annotations
+
+import base64
+from html import escape
+from pathlib import Path
+from typing import Callable
+
+import ipywidgets as w
+
+from .. import casefile, report
+from ..bundle import BundleError
+from ..triage import Triage
+
+
+class ExportPanel:
+    """Buttons and options under the walk; `current()` gives the case, `on_resume` takes a resumed one."""
+
+    def __init__(self, current: Callable[[], Triage | None], current_step: Callable[[], str | None],
+                 on_resume: Callable[[Triage, casefile.CaseFile], None], folder: str | Path = ".") -> None:
+        self.current, self.current_step, self.on_resume = current, current_step, on_resume
+        self.folder = Path(folder)
+        self.redact = w.Checkbox(value=False, description="redact IPs, hosts, user paths and names", indent=False)
+        self.collect_more = w.Checkbox(value=False, description="add a collect-more request", indent=False)
+        self.name = w.Text(value="case-report", description="Report")
+        self.export_button = w.Button(description="Export report", icon="file-export", button_style="primary")
+        self.notes = w.Textarea(placeholder="notes on this case (saved with it)", layout=w.Layout(width="60%"))
+        self.case_path = w.Text(value="case.json", description="Case file")
+        self.save_button = w.Button(description="Save case", icon="save")
+        self.resume_button = w.Button(description="Resume case", icon="folder-open")
+        self.status = w.HTML()
+        self.export_button.on_click(lambda _: self.export())
+        self.save_button.on_click(lambda _: self._guard(self.save))
+        self.resume_button.on_click(lambda _: self._guard(self.resume))
+        self.widget = w.VBox([
+            w.HBox([self.name, self.export_button, self.redact, self.collect_more]),
+            self.notes, w.HBox([self.case_path, self.save_button, self.resume_button]), self.status])
+
+    def _guard(self, action: Callable[[], object]) -> None:
+        try:
+            action()
+        except (casefile.CaseFileError, BundleError, OSError, ValueError) as e:
+            self.status.value = f"<span style='color:#b00'>{escape(str(e))}</span>"
+
+    def export(self) -> list[Path]:
+        """Write NAME.html and NAME.md into the folder; show where, with a download link for the HTML."""
+        t = self.current()
+        if t is None:
+            self.status.value = "Open a bundle first."
+            return []
+        stem = Path(self.name.value.strip() or "case-report").name
+        written = [report.write(t, self.folder / f"{stem}{suffix}", redact=self.redact.value,
+                                collect_more=self.collect_more.value) for suffix in (".html", ".md")]
+        data = base64.b64encode(written[0].read_bytes()).decode("ascii")
+        links = ", ".join(f"<code>{escape(str(p))}</code>" for p in written)
+        self.status.value = (f"<span class='casebook-exported'>Report written: {links}</span> · "
+                             f"<a download='{escape(written[0].name)}' href='data:text/html;base64,{data}'>"
+                             "download the HTML</a>")
+        return written
+
+    def save(self) -> Path:
+        """Save paths, answers, notes and the step on screen."""
+        t = self.current()
+        if t is None:
+            raise ValueError("open a bundle before saving the case")
+        path = casefile.CaseFile.of(t, notes=self.notes.value, step=self.current_step()).save(
+            self.folder / self.case_path.value.strip())
+        self.status.value = f"Case saved: <code>{escape(str(path))}</code>"
+        return path
+
+    def resume(self) -> Triage:
+        """Load the case file, read its bundle again and hand the case to the app."""
+        cf = casefile.load(self.folder / self.case_path.value.strip())
+        t = cf.resume()
+        self.notes.value = cf.notes
+        self.on_resume(t, cf)
+        self.status.value = f"Case resumed: {len(cf.answers)} answer(s), {len(cf.paths)} path(s)"
+        return t

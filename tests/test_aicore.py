@@ -1,0 +1,142 @@
+"""AI Core faults: codes, pc start / current, device dumps, the walk's tables and figures, the JSON fields."""
+from matplotlib.figure import Figure
+
+from casebook import walk
+from casebook.addresses import CONSISTENT, PC_CURRENT_MISMATCH, PC_START_SUSPECT, UNKNOWN
+from casebook.contract import to_dict, validate
+from casebook.errcode import NO_BIT_TEXT, decode_bit_list, is_bit_list, meaning, parse_bit_list
+from casebook.evidence import extract_evidence
+from casebook.plog import read_plog
+from casebook.triage import triage
+from conftest import write_log
+
+HDR = "[ERROR] RUNTIME(100,python):2026-03-14-10:00:{s:02d}.{ms:03d}.000 [x.cc:1]100 F:"
+
+
+def line(msg, s=0, ms=0):
+    return HDR.format(s=s, ms=ms) + msg + "\n"
+
+
+def report(dev, serial, core, pc, cur, ec="0", what="there is an exception of aicore error"):
+    return line(f"The error from device(chipId:{dev}, dieId:0), serial number is {serial}, {what}, core id is {core}, "
+                f"error code = {ec}, dump info: pc start: {pc}, current: {cur}, vec error info: 0, mte error info: 0.")
+
+
+def kernel(dev, name, task=1):
+    return line(f"Aicore kernel execute failed, device_id={dev}, stream_id=2, report_stream_id=2, task_id={task}, "
+                f"flip_num=0, fault kernel_name={name}, program id=1, hash=1.")
+
+
+def binsize(name, size):
+    return line(f"kernel_name={name}, kernelNameSize=20, binSize={size}.")
+
+
+def faults_of(tmp_path, text, name="plog-100_20260314100000000.log"):
+    return extract_evidence(read_plog(write_log(tmp_path, name, text))).aicore_faults
+
+
+def test_gatherv2_decoded_with_verdict_and_reason(corpus):
+    t = triage(corpus / "aicore-gatherv2-asys")
+    (f,) = t.evidence.aicore_faults        # plog-370 and plog-1216 both report serial 367: counted once
+    assert {r.file.rsplit("/", 1)[1][:9] for r in f.refs if r.line == 8368} == {"plog-370_", "plog-1216"}
+    assert (f.error_code, f.error_bits, f.op, f.ret_code) == (0x10, ["CCU_ILLEGAL_INSTR"], "GatherV2", "0x26")
+    assert (f.stream_id, f.task_id, f.family) == (2, 6, "stars")
+    doc = to_dict(t)
+    validate(doc)
+    (j,) = doc["aicore_faults"]
+    assert (j["offset"], j["offset_msaicerr"], j["offset_agrees"]) == ("0x3d2c", "0x3d2c", True)
+    assert (j["pc_start"], j["pc_start_raw"], j["current"]) == ("0x124080064000", "0x1000124080064000", "0x124080067d2c")
+    assert j["pc_verdict"] == UNKNOWN and "no binSize line" in j["pc_reason"] and "INFO" in j["pc_collect"]
+    assert j["error_meanings"]["CCU_ILLEGAL_INSTR"].startswith("The scalar unit met an instruction")
+
+
+def test_old_layout_device_dump_tied_to_the_hosts_gatherv2_kernel(corpus):
+    ev = extract_evidence(read_plog(corpus / "aicore-old-slog-layout"))
+    (f,) = ev.aicore_faults
+    assert (f.file, f.line) == ("slog/device-0/device-0_20200909152235075.log", 204)
+    assert (f.device, f.stream_id, f.task_id, f.cores) == (0, 523, 2, list(range(16)))
+    assert (f.error_code, f.error_bits, f.family) == (0x10, ["CCU_ILLEGAL_INSTR"], "old")
+    assert (f.pc_start_raw, f.current_raw) == (0x1000100800018000, 0x100800018130)
+    assert (f.kernel, f.op) == ("0_1_GatherV2", "GatherV2")
+    assert ("slog/host-0/host-0_20200909152234009.log", 2743) in {(r.file, r.line) for r in f.refs}
+    assert any("equals the function address the host logged at launch" in n and ":2548" in n for n in f.notes)
+    (dump,) = [d for d in ev.device_dumps if d.kind == "aicore_exception"]
+    assert (dump.exception_code, len(dump.cores), dump.cores[0].aic_error) == ("0xb4060006", 16, 0x10)
+
+
+def test_error_code_zero_means_look_at_the_extend_info(tmp_path):
+    (f,) = faults_of(tmp_path, report(0, 5, 1, "0x1000", "0x1100"))
+    assert f.error_bits == [] and any("does not mean 'no error'" in n for n in f.notes)
+    (f,) = faults_of(tmp_path, report(0, 5, 1, "0x1000", "0x1100")
+                     + line("The extend info: errcode:(0, 0x8000, 0) errorStr: bus. fixp_error0 info: 0x0"), "b.log")
+    assert f.error_bits == ["CCU_BUS_ERR"] and not any("does not mean" in n for n in f.notes)
+    (f,) = faults_of(tmp_path, report(0, 5, 1, "0x1000", "0x1100")
+                     + line("The extend info: errcode:(0, 0, 0) errorStr:  fixp_error0 info: 0x0"), "c.log")
+    assert f.error_bits == [] and f.error_str == NO_BIT_TEXT
+
+
+def test_950_decimal_bit_list_is_parsed_and_left_undecoded_without_its_table(tmp_path):
+    text = line("An error occurs on the device(chipId:1, dieId:0), the serial number is 9, the error is aicore error, "
+                "core id is 3, error code = 4, 79, dump info: pc start: 0x2000, current: 0x2040, sc error info: 0, "
+                "su error info: 0") + line("The extend info: errcode:(4, 79) errorStr: x subErrType: 0x1.")
+    (f,) = faults_of(tmp_path, text)
+    assert (f.family, f.device, f.serial, f.error_bit_list, f.error_bits) == ("david", 1, 9, [4, 79], [])
+    assert any("950 bit table is not shipped" in n for n in f.notes)
+    assert is_bit_list("4, 79") and not is_bit_list("0x10") and parse_bit_list("4 79") == [4, 79]
+    assert decode_bit_list([4]) == [(4, None)]
+
+
+def test_outstanding_form_checks_the_second_pc_start(tmp_path):
+    text = (line("The error from device(chipId:0, dieId:0), serial number is 3, there is an aicore error exception, "
+                 "core id is 0, error code = 0x10, dump info: first pc start: 0x5000, second pc start: 0x9000, current: "
+                 "0x9040, vec error info: 0") + kernel(0, "Add_1") + binsize("Add_1", 0x100))
+    (f,) = faults_of(tmp_path, text)
+    assert (f.pc_start_first_raw, f.pc_start_raw) == (0x5000, 0x9000)
+    assert f.pc.verdict == CONSISTENT and any("Outstanding report" in n for n in f.notes)
+
+
+def test_msaicerr_low20_offset_disagrees_across_a_1mib_boundary(tmp_path):
+    (f,) = faults_of(tmp_path, report(0, 1, 0, "0x1240800ff000", "0x124080100010"))
+    assert any("low-20-bit offset is -0xfeff0" in n and "48-bit offset 0x1010" in n for n in f.notes)
+
+
+def test_same_kernel_pc_start_compared_on_one_device_only(tmp_path):
+    k = "FlashAttentionScoreGrad_8ac1_high_performance_1000"
+    one_device = (report(3, 10, 1, "0x120000100000", "0x120000100100") + kernel(3, k, 1)
+                  + report(3, 11, 2, "0x120000900000", "0x120000100200", what="there is an aivec error exception")
+                  + kernel(3, k, 2) + binsize(k, 0x800))
+    first, second = faults_of(tmp_path, one_device)
+    assert first.pc.verdict == CONSISTENT
+    assert second.pc.verdict == PC_START_SUSPECT and "plog-100_20260314100000000.log:1)" in second.pc.reason
+    assert any("also reported with pc start 0x120000100000" in n for n in second.notes)
+    two_devices = (report(3, 10, 1, "0x120000100000", "0x120000100100") + kernel(3, k, 1)
+                   + report(4, 11, 2, "0x120000900000", "0x120000100200") + kernel(4, k, 2) + binsize(k, 0x800))
+    a, b = faults_of(tmp_path, two_devices, "two.log")
+    assert b.pc.verdict == PC_CURRENT_MISMATCH and not b.pc_peers    # each device loads its own copy
+
+
+def test_cores_of_one_fault_merge_and_binsize_is_half_open(tmp_path):
+    text = (report(0, 7, 1, "0x4000", "0x4100") + report(0, 7, 2, "0x4000", "0x4100") + kernel(0, "Mul_2")
+            + binsize("Mul_2", 0x100))
+    (f,) = faults_of(tmp_path, text)
+    assert f.cores == [1, 2] and f.pc.verdict == PC_CURRENT_MISMATCH     # offset == binSize is outside
+
+
+def test_walk_shows_decode_tables_and_the_address_plot(corpus):
+    steps = {s.key: s for s in walk.build(triage(corpus / "aicore-gatherv2-asys"))}
+    captions = [c for c, _ in steps["error_code"].tables]
+    bits = dict(steps["error_code"].tables)["Error bits of the fault on device 0, serial 367"]
+    assert bits.iloc[0][["word", "bit", "mask", "name"]].tolist() == ["a", 4, "0x10", "CCU_ILLEGAL_INSTR"]
+    assert "Codes in the error lines" in captions
+    (caption, pc), = steps["pc_start"].tables
+    values = dict(zip(pc["quantity"], pc["value"]))
+    assert (values["offset = current - pc start"], values["msaicerr offset (low 20 bits)"]) == ("0x3d2c", "0x3d2c")
+    assert values["binSize"] == "not logged" and values["verdict"] == UNKNOWN
+    (make,) = steps["pc_start"].figures
+    assert make.caption == "Address map of the first AI Core fault" and isinstance(make(), Figure)
+
+
+def test_every_bit_has_a_meaning():
+    assert meaning("CCU_BUS_ERR").startswith("A scalar load or store")
+    assert meaning("CUBE_L0A_ECC") == "cube (matrix) unit: multi-bit memory error: hardware, see the RAS alarms."
+    assert meaning("VEC_UB_ADDR_WRAP_AROUND").startswith("vector unit: address ran past the end")

@@ -1,0 +1,191 @@
+"""Archives: every container shape reads exactly the lines of the folder it packs; damage is read up to."""
+import gc
+import gzip
+import io
+import pickle
+import tarfile
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from casebook.archive import MEMBER_SEP, path_for_roles
+from casebook.plog import read_file, read_plog
+from casebook.spool import Limits
+from conftest import COLLECTIONS
+
+
+def pack_tar(src: Path, out: Path, mode: str = "w") -> Path:
+    with tarfile.open(out, mode) as tar:
+        tar.add(src, arcname=src.name)
+    return out
+
+
+def pack_zip(src: Path, out: Path) -> Path:
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as zf:
+        for p in sorted(src.rglob("*")):
+            if p.is_file():
+                zf.write(p, p.relative_to(src.parent).as_posix())
+    return out
+
+
+def accounting(log, prefix=""):
+    """(member path without the archive prefix, role, node, rank, device, pid, lines, unparsed) of each file."""
+    return sorted((f.path.split(MEMBER_SEP)[-1] if MEMBER_SEP in f.path else prefix + f.path, f.role, f.node,
+                   f.rank, f.device, f.pid, f.lines, f.unparsed) for f in log.files)
+
+
+@pytest.mark.parametrize("name", COLLECTIONS)
+@pytest.mark.parametrize("shape", ["tar", "tar.gz", "tgz", "zip"])
+def test_each_archive_shape_reads_what_the_folder_reads(corpus, tmp_path, name, shape):
+    folder = read_plog(corpus / name)
+    if shape == "zip":
+        archive = pack_zip(corpus / name, tmp_path / f"{name}.zip")
+    else:
+        archive = pack_tar(corpus / name, tmp_path / f"{name}.{shape}", "w" if shape == "tar" else "w:gz")
+    packed = read_plog(archive)
+    assert accounting(packed) == accounting(folder, prefix=f"{name}/")
+    assert packed.lines == folder.lines and packed.lines_unparsed == folder.lines_unparsed
+    assert all(f.path.startswith(f"{archive.name}{MEMBER_SEP}{name}/") for f in packed.files)
+    assert packed.records["file"].isin([f.path for f in packed.files]).all()
+
+
+def test_single_gz_file_and_nested_archives_in_a_folder(corpus, tmp_path):
+    host = corpus / "aicore-old-slog-layout/slog/host-0/host-0_20200909152234009.log"
+    (tmp_path / "bundle").mkdir()
+    (tmp_path / "bundle" / (host.name + ".gz")).write_bytes(gzip.compress(host.read_bytes()))
+    inner = pack_zip(corpus / "hccl-event-timeout-2workers", tmp_path / "w.zip")
+    pack_tar(inner, tmp_path / "bundle" / "nodes.tar.gz", "w:gz")
+    log = read_plog(tmp_path / "bundle")
+    gz = log.file(f"{host.name}.gz{MEMBER_SEP}{host.name}")
+    assert (gz.role, gz.pid, gz.lines) == ("host_plog", 13694, host.read_bytes().count(b"\n"))
+    nested = [f for f in log.files if f.path.startswith(f"nodes.tar.gz{MEMBER_SEP}w.zip{MEMBER_SEP}")]
+    assert len(nested) == 6 and {f.node for f in nested} == {"worker-0", "worker-1"}
+    assert sum(f.lines for f in nested) == read_plog(corpus / "hccl-event-timeout-2workers").lines
+
+
+def test_archive_names_count_as_folders_for_roles():
+    assert path_for_roles("worker-3.tar.gz!/process_log/debug/plog/plog-1_20260101000000000.log") == \
+        "worker-3/process_log/debug/plog/plog-1_20260101000000000.log"
+    assert path_for_roles("a/rank_2.zip!/x.tgz!/plog-1_20260101000000000.log") == \
+        "a/rank_2/x/plog-1_20260101000000000.log"
+
+
+def test_member_files_pickle_and_read_alone_then_the_spool_goes(corpus, tmp_path):
+    archive = pack_tar(corpus / "hccl-event-timeout-2workers", tmp_path / "b.tgz", "w:gz")
+    log = read_plog(archive)
+    f = log.files[0]
+    spool_dir = f.spool.dir
+    copy = pickle.loads(pickle.dumps(f))         # what a worker process would receive
+    copy.lines = 0
+    mine = log.records[log.records["file"] == f.path]
+    assert [(r[1], r[2], r[13]) for r in read_file(copy)] == list(zip(mine["line"], mine["kind"], mine["msg"]))
+    del copy
+    gc.collect()
+    assert spool_dir.is_dir()                    # a copy never removes the folder
+    assert sorted(p.name for p in spool_dir.iterdir()) == [p.name for p in sorted(spool_dir.iterdir())]
+    assert all(p.name.endswith(".member") for p in spool_dir.iterdir())
+    log.close()
+    assert not spool_dir.exists()
+
+
+def test_spool_is_removed_when_the_table_is_dropped(corpus, tmp_path):
+    archive = pack_zip(corpus / "hccl-event-timeout-2workers", tmp_path / "b.zip")
+    log = read_plog(archive)
+    spool_dir = log.files[0].spool.dir
+    del log
+    gc.collect()
+    assert not spool_dir.exists()
+
+
+def test_truncated_gzip_is_read_up_to_the_damage(tmp_path):
+    text = b"".join(b"[ERROR] APP(1,p):2026-01-01-00:00:00.000.000 [a.cc:1]1 F:line %d\n" % i for i in range(20000))
+    blob = gzip.compress(text)
+    (tmp_path / "plog-1_20260101000000000.log.gz").write_bytes(blob[: len(blob) // 2])
+    log = read_plog(tmp_path)
+    (f,) = log.files
+    assert f.path == f"plog-1_20260101000000000.log.gz{MEMBER_SEP}plog-1_20260101000000000.log"
+    assert 0 < f.lines < 20000 and f.skipped is None
+    assert any("damaged or truncated" in w and f.path in w for w in log.warnings)
+
+
+def test_truncated_tar_gz_keeps_the_members_before_and_part_of_the_broken_one(tmp_path):
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:gz") as tar:
+        for n in range(3):
+            data = b"".join(b"[INFO] APP(%d,p):2026-01-01-00:00:00.000.000 x %d %d\n" % (n, n, i)
+                            for i in range(30000))
+            info = tarfile.TarInfo(f"log/plog-{n}_20260101000000000.log")
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    blob = buf.getvalue()
+    (tmp_path / "cut.tar.gz").write_bytes(blob[: int(len(blob) * 0.5)])
+    log = read_plog(tmp_path / "cut.tar.gz")
+    read = [f for f in log.files if not f.skipped]
+    assert read[0].lines == 30000
+    assert any("damaged or truncated" in w for f in read for w in f.warnings)
+
+
+def test_corrupt_zip_member_is_named_and_the_others_are_read(tmp_path):
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("a/plog-1_20260101000000000.log", b"[ERROR] APP(1,p):2026-01-01-00:00:00.000.000 one\n" * 500)
+        zf.writestr("b/plog-2_20260101000000000.log", b"[ERROR] APP(2,p):2026-01-01-00:00:00.000.000 two\n" * 500)
+    blob = bytearray(buf.getvalue())
+    start = blob.index(b"a/plog-1_20260101000000000.log") + len("a/plog-1_20260101000000000.log")
+    for i in range(start + 20, start + 40):
+        blob[i] ^= 0x5A
+    (tmp_path / "bad.zip").write_bytes(bytes(blob))
+    log = read_plog(tmp_path / "bad.zip")
+    good = log.file(f"bad.zip{MEMBER_SEP}b/plog-2_20260101000000000.log")
+    assert good.lines == 500 and not good.warnings
+    bad = log.file(f"bad.zip{MEMBER_SEP}a/plog-1_20260101000000000.log")
+    assert any(bad.path in w for w in bad.warnings)
+
+
+def test_zip_without_its_directory_is_read_from_local_headers(tmp_path):
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+        for n in range(3):
+            zf.writestr(f"plog-{n}_20260101000000000.log", b"[INFO] APP(1,p):2026-01-01-00:00:00.000.000 x\n" * 100)
+    blob = buf.getvalue()
+    (tmp_path / "cut.zip").write_bytes(blob[: blob.index(b"PK\x01\x02")])   # the central directory is lost
+    log = read_plog(tmp_path / "cut.zip")
+    assert [f.lines for f in log.files] == [100, 100, 100]
+    assert all("zip directory missing" in f.warnings[0] for f in log.files)
+    (tmp_path / "cut.zip").write_bytes(blob[: blob.index(b"PK\x01\x02") - 40])   # and the last entry cut short
+    log = read_plog(tmp_path / "cut.zip")
+    assert [f.lines for f in log.files][:2] == [100, 100] and log.files[2].lines < 100
+    assert any("truncated" in w or "damaged" in w for w in log.files[2].warnings)
+
+
+def test_unsupported_compression_is_listed_with_its_reason(tmp_path):
+    import bz2
+    (tmp_path / "logs.tar.bz2").write_bytes(bz2.compress(b"x" * 100))
+    (tmp_path / "plog-1_20260101000000000.log").write_text("[INFO] APP(1,p):2026-01-01-00:00:00.000.000 x\n")
+    log = read_plog(tmp_path)
+    assert log.file("logs.tar.bz2").skipped.startswith("unsupported compression (bz2)")
+
+
+def test_limits_are_function_arguments(tmp_path):
+    (tmp_path / "big.log.gz").write_bytes(gzip.compress(b"[INFO] APP(1,p):2026-01-01-00:00:00.000.000 x\n" * 5000))
+    log = read_plog(tmp_path, limits=Limits(max_bytes=1000))
+    (f,) = log.files
+    assert f.skipped and "--max-bytes" in f.skipped and f.lines == 0
+    assert read_plog(tmp_path).files[0].lines == 5000
+
+
+def test_member_names_are_shown_with_slashes_and_without_dot_prefix(tmp_path):
+    line = b"[ERROR] APP(3,python):2026-01-01-00:00:00.000.000 x\n"
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        zf.writestr("worker-1\\debug\\plog\\plog-3_20260101000000000.log", line)
+    (tmp_path / "win.zip").write_bytes(buf.getvalue())
+    with tarfile.open(tmp_path / "dot.tar", "w") as tar:
+        info = tarfile.TarInfo("./run/plog/plog-4_20260101000000000.log")
+        info.size = len(line)
+        tar.addfile(info, io.BytesIO(line))
+    log = read_plog(tmp_path)
+    win = log.file(f"win.zip{MEMBER_SEP}worker-1/debug/plog/plog-3_20260101000000000.log")
+    assert (win.role, win.node, win.sort, win.pid) == ("host_plog", "worker-1", "debug", 3)
+    assert log.file(f"dot.tar{MEMBER_SEP}run/plog/plog-4_20260101000000000.log").sort == "run"

@@ -1,0 +1,216 @@
+"""Hostile and broken input: refused or read with a named warning, never a crash, nothing written outside."""
+import gzip
+import io
+import os
+import stat
+import subprocess
+import sys
+import tarfile
+import tempfile
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from casebook.archive import MEMBER_SEP
+from casebook.plog import read_plog
+from casebook.spool import Limits
+from conftest import ROOT
+
+LINE = b"[ERROR] APP(7,python):2026-01-01-00:00:00.000.000 [a.cc:1]7 F:hello\n"
+
+
+def tar_with(path: Path, entries: list[tarfile.TarInfo], mode: str = "w:gz") -> Path:
+    with tarfile.open(path, mode) as tar:
+        for info in entries:
+            data = LINE * 3 if info.isreg() else b""
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    return path
+
+
+def entry(name: str, kind: bytes = tarfile.REGTYPE, link: str = "") -> tarfile.TarInfo:
+    info = tarfile.TarInfo(name)
+    info.type, info.linkname = kind, link
+    return info
+
+
+def tree(root: Path) -> set[str]:
+    return {p.relative_to(root).as_posix() for p in root.rglob("*")}
+
+
+def test_tar_entries_that_escape_or_are_not_files_are_refused_and_nothing_is_written(tmp_path, monkeypatch):
+    bundle = tmp_path / "in"
+    bundle.mkdir()
+    temp_area = tmp_path / "tmp"
+    temp_area.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temp_area))
+    tar_with(bundle / "evil.tar.gz", [
+        entry("ok/plog-7_20260101000000000.log"),
+        entry("/etc/cron.d/evil"),
+        entry("../../outside.log"),
+        entry("ok/../../../up.log"),
+        entry("link-out", tarfile.SYMTYPE, "/etc/passwd"),
+        entry("link-up", tarfile.SYMTYPE, "../../secret"),
+        entry("hard-out", tarfile.LNKTYPE, "/etc/shadow"),
+        entry("ok/link-in", tarfile.SYMTYPE, "plog-7_20260101000000000.log"),
+        entry("dev/sda", tarfile.BLKTYPE),
+        entry("dev/tty", tarfile.CHRTYPE),
+        entry("pipe", tarfile.FIFOTYPE),
+    ])
+    before = tree(tmp_path)
+    log = read_plog(bundle)
+    reasons = {f.path.split(MEMBER_SEP, 1)[1]: f.skipped for f in log.files}
+    assert reasons["ok/plog-7_20260101000000000.log"] is None
+    assert reasons["/etc/cron.d/evil"] == "absolute path"
+    assert reasons["../../outside.log"] == reasons["ok/../../../up.log"] == "path with '..'"
+    assert reasons["link-out"] == "refused: symlink pointing outside the archive (/etc/passwd)"
+    assert reasons["link-up"].startswith("refused: symlink pointing outside")
+    assert reasons["hard-out"].startswith("refused: hardlink pointing outside")
+    assert reasons["ok/link-in"].startswith("symlink to plog-7_20260101000000000.log: links are not followed")
+    assert reasons["dev/sda"] == reasons["dev/tty"] == "refused: device file"
+    assert reasons["pipe"] == "refused: FIFO"
+    assert log.lines == 3
+    assert {p for p in tree(tmp_path) if not p.startswith("tmp/")} == before   # nothing beside or above the bundle
+    assert not Path("/etc/cron.d/evil").exists() and not (tmp_path.parent / "outside.log").exists()
+    spool = log.files[0].spool.dir if log.files[0].spool else next(f.spool.dir for f in log.files if f.spool)
+    assert spool.parent == temp_area and os.listdir(temp_area) == [spool.name]   # the only thing in the temp area
+    assert all(p.name.endswith(".member") and p.is_file() for p in spool.iterdir())
+    assert all(f"{f.path}: skipped" in " ".join(log.warnings) for f in log.files if f.skipped)
+
+
+def test_zip_entries_that_escape_or_link_are_refused(tmp_path):
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        zf.writestr("good/plog-7_20260101000000000.log", LINE)
+        zf.writestr("../evil.log", LINE)
+        zf.writestr("/abs.log", LINE)
+        zf.writestr("..\\..\\win.log", LINE)
+        zf.writestr("C:/win/abs.log", LINE)
+        link = zipfile.ZipInfo("link")
+        link.external_attr = (stat.S_IFLNK | 0o777) << 16
+        zf.writestr(link, "/etc/passwd")
+    (tmp_path / "evil.zip").write_bytes(buf.getvalue())
+    log = read_plog(tmp_path / "evil.zip")
+    reasons = {f.path.split(MEMBER_SEP, 1)[1]: f.skipped for f in log.files}
+    assert reasons["good/plog-7_20260101000000000.log"] is None
+    assert reasons["../evil.log"] == reasons["../../win.log"] == "path with '..'"   # shown with `/`
+    assert reasons["C:/win/abs.log"] == "absolute path"
+    assert reasons["link"] == "refused: symlink pointing outside the archive (/etc/passwd)"
+    assert not (tmp_path.parent / "evil.log").exists() and log.lines == 1
+
+
+def test_gzip_bomb_is_refused_by_the_ratio_limit(tmp_path):
+    raw = io.BytesIO()
+    with gzip.GzipFile(fileobj=raw, mode="wb", compresslevel=9) as gz:
+        for _ in range(64):
+            gz.write(b"\0" * (1 << 20))
+    (tmp_path / "bomb.log.gz").write_bytes(raw.getvalue())
+    log = read_plog(tmp_path / "bomb.log.gz", limits=Limits(ratio_floor=1 << 20))
+    (f,) = log.files
+    assert f.skipped and "--max-ratio" in f.skipped and "decompression bomb" in f.skipped
+    assert f.lines == 0
+
+
+def test_nested_bomb_and_total_size_are_bounded(tmp_path):
+    zeros = io.BytesIO()
+    with zipfile.ZipFile(zeros, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("zeros.log", b"0" * (40 << 20))
+    outer = tmp_path / "outer.tar"
+    with tarfile.open(outer, "w") as tar:
+        info = tarfile.TarInfo("inner.zip")
+        info.size = len(zeros.getvalue())
+        tar.addfile(info, io.BytesIO(zeros.getvalue()))
+    log = read_plog(outer, limits=Limits(ratio_floor=1 << 20))
+    assert "decompression bomb" in log.files[0].skipped
+    log = read_plog(outer, limits=Limits(max_bytes=10 << 20))
+    assert "--max-bytes" in log.files[0].skipped
+
+
+def test_archives_nested_too_deep_are_refused(tmp_path):
+    data = LINE
+    for _ in range(6):
+        data = gzip.compress(data)
+    (tmp_path / "deep.log.gz").write_bytes(data)
+    (f,) = read_plog(tmp_path / "deep.log.gz").files
+    assert f.skipped == "refused: archives nested deeper than 4"
+    (f,) = read_plog(tmp_path / "deep.log.gz", limits=Limits(max_depth=8)).files
+    assert f.lines == 1
+
+
+def test_special_files_and_links_in_a_folder_are_listed_not_followed(tmp_path):
+    (tmp_path / "plog-7_20260101000000000.log").write_bytes(LINE)
+    os.mkfifo(tmp_path / "fifo")                          # reading it would hang
+    (tmp_path / "passwd").symlink_to("/etc/passwd")
+    (tmp_path / "up").symlink_to(tmp_path.parent, target_is_directory=True)
+    log = read_plog(tmp_path)
+    assert log.file("fifo").skipped == "not a regular file (FIFO)"
+    assert log.file("passwd").skipped == "symbolic link to /etc/passwd: not followed"
+    assert log.file("up").skipped.startswith("symbolic link to ")
+    assert log.lines == 1
+
+
+ENCODED = [
+    ("invalid utf-8", b"[ERROR] APP(7,python):2026-01-01-00:00:00.000.000 [a.cc:1]7 F:caf\xe9 \xff\xfe end\n",
+     "not valid UTF-8; bad bytes shown as U+FFFD"),
+    ("gbk", "[ERROR] APP(7,python):2026-01-01-00:00:00.000.000 [a.cc:1]7 F:设备内存不足，训练失败\n".encode("gbk"),
+     "read as GBK (Chinese) text"),
+    ("nul", b"[ERROR] APP(7,python):2026-01-01-00:00:00.000.000 [a.cc:1]7 F:half\x00\x00\x00 written\n",
+     "hold NUL bytes"),
+]
+
+
+@pytest.mark.parametrize("name,data,warning", ENCODED, ids=[e[0] for e in ENCODED])
+def test_bad_text_is_read_with_a_named_warning_and_its_bytes_recoverable(tmp_path, name, data, warning):
+    path = tmp_path / "plog-7_20260101000000000.log"
+    path.write_bytes(LINE + data + LINE)
+    log = read_plog(path)
+    (f,) = log.files
+    assert f.lines == 3 and (log.records["kind"] == "plog").all()
+    assert any(warning in w and f.path in w and "line 2" in w for w in log.warnings)
+    assert log.raw_line(f.path, 2) == data.rstrip(b"\n")
+    assert log.raw_line(f.path, 1) == LINE.rstrip(b"\n")
+    if name == "gbk":
+        assert log.records["msg"].iloc[1] == "设备内存不足，训练失败" and f.encoding == "utf-8+gbk"
+
+
+def test_crlf_long_line_empty_and_binary_files(tmp_path):
+    (tmp_path / "crlf.log").write_bytes(LINE.replace(b"\n", b"\r\n") * 3)
+    long = b"[ERROR] APP(7,python):2026-01-01-00:00:00.000.000 [a.cc:1]7 F:" + b"x" * (5 << 20)
+    (tmp_path / "long.log").write_bytes(long)              # 5 MB on one line, no final newline
+    (tmp_path / "empty.log").write_bytes(b"")
+    (tmp_path / "core.so").write_bytes(b"\x7fELF\x02\x01\x01" + bytes(range(256)) * 16)
+    (tmp_path / "shot.png").write_bytes(b"\x89PNG\r\n\x1a\n" + b"\0" * 64)
+    (tmp_path / "padded.log").write_bytes(LINE + b"\0" * 9000)   # a writer that died: NUL padding, still text
+    log = read_plog(tmp_path)
+    assert log.file("crlf.log").lines == 3 and (log.records[log.records["file"] == "crlf.log"]["msg"] == "hello").all()
+    assert log.file("long.log").lines == 1 and len(log.records[log.records["file"] == "long.log"]["msg"].iloc[0]) > 5e6
+    assert log.file("empty.log").lines == 0 and "empty.log: empty file" in log.warnings
+    assert log.file("core.so").skipped == "binary file (ELF executable)"
+    assert log.file("shot.png").skipped == "binary file (PNG image)"
+    assert log.file("padded.log").lines == 2 and log.file("padded.log").skipped is None
+
+
+def test_utf16_capture_is_converted(tmp_path):
+    (tmp_path / "stdout.txt").write_bytes("EZ9999: Inner Error!\r\nline two\r\n".encode("utf-16"))
+    log = read_plog(tmp_path)
+    (f,) = log.files
+    assert (f.lines, f.role) == (2, "screen_capture") and any("UTF-16" in w for w in f.warnings)
+
+
+def cli(*args):
+    return subprocess.run([sys.executable, "-m", "casebook.cli", "triage", *map(str, args)], capture_output=True,
+                          text=True, cwd=ROOT)
+
+
+def test_not_a_bundle_exits_2_with_one_line(tmp_path):
+    (tmp_path / "photo.png").write_bytes(b"\x89PNG\r\n\x1a\n" + b"\0" * 64)
+    r = cli(tmp_path / "photo.png")
+    assert r.returncode == 2 and r.stdout == "" and len(r.stderr.strip().splitlines()) == 1
+    assert "not a log bundle" in r.stderr and "binary file (PNG image)" in r.stderr
+    bomb = tmp_path / "big.log.gz"
+    bomb.write_bytes(gzip.compress(LINE * 10000))
+    r = cli(bomb, "--max-bytes", "1000")
+    assert r.returncode == 2 and "--max-bytes" in r.stderr and len(r.stderr.strip().splitlines()) == 1
+    r = cli(bomb, "--json")
+    assert r.returncode == 0

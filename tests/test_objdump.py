@@ -1,0 +1,56 @@
+"""The faulting instruction from `objdump -d` text, and `casebook triage --objdump`."""
+import json
+
+import pytest
+
+from casebook import objdump
+from casebook.cli import main
+from casebook.evidence.items import AicoreFault
+
+DUMP = """
+gather.o:     file format elf64-hiipu
+
+Disassembly of section .text:
+
+0000000000000000 <te_gatherv2d_1a2b__kernel0>:
+       0: 00 00 00 01   MOV X0, #0
+    3d24: 00 00 00 02   LD X1, [X2]
+    3d28: 00 00 00 03   ADD X1, X1, #4
+    3d2c: 00 00 00 04   ST X1, [X3]
+    3d30: 00 00 00 05   RET
+"""
+
+
+def test_the_instruction_at_the_offset_is_marked_with_neighbours():
+    dis = objdump.parse(DUMP, "gather.txt")
+    sym = dis.symbol_for("2_0_11_GatherV2", "gatherv2d")
+    assert sym == "te_gatherv2d_1a2b__kernel0"
+    got = dis.around(0x3D2C, sym, context=1)
+    assert got == ["   0x3d28: ADD X1, X1, #4  (gather.txt:9)", ">> 0x3d2c: ST X1, [X3]  (gather.txt:10)",
+                   "   0x3d30: RET  (gather.txt:11)"]
+    assert dis.around(0x3D2E, sym, context=0) == [">> 0x3d2c: ST X1, [X3]  (gather.txt:10)"]
+    assert dis.around(0x9000, sym) == []
+
+
+def test_annotate_fills_the_fault():
+    f = AicoreFault(file="p", line=1, time=None, node=None, pid=1, device=0, serial=1, cores=[0], wording="x",
+                    pc_start_raw=0x1000124080064000, current_raw=0x124080067D2C, error_code=0x10, op="GatherV2")
+    objdump.annotate([f], objdump.parse(DUMP, "gather.txt"))
+    assert f.instructions[3].startswith(">> 0x3d2c") and "first instruction" in f.notes[0]
+
+
+def test_text_without_instructions_is_refused_with_its_name():
+    with pytest.raises(objdump.ObjdumpError, match="notes.txt: no disassembled instructions"):
+        objdump.parse("hello\n", "notes.txt")
+
+
+def test_cli_objdump_option(corpus, tmp_path, capsys):
+    path = tmp_path / "gather.txt"
+    path.write_text(DUMP, encoding="utf-8")
+    assert main(["triage", str(corpus / "aicore-gatherv2-asys"), "--json", "--objdump", str(path)]) == 0
+    (fault,) = json.loads(capsys.readouterr().out)["aicore_faults"]
+    assert any(i.startswith(">> 0x3d2c: ST X1, [X3]") for i in fault["instructions"])
+    bad = tmp_path / "bad.txt"
+    bad.write_text("nothing here\n", encoding="utf-8")
+    assert main(["triage", str(corpus / "aicore-gatherv2-asys"), "--objdump", str(bad)]) == 2
+    assert "bad.txt: no disassembled instructions" in capsys.readouterr().err

@@ -1,0 +1,63 @@
+"""The quiz: seeded, graded, explained; its questions come from the library's evidence."""
+import pytest
+
+from casebook.addresses import PC_VERDICTS
+import random
+
+from casebook.kb import load_kb
+from casebook.quiz import NONE_OF_THEM, make_quiz, pick_sample, samples
+from conftest import SAMPLES
+
+CASE = SAMPLES / "task-queue-shared-cache-race"
+
+
+def test_same_seed_same_quiz_and_every_sample_is_reachable():
+    a, b = make_quiz(7), make_quiz(7)
+    assert a.sample == b.sample and [q.choices for q in a.questions] == [q.choices for q in b.questions]
+    kb = load_kb()
+    assert pick_sample(random.Random(7), kb) == a.sample
+    picked = {pick_sample(random.Random(seed), kb) for seed in range(400)}
+    assert picked == set(samples(kb))
+
+
+def test_positive_info_questions_and_answers():
+    quiz = make_quiz(0, sample=CASE / "positive-info")
+    assert [q.key for q in quiz.questions] == ["first_failure", "error_bit", "pc_start", "case"]
+    first = quiz.question("first_failure")
+    assert first.answer.startswith("ascend/log/debug/plog/plog-48213_20260314100209828.log:4172 ")
+    assert len(first.choices) == 4 and first.answer in first.choices
+    assert quiz.question("error_bit").answer == "CCU_BUS_ERR"
+    assert quiz.question("pc_start").answer == "pc_start_suspect" and quiz.question("pc_start").choices == PC_VERDICTS
+    assert quiz.question("case").answer == "task-queue-shared-cache-race"
+    assert "task-queue" not in " ".join(first.choices), "the choices do not give the case away"
+
+
+def test_grading_scores_and_explains():
+    quiz = make_quiz(0, sample=CASE / "negative-process-per-card")
+    assert quiz.question("case").answer == NONE_OF_THEM
+    g = quiz.answer("case", "task-queue-shared-cache-race")
+    assert not g.correct and "ruled_out" in g.explanation and "own process" in g.explanation
+    quiz.answer("pc_start", "consistent")
+    assert quiz.score == (1, 4) and not quiz.finished
+    quiz.answer("case", NONE_OF_THEM)           # a second try replaces the first
+    assert quiz.score == (2, 4)
+    for q in quiz.questions:
+        quiz.answer(q.key, q.answer)
+    assert quiz.finished and quiz.score == (4, 4)
+    assert quiz.reveal() == "task-queue-shared-cache-race/negative-process-per-card"
+
+
+def test_a_choice_not_offered_is_refused():
+    quiz = make_quiz(1)
+    with pytest.raises(ValueError, match="not one of the choices"):
+        quiz.answer("case", "no such case")
+    with pytest.raises(KeyError, match="no question"):
+        quiz.question("nope")
+
+
+def test_cases_narrow_the_pool():
+    kb = load_kb()
+    picked = {pick_sample(random.Random(seed), kb, ["task-queue-shared-cache-race"]) for seed in range(40)}
+    assert picked == set((SAMPLES / "task-queue-shared-cache-race").glob("*/"))
+    with pytest.raises(ValueError, match="no samples"):
+        make_quiz(0, cases=["no-such-case"])

@@ -1,0 +1,60 @@
+"""Topology across processes, devices, threads and ranks; the cross-rank view of who failed first."""
+from casebook.contract import to_dict, validate
+from casebook.evidence import extract_evidence
+from casebook.plog import read_plog
+from casebook.triage import triage
+from conftest import write_log
+
+
+def test_hccl_two_workers_ranks_links_missing_and_skew(corpus):
+    t = triage(corpus / "hccl-event-timeout-2workers")
+    topo = t.evidence.topology
+    assert topo.single_process_multi_device is None          # HCCL init lines are not set-device proof
+    assert {(p.node, p.pid): p.ranks for p in topo.processes} == {
+        ("worker-0", 59420): {0: 0}, ("worker-1", 26251): {1: 0}, ("worker-1", 26252): {2: 1}}
+    view = topo.ranks
+    assert view.rank_num == 3
+    links = {(x.node, x.rank, x.peer, x.peer_ip, x.status, x.line) for x in view.links}
+    assert links == {("worker-0", 0, 1, "124.0.0.11", "no connect", 5), ("worker-1", 1, 0, "124.0.0.21", "no connect", 5),
+                     ("worker-1", 2, 3, "3.0.0.0", "no connect", 5)}
+    assert view.missing == [3]                 # named as a peer, absent from the bundle
+    assert [r.rank for r in view.order] == [1, 2, 0]
+    (skew,) = view.clock_skew
+    assert "worker-0" in skew and "worker-1" in skew and "600 s apart" in skew
+    doc = to_dict(t)
+    validate(doc)
+    assert doc["topology"]["ranks"]["missing"] == [3] and doc["topology"]["ranks"]["blamed"] == {"0": 1, "1": 1, "3": 1}
+
+
+def test_modelarts_eight_ranks_and_the_peer_they_blame(corpus):
+    view = extract_evidence(read_plog(corpus / "modelarts-8rank-job")).topology.ranks
+    assert view.rank_num == 8 and [(r.rank, r.pid, r.device) for r in view.ranks][:3] == [
+        (0, 10972, 0), (1, 11044, 1), (2, 11116, 2)]
+    assert view.blamed == {2: 2} and view.missing == []   # ranks naming themselves are not counted as peers
+    assert view.clock_skew == []                          # one node: one clock
+
+
+def test_set_device_semantics_unchanged_by_rank_lines(tmp_path):
+    text = ("[INFO] HCCL(100,python):2026-03-14-10:00:00.000.000 [t.cc:1][5][HCCL_TRACE]SetupAgent rankNum[2], rank[1], "
+            "logicDevId[3], deviceIp[1.2.3.4]\n"
+            "[INFO] RUNTIME(100,python):2026-03-14-10:00:00.000.000 [x.cc:1]7 SetDevice:set device, device_id=3\n")
+    topo = extract_evidence(read_plog(write_log(tmp_path, "plog-100_20260314100000000.log", text))).topology
+    (p,) = topo.processes
+    assert (p.ranks, sorted(p.devices), topo.single_process_multi_device) == ({1: 3}, [3], False)
+    assert topo.ranks.missing == [0]           # rankNum 2: rank 0 is expected but absent
+
+
+def test_walk_shows_ranks_incidents_and_timeline(corpus):
+    from casebook import walk
+    steps = {s.key: s for s in walk.build(triage(corpus / "hccl-event-timeout-2workers"))}
+    topo = steps["topology"]
+    ranks = dict(topo.tables)["Ranks"]
+    assert ranks[["rank", "node", "device", "named by peers"]].values.tolist() == [
+        [0, "worker-0", 0, 1], [1, "worker-1", 0, 1], [2, "worker-1", 1, 0]]
+    assert "Rank 2 on worker-1 names rank 3 (3.0.0.0) as the remote side: no connect." in topo.findings
+    assert any(f.startswith("Ranks missing from the bundle: [3]") for f in topo.findings)
+    symptom = steps["symptom"]
+    incidents = dict(symptom.tables)["Incidents, first failure first"]
+    assert incidents["kind"].tolist() == ["link_failure"] * 3
+    (make,) = symptom.figures
+    assert make.caption == "Errors per device and process"

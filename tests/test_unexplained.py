@@ -1,0 +1,112 @@
+"""Unexplained errors: Drain3 templates over ERROR lines only, masked, counted, first occurrence kept; draft
+cases made from a template load, pass `kb check` and are indexed apart."""
+from __future__ import annotations
+
+import re
+import shutil
+
+import pandas as pd
+import pytest
+
+from casebook.contract import to_dict, validate
+from casebook.kb import load_kb
+from casebook.kb_checks import check, index_table
+from casebook.triage import triage
+from casebook.unexplained import Template, draft_case, mine, template_regex, write_draft
+from conftest import ROOT, SAMPLES
+
+
+def errors(rows: list[tuple]) -> pd.DataFrame:
+    """An error table as LogTable.errors() gives it (file, line, time, msg)."""
+    return pd.DataFrame(rows, columns=["file", "line", "time", "msg"])
+
+
+EIGHT = errors([(f"plog-{100 + d}.log", 7, f"2026-01-01T10:00:0{d}.000000",
+                 f"[Wait][AllClientSocketEstab]errNo[0x000000000500000b] client : device[{d}] rank[{d}] get socket "
+                 f"timeout, total[{d + 2}] remain[{d % 3}]") for d in range(8)]
+               + [("plog-100.log", 9, "2026-01-01T09:59:59.000000", "Stream Synchronize failed, retCode=0x26."),
+                  ("plog-101.log", 3, "2026-01-01T10:00:09.000000", "   ______________________________"),
+                  ("plog-101.log", 4, None, "ErrCode=507015, desc=[aicore exception], InnerCode=0x7150026"),
+                  ("plog-102.log", 4, None, "ErrCode=507035, desc=[vector core exception], InnerCode=0x7150031")])
+
+
+def test_lines_differing_in_variables_make_one_template():
+    found = mine(EIGHT)
+    top = found[0]
+    assert top.count == 8
+    assert "<NUM>" in top.template and "<HEX>" in top.template and "device[<NUM>]" in top.template
+    assert (top.file, top.line, top.time) == ("plog-100.log", 7, "2026-01-01T10:00:00.000000")
+    assert top.text.startswith("[Wait][AllClientSocketEstab]") and "device[0]" in top.text
+
+
+def test_decoration_and_explained_lines_are_left_out():
+    found = mine(EIGHT, explained={("plog-100.log", 9)})
+    texts = " ".join(t.template for t in found)
+    assert "Stream Synchronize" not in texts and "____" not in texts
+    assert sum(t.count for t in found) == 10
+
+
+def test_runtime_codes_are_not_masked():
+    found = {t.template for t in mine(EIGHT)}
+    assert any("ErrCode=507015" in t for t in found) and any("ErrCode=507035" in t for t in found)
+
+
+def test_template_regex_matches_its_lines():
+    top = mine(EIGHT)[0]
+    rx = re.compile(template_regex(top.template))
+    assert all(rx.search(m) for m in EIGHT["msg"][:8])
+    assert not rx.search("ErrCode=507015, desc=[aicore exception]")
+
+
+@pytest.fixture
+def kb_copy(tmp_path):
+    """A copy of the project's knowledge base (cases, codes, README; samples left out)."""
+    root = tmp_path / "kb"
+    for part in ("cases", "codes"):
+        shutil.copytree(ROOT / "kb" / part, root / part)
+    shutil.copy(ROOT / "kb" / "README.md", root / "README.md")
+    (root / "samples").mkdir()
+    for case in (ROOT / "kb" / "samples").iterdir():   # the samples check only needs the folder names
+        for sample in case.iterdir():
+            (root / "samples" / case.name / sample.name).mkdir(parents=True)
+            shutil.copy(sample / "expect.yaml", root / "samples" / case.name / sample.name / "expect.yaml")
+    return root
+
+
+def test_a_draft_from_a_template_loads_and_is_indexed_apart(kb_copy):
+    top = mine(EIGHT)[0]
+    path = write_draft(top, "hccl-client-socket-wait", kb_copy)
+    kb = load_kb(kb_copy)
+    case = kb.cases["hccl-client-socket-wait"]
+    assert case.status == "draft" and not kb.problems
+    assert case.signatures[0].field == "message" and re.search(str(case.signatures[0].value), top.text)
+    assert "plog-100.log:7" in case.sections["Symptom"]
+    problems = check(kb_copy)
+    assert [p.message for p in problems if "samples" in p.message or "references" in p.message] == []
+    assert any(p.file == "kb/README.md" and "draft index" in p.message for p in problems)   # not indexed yet
+    readme = kb_copy / "README.md"
+    text = readme.read_text(encoding="utf-8")
+    start, end = text.index("<!-- drafts:start -->"), text.index("<!-- drafts:end -->")
+    readme.write_text(text[:start] + "<!-- drafts:start -->\n" + index_table(kb, "draft") + "\n" + text[end:])
+    assert check(kb_copy) == []
+    assert "hccl-client-socket-wait" not in index_table(kb, "verified")
+    with pytest.raises(FileExistsError):
+        write_draft(top, "hccl-client-socket-wait", kb_copy)
+    assert path.name == "hccl-client-socket-wait.md"
+
+
+def test_draft_ids_are_checked():
+    with pytest.raises(ValueError):
+        draft_case(Template("x <NUM>", 1, "f.log", 1, None, "x 1"), "Not An Id")
+
+
+def test_triage_json_lists_unexplained_templates():
+    sample = SAMPLES / "hccl-socket-timeout" / "negative-rank0-oom"
+    doc = to_dict(triage(sample))
+    validate(doc)
+    cov, rest = doc["coverage"], doc["unexplained"]
+    assert doc["diagnosis"] == "npu-out-of-memory"
+    assert cov["explained"] >= 1 and rest
+    assert sum(u["count"] for u in rest) <= cov["error_lines"] - cov["explained"]
+    link = next(u for u in rest if "no connect" in u["template"])
+    assert link["count"] == 7 and re.search(template_regex(link["template"]), link["text"])
