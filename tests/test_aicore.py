@@ -75,15 +75,19 @@ def test_error_code_zero_means_look_at_the_extend_info(tmp_path):
     assert f.error_bits == [] and f.error_str == NO_BIT_TEXT
 
 
-def test_950_decimal_bit_list_is_parsed_and_left_undecoded_without_its_table(tmp_path):
+def test_950_decimal_bit_list_is_decoded_with_the_950_table(tmp_path):
     text = line("An error occurs on the device(chipId:1, dieId:0), the serial number is 9, the error is aicore error, "
                 "core id is 3, error code = 4, 79, dump info: pc start: 0x2000, current: 0x2040, sc error info: 0, "
                 "su error info: 0") + line("The extend info: errcode:(4, 79) errorStr: x subErrType: 0x1.")
     (f,) = faults_of(tmp_path, text)
-    assert (f.family, f.device, f.serial, f.error_bit_list, f.error_bits) == ("david", 1, 9, [4, 79], [])
-    assert any("950 bit table is not shipped" in n for n in f.notes)
+    assert (f.family, f.device, f.serial, f.error_bit_list) == ("david", 1, 9, [4, 79])
+    assert f.error_bits == ["CUBE_INVLD_INPUT", "MTE_ATM_ADD_ADDR_MISALIGN"]
     assert is_bit_list("4, 79") and not is_bit_list("0x10") and parse_bit_list("4 79") == [4, 79]
-    assert decode_bit_list([4]) == [(4, None)]
+    # indices from the runtime's enum: unit offsets 0/64/128/160/192/256/320/352 plus the position in the unit
+    assert decode_bit_list([264, 341, 195, 1]) == [(264, "SU_CCU_BUS_ERR_T0"), (341, "VEC_UB_WRAP_AROUND"),
+                                                   (195, "SC_BUS_RESP_TIMEOUT_ERR"), (1, None)]
+    (g,) = faults_of(tmp_path, text.replace("4, 79", "1, 264"), "g.log")
+    assert g.error_bits == ["SU_CCU_BUS_ERR_T0"] and any("[1] are not in the 950 table" in n for n in g.notes)
 
 
 def test_outstanding_form_checks_the_second_pc_start(tmp_path):

@@ -53,7 +53,7 @@ def bit_table() -> tuple[ErrorBit, ...]:
 
 @lru_cache(maxsize=1)
 def david_table() -> dict[int, str]:
-    """The Ascend 950 bit index -> name table, empty when the table is not shipped."""
+    """The Ascend 950 bit index -> name table (data/aicore-error-bits-950.tsv)."""
     return {int(r["index"]): r["name"] for r in _read_tsv(DAVID_TABLE)}
 
 
@@ -107,7 +107,7 @@ def parse_bit_list(text: str) -> list[int]:
 
 
 def decode_bit_list(indices: list[int]) -> list[tuple[int, str | None]]:
-    """950 bit indices with their names; None where the table (not shipped) has no name."""
+    """950 bit indices with their names; None for an index the table does not name."""
     table = david_table()
     return [(i, table.get(i)) for i in indices]
 

@@ -98,6 +98,7 @@ def _symptom(t: Triage, s: Step) -> None:
     log, ev = t.log, t.evidence
     s.findings.append(f"Read {len(log.files)} files, {log.lines} lines ({log.lines_unparsed} kept unparsed), "
                       f"{ev.error_lines} error lines.")
+    s.findings.extend(log.rotation)   # the first error may be in a file the rotation deleted
     if ev.first_error is None and not ev.incidents:
         s.findings.append("No error line in the bundle: ask for the debug plogs of the failing run "
                           "(rotation may have deleted the oldest file).")
@@ -161,7 +162,7 @@ def _error_code(t: Triage, s: Step) -> None:
                               + ".")
         elif f.error_bit_list:
             s.findings.append(f"Ascend 950 error bit list {f.error_bit_list} decodes to "
-                              + (", ".join(f.error_bits) or "nothing (the 950 table is not shipped)") + ".")
+                              + (", ".join(f.error_bits) or "no bit the 950 table names") + ".")
         elif f.error_code is not None:
             s.findings.append(f"error code = {hexs(f.error_code)} decodes to "
                               + (", ".join(f.error_bits) or "nothing: with 0 the bits are in the extend info") + ".")
@@ -186,7 +187,7 @@ def decode_table(f: AicoreFault) -> pd.DataFrame:
     """One row per set error bit of a fault: where it sits in the report, its name and meaning."""
     if f.family == "david":
         named = dict(decode_bit_list(f.error_bit_list))
-        return pd.DataFrame([{"bit": i, "name": named.get(i) or "(950 table not shipped)",
+        return pd.DataFrame([{"bit": i, "name": named.get(i) or "(not in the 950 table)",
                               "meaning": meaning(named[i]) if named.get(i) else ""} for i in f.error_bit_list],
                             columns=["bit", "name", "meaning"])
     if f.errcode is not None:
@@ -260,8 +261,9 @@ def _topology(t: Triage, s: Step) -> None:
     for p in topo.processes:
         devs = ", ".join(f"device {d} (threads {', '.join(sorted(ts))})" for d, ts in sorted(p.devices.items()))
         ranks = ", ".join(f"rank {r}" + (f" on device {d}" if d is not None else "") for r, d in sorted(p.ranks.items()))
+        paths = ", ".join(f"device {d} (its device-side log {path})" for d, path in sorted(p.path_devices.items()))
         s.findings.append(f"pid {p.pid}" + (f" on {p.node}" if p.node else "") + ": "
-                          + "; ".join(x for x in (devs, ranks) if x) + ".")
+                          + "; ".join(x for x in (devs, ranks, paths) if x) + ".")
         s.cited += [Cited(r.file, r.line, r.text) for r in p.refs[:8]]
     spmd = topo.single_process_multi_device
     if spmd is None:

@@ -241,9 +241,10 @@ def _decode(fault: AicoreFault) -> None:
     if fault.family == DAVID:
         named = decode_bit_list(fault.error_bit_list)
         fault.error_bits = [n for _, n in named if n]
-        if any(n is None for _, n in named):
-            fault.notes.append(f"Ascend 950 bit list {fault.error_bit_list}: the 950 bit table is not shipped with "
-                               "casebook, so these bits stay undecoded.")
+        unknown = [i for i, n in named if n is None]
+        if unknown:
+            fault.notes.append(f"Ascend 950 bits {unknown} are not in the 950 table (reserved, or newer than the "
+                               "runtime the table was read from), so they stay undecoded.")
         return
     if fault.errcode is not None:
         bits = decode_triple(*fault.errcode)
