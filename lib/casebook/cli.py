@@ -42,6 +42,9 @@ def _triage(args: argparse.Namespace) -> int:
         print(f"\n== {n}. {step.title} / {step.title_zh}")
         for line in step.findings:
             print(f"  {line}")
+        for caption, frame in step.tables:
+            print(f"  {caption}:")
+            print("\n".join("    " + row for row in frame.to_string(index=False, max_colwidth=80).splitlines()))
         for c in step.cited[:6]:
             print(f"    > {c.where}: {c.text[:240]}")
         for q in step.questions:
