@@ -151,8 +151,9 @@ def _walk_to_diagnosis_answer_and_export(page, served: Path, shot: str) -> None:
     page.get_by_role("button", name="en", exact=True).click()
     page.locator(".widget-label", has_text="5/6 · Root cause").wait_for()
     assert label.count() == 1
-    app = page.locator(".widget-vbox", has=page.locator(".casebook-diagnosis")).first
-    app.screenshot(path=str(ARTIFACTS / shot))
+    box = page.locator(".widget-vbox", has=page.locator(".casebook-diagnosis")).first.bounding_box()
+    page.screenshot(path=str(ARTIFACTS / shot), full_page=True,   # the app's top: header, walk, first findings
+                    clip={"x": box["x"], "y": box["y"], "width": box["width"], "height": min(box["height"], 900)})
     page.locator(".widget-button", has_text="Export report").click()
     page.locator(".casebook-exported").wait_for(timeout=60_000)
     report = served / "notebooks" / "case-report.html"
@@ -160,11 +161,17 @@ def _walk_to_diagnosis_answer_and_export(page, served: Path, shot: str) -> None:
     assert (served / "notebooks" / "case-report.md").is_file()
 
 
-def _hostile_line_shows_as_text(page, served: Path, shot: str) -> None:
-    """Open a bundle whose error line is markup: it must read as text, run nothing, bold nothing."""
-    box = page.locator("input[placeholder^='plog folder']")
-    box.fill(str(served / "hostile" / "plog"))
-    page.locator(".widget-button", has_text="Open").first.click()
+def _hostile_line_shows_as_text(page, served: Path, shot: str, upload: bool = False) -> None:
+    """Open a bundle whose error line is markup (typed path, or uploaded through the widget's websocket):
+    it must read as text, run nothing, bold nothing."""
+    hostile = served / "hostile" / "plog"
+    if upload:
+        with page.expect_file_chooser() as chooser:
+            page.locator("button", has_text="Upload").first.click()
+        chooser.value.set_files(str(next(hostile.iterdir())))
+    else:
+        page.locator("input[placeholder^='plog folder']").fill(str(hostile))
+        page.locator(".widget-button", has_text="Open").first.click()
     line = page.get_by_text("<script>alert(1)</script> <b>bold</b>", exact=False).first
     line.wait_for(timeout=60_000)
     assert line.is_visible()
@@ -206,6 +213,6 @@ def test_voila_app_mode_serves_the_same_widgets(served, browser_page):
         page.goto(f"http://127.0.0.1:{port}/?token={token}")
         _walk_to_diagnosis_answer_and_export(page, served, "voila-walk.png")
         assert not page.get_by_text("TriageApp(folder=").is_visible(), "app mode shows no code"
-        _hostile_line_shows_as_text(page, served, "voila-hostile.png")
+        _hostile_line_shows_as_text(page, served, "voila-hostile.png", upload=True)
     finally:
         app.stop()

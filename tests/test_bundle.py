@@ -40,11 +40,16 @@ def test_content_settles_role_rank_and_pid(tmp_path):
                                       "api failed\n")
     write_log(tmp_path, "merged.log", "[INFO] APP(41,python):2026-03-14-10:00:00.000.000 [a.cc:1]41 F:x\n" * 3)
     write_log(tmp_path, "notes.txt", "the job died at step 300\n")
+    write_log(tmp_path, "train.out", "[2026-07-07 14:54:58,102] torch.distributed.run: [WARNING] OMP_NUM_THREADS=1\n"
+                                     "2026-07-07 14:56:52,494 - INFO - [rank 0] step 10: loss 7.86\n")
     log = read_plog(tmp_path)
     cap = log.file("stdout.txt")
     assert (cap.role, cap.rank, cap.device) == ("screen_capture", 2, None)   # a process's Device is not the file's
     assert (log.file("merged.log").role, log.file("merged.log").pid) == ("host_plog", 41)
     assert log.file("notes.txt").role == "unknown_text"
+    assert log.file("train.out").role == "screen_capture"   # the script's own output, even without an error
+    write_log(tmp_path, "dfx/log/device/0/slog.txt", "[ERROR] AICPU(9,aicpu):2026-03-14-10:00:00.000.000 x\n")
+    assert read_plog(tmp_path / "dfx").files[0].role == "device_log"   # asys keeps device logs under device/
 
 
 def test_rank_from_hccl_setup_is_shared_by_the_files_of_that_process(corpus):

@@ -62,8 +62,8 @@ def test_tar_entries_that_escape_or_are_not_files_are_refused_and_nothing_is_wri
     log = read_plog(bundle)
     reasons = {f.path.split(MEMBER_SEP, 1)[1]: f.skipped for f in log.files}
     assert reasons["ok/plog-7_20260101000000000.log"] is None
-    assert reasons["/etc/cron.d/evil"] == "absolute path"
-    assert reasons["../../outside.log"] == reasons["ok/../../../up.log"] == "path with '..'"
+    assert reasons["/etc/cron.d/evil"] == "refused: absolute path"
+    assert reasons["../../outside.log"] == reasons["ok/../../../up.log"] == "refused: path with '..'"
     assert reasons["link-out"] == "refused: symlink pointing outside the archive (/etc/passwd)"
     assert reasons["link-up"].startswith("refused: symlink pointing outside")
     assert reasons["hard-out"].startswith("refused: hardlink pointing outside")
@@ -94,8 +94,8 @@ def test_zip_entries_that_escape_or_link_are_refused(tmp_path):
     log = read_plog(tmp_path / "evil.zip")
     reasons = {f.path.split(MEMBER_SEP, 1)[1]: f.skipped for f in log.files}
     assert reasons["good/plog-7_20260101000000000.log"] is None
-    assert reasons["../evil.log"] == reasons["../../win.log"] == "path with '..'"   # shown with `/`
-    assert reasons["C:/win/abs.log"] == "absolute path"
+    assert reasons["../evil.log"] == reasons["../../win.log"] == "refused: path with '..'"   # shown with `/`
+    assert reasons["C:/win/abs.log"] == "refused: absolute path"
     assert reasons["link"] == "refused: symlink pointing outside the archive (/etc/passwd)"
     assert not (tmp_path.parent / "evil.log").exists() and log.lines == 1
 
@@ -196,6 +196,7 @@ def test_utf16_capture_is_converted(tmp_path):
     log = read_plog(tmp_path)
     (f,) = log.files
     assert (f.lines, f.role) == (2, "screen_capture") and any("UTF-16" in w for w in f.warnings)
+    assert log.raw_line(f.path, 2) == b"line two\r"
 
 
 def cli(*args):
@@ -214,3 +215,28 @@ def test_not_a_bundle_exits_2_with_one_line(tmp_path):
     assert r.returncode == 2 and "--max-bytes" in r.stderr and len(r.stderr.strip().splitlines()) == 1
     r = cli(bomb, "--json")
     assert r.returncode == 0
+
+
+def test_names_that_are_not_utf8_or_hold_control_characters_are_shown_safely(tmp_path, capsys):
+    from casebook.cli import main
+    Path(os.fsdecode(os.fsencode(tmp_path) + b"/caf\xe9.log")).write_bytes(LINE)   # a Latin-1 file name
+    with tarfile.open(tmp_path / "odd.tar", "w", encoding="utf-8", errors="surrogateescape") as tar:
+        info = tarfile.TarInfo("two\nlines\udcff.log")
+        info.size = len(LINE)
+        tar.addfile(info, io.BytesIO(LINE))
+    log = read_plog(tmp_path)
+    assert sorted(f.path for f in log.files) == ["caf\ufffd.log", f"odd.tar{MEMBER_SEP}two\\x0alines\ufffd.log"]
+    assert log.lines == 2
+    assert main(["triage", str(tmp_path), "--json"]) == 0   # printable as JSON
+    assert "two\\\\x0alines" in capsys.readouterr().out
+
+
+def test_too_many_entries_are_refused(tmp_path):
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        for n in range(20):
+            zf.writestr(f"f{n}.log", LINE)
+    (tmp_path / "many.zip").write_bytes(buf.getvalue())
+    (f,) = read_plog(tmp_path / "many.zip", limits=Limits(max_members=5)).files
+    assert (f.path, f.skipped) == ("many.zip", "refused: more than 5 entries")
+    assert read_plog(tmp_path / "many.zip").lines == 20

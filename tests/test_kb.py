@@ -2,14 +2,16 @@
 import csv
 import re
 import shutil
+from dataclasses import replace
 
+import pandas as pd
 import yaml
 
 from casebook.cli import main
-from casebook.evidence.items import Evidence, Topology
 from casebook.kb import load_kb
 from casebook.kb_checks import check, check_code_links, check_samples
 from casebook.ranking import CONFIRMED, POSSIBLE, Observation, judge
+from casebook.triage import triage
 from conftest import ROOT
 
 GOOD_CASE = (ROOT / "kb" / "cases" / "task-queue-shared-cache-race.md").read_text(encoding="utf-8")
@@ -194,7 +196,7 @@ def test_no_bit_set_is_an_observation():
     from casebook.ranking import observations
     fault = AicoreFault(file="p.log", line=3, time=None, node=None, pid=1, device=0, serial=1, cores=[0],
                         wording="aicore error", pc_start_raw=None, current_raw=None, error_code=0, errcode=(0, 0, 0))
-    ev = Evidence(first_error=None, first_errors=[], aicore_faults=[fault], topology=Topology(), codes=[],
-                  incidents=[], facts={}, error_lines=0)
-    obs = observations(ev, __import__("pandas").DataFrame(columns=["file", "line", "msg"]))
+    base = triage(ROOT / "kb" / "samples" / "_unknown" / "not-contiguous").evidence
+    ev = replace(base, aicore_faults=[fault])
+    obs = observations(ev, pd.DataFrame(columns=["file", "line", "msg"]))
     assert ("error_bits", "none") in {(o.field, o.value) for o in obs}

@@ -24,6 +24,14 @@ def test_at_the_rotation_limit_the_oldest_file_carries_the_warning(tmp_path):
     (w,) = [w for w in log.warnings if "rotation limit" in w]
     assert w.startswith(stream5.files[0].path) and "pid 5" in w and "(10, the default ASCEND_HOST_LOG_FILE_NUM)" in w
     assert "ask for every file of debug/plog" in w and w in stream5.files[0].warnings
+    assert log.rotation == [w]
+
+
+def test_the_walk_says_so_in_its_first_step(tmp_path):
+    from casebook import triage, walk
+    rotated(tmp_path, 5, DEFAULT_FILE_NUM)
+    symptom = walk.build(triage(tmp_path))[0]
+    assert any("rotated away" in line for line in symptom.findings)
 
 
 def test_the_limit_found_in_an_environment_dump_is_used(tmp_path):

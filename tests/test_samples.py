@@ -1,6 +1,5 @@
 """Every KB sample meets its expect.yaml: positives rank their case first, near misses do not get the case
 they mimic, samples of unknown failures get no diagnosis; coverage and unexplained templates add up."""
-from pathlib import Path
 
 import pytest
 import yaml

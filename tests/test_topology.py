@@ -34,6 +34,15 @@ def test_modelarts_eight_ranks_and_the_peer_they_blame(corpus):
     assert view.clock_skew == []                          # one node: one clock
 
 
+def test_device_side_log_path_ties_a_process_to_its_device(corpus):
+    t = triage(corpus / "modelarts-8rank-job")
+    p = next(p for p in t.evidence.topology.processes if p.pid == 10972)
+    assert p.path_devices == {0: "process_log/debug/device-0/device-10972_20230131024824126.log"}
+    doc = to_dict(t)
+    validate(doc)
+    assert next(x for x in doc["topology"]["processes"] if x["pid"] == 10972)["path_devices"] == [0]
+
+
 def test_set_device_semantics_unchanged_by_rank_lines(tmp_path):
     text = ("[INFO] HCCL(100,python):2026-03-14-10:00:00.000.000 [t.cc:1][5][HCCL_TRACE]SetupAgent rankNum[2], rank[1], "
             "logicDevId[3], deviceIp[1.2.3.4]\n"
@@ -58,3 +67,14 @@ def test_walk_shows_ranks_incidents_and_timeline(corpus):
     assert incidents["kind"].tolist() == ["link_failure"] * 3
     (make,) = symptom.figures
     assert make.caption == "Errors per device and process"
+
+
+def test_notify_timeout_names_its_remote_rank(tmp_path):
+    text = ("[INFO] HCCL(100,python):2026-03-14-10:00:00.000.000 [t.cc:1][5]hcom init success, rankNum[4], rank[1], "
+            "device[1]\n"
+            "[ERROR] HCCL(100,python):2026-03-14-10:30:00.000.000 [t.cc:2][5]EI0002: The wait execution of the Notify "
+            "register times out. Reason: The Notify register has not received the Notify record from remote rank [3].\n")
+    view = extract_evidence(read_plog(write_log(tmp_path, "plog-100_20260314100000000.log", text))).topology.ranks
+    (link,) = view.links
+    assert (link.rank, link.peer, link.status) == (1, 3, "notify timeout")
+    assert view.blamed == {3: 1} and view.missing == [0, 2, 3]

@@ -257,3 +257,16 @@ def test_plog_explorer_filters_and_windows_escape_log_text(hostile_app):
     assert ex.shown.value.startswith("1 record(s)") and "&lt;script&gt;" in ex.records.value
     assert "<script>" not in ex.records.value
     assert "&gt;&gt;" in ex.window.value and "&lt;b&gt;bold" in ex.window.value and "<b>bold" not in ex.window.value
+
+
+def test_server_configs_raise_the_websocket_limit_to_what_the_upload_says():
+    import json
+
+    from casebook.widgets.opener import UPLOAD_LIMIT_MIB
+    from conftest import ROOT
+    limit = UPLOAD_LIMIT_MIB << 20
+    lab = json.loads((ROOT / "config" / "jupyter_server_config.json").read_text(encoding="utf-8"))
+    voila = json.loads((ROOT / "config" / "voila.json").read_text(encoding="utf-8"))
+    assert lab["ServerApp"]["tornado_settings"]["websocket_max_message_size"] == limit
+    assert voila["Voila"]["tornado_settings"]["websocket_max_message_size"] == limit
+    assert "JUPYTER_CONFIG_PATH=$(CURDIR)/config" in (ROOT / "Makefile").read_text(encoding="utf-8")

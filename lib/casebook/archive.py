@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import gzip
 import os
+import re
 import struct
 import stat
 import tarfile
@@ -68,21 +69,26 @@ def _opens(fh: BinaryIO, kind: str) -> bool:
     return True
 
 
+def _absolute(name: str) -> bool:
+    norm = name.replace("\\", "/")
+    return norm.startswith("/") or (len(norm) > 1 and norm[1] == ":")
+
+
 def unsafe_name(name: str) -> str | None:
     """Why an archive entry name may not be used (absolute, `..`, drive letter), or None."""
     norm = name.replace("\\", "/")
-    if norm.startswith("/") or (len(norm) > 1 and norm[1] == ":"):
-        return "absolute path"
+    if _absolute(norm):
+        return "refused: absolute path"
     if ".." in norm.split("/"):
-        return "path with '..'"
+        return "refused: path with '..'"
     if not norm.strip("/"):
-        return "empty name"
+        return "refused: empty name"
     return None
 
 
 def _link_inside(member: str, target: str) -> bool:
     """Whether a link stored at `member` pointing to `target` stays inside the archive."""
-    if unsafe_name(target) == "absolute path":
+    if _absolute(target):
         return False
     parts: list[str] = []
     for p in (PurePosixPath(member).parent / target.replace("\\", "/")).parts:
@@ -96,11 +102,21 @@ def _link_inside(member: str, target: str) -> bool:
 
 
 def member_name(name: str) -> str:
-    """An entry's name as shown: `/` separators (zips made on Windows use `\\`), no leading `./`."""
-    name = name.replace("\\", "/")
+    """An entry's name as shown: `/` separators (zips made on Windows use `\\`), no leading `./`, printable."""
+    name = printable(name.replace("\\", "/"))
     while name.startswith("./"):
         name = name[2:]
     return name
+
+
+_CONTROL_CHARS = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def printable(name: str) -> str:
+    """A file or entry name safe to print and to put in JSON: bytes that are not UTF-8 become U+FFFD,
+    control characters (a newline in a name) become `\\xNN`."""
+    name = name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    return _CONTROL_CHARS.sub(lambda m: f"\\x{ord(m.group()):02x}", name)
 
 
 def gz_member_name(display: str) -> str:
@@ -304,8 +320,8 @@ def _tar_type_refusal(info: tarfile.TarInfo) -> str | None:
         kind = "symlink" if info.issym() else "hardlink"
         where = "inside" if _link_inside(info.name, info.linkname) else "outside"
         if where == "outside":
-            return f"refused: {kind} pointing outside the archive ({info.linkname})"
-        return f"{kind} to {info.linkname}: links are not followed (the target is read as itself)"
+            return f"refused: {kind} pointing outside the archive ({printable(info.linkname)})"
+        return f"{kind} to {printable(info.linkname)}: links are not followed (the target is read as itself)"
     if info.ischr() or info.isblk():
         return "refused: device file"
     if info.isfifo():
@@ -321,10 +337,11 @@ def _zip_type_refusal(info: zipfile.ZipInfo, zf: zipfile.ZipFile) -> str | None:
     if not mode:
         return None
     if stat.S_ISLNK(mode):
-        target = zf.read(info)[:4096].decode("utf-8", "replace")
+        with zf.open(info) as fh:   # a link's target is short; never read a huge entry whole
+            target = fh.read(4096).decode("utf-8", "replace")
         if _link_inside(info.filename, target):
-            return f"symlink to {target}: links are not followed (the target is read as itself)"
-        return f"refused: symlink pointing outside the archive ({target})"
+            return f"symlink to {printable(target)}: links are not followed (the target is read as itself)"
+        return f"refused: symlink pointing outside the archive ({printable(target)})"
     if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
         return "refused: device file"
     if stat.S_ISFIFO(mode):

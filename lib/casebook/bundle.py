@@ -15,7 +15,7 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .archive import MEMBER_SEP, Expander, path_for_roles, sniff
+from .archive import MEMBER_SEP, Expander, path_for_roles, printable, sniff
 from .spool import Budget, Limits, Spool
 
 ROLE_HOST_PLOG = "host_plog"
@@ -64,7 +64,7 @@ class LogFile:
     last_time: str | None = None
     skipped: str | None = None  #: reason the file was not read
     warnings: list[str] = field(default_factory=list)
-    encoding: str | None = None  #: utf-8, or what else its lines needed: "utf-8+gbk", "utf-8+replaced", …
+    encoding: str | None = None  #: the decodings its lines needed, joined: "utf-8", "utf-8+gbk", "gbk+replaced", …
     #: original bytes of every line whose text is not an exact decoding of them (line number -> bytes)
     raw_lines: dict[int, bytes] = field(default_factory=dict, repr=False)
     attachment: str | None = None  #: for environment dumps: env, pip, cann_version, npu_smi
@@ -172,7 +172,7 @@ def _entry(rel: str, full: Path, expander: Expander, given: bool = False) -> lis
     except OSError as e:
         return [_log_file(rel, full, skipped=f"cannot stat: {e.strerror}")]
     if stat.S_ISLNK(st.st_mode):
-        return [_log_file(rel, full, skipped=f"symbolic link to {os.readlink(full)}: not followed")]
+        return [_log_file(rel, full, skipped=f"symbolic link to {printable(os.readlink(full))}: not followed")]
     if not stat.S_ISREG(st.st_mode):
         return [_log_file(rel, full, skipped=f"not a regular file ({_file_type(st.st_mode)})")]
     if full.name in SAMPLE_METADATA:
@@ -199,5 +199,6 @@ def _file_type(mode: int) -> str:
 
 def _log_file(rel: str, full: Path, size: int = 0, skipped: str | None = None, warnings: list[str] | None = None,
               spool: Spool | None = None) -> LogFile:
+    rel = printable(rel)   # the display path only; `source` keeps the name as it is on disk
     return LogFile(path=rel, source=full, size=size, skipped=skipped, warnings=list(warnings or []), spool=spool,
                    **classify(rel))

@@ -108,7 +108,8 @@ def to_dict(t: Triage) -> dict:
         "topology": {
             "processes": [{"node": p.node, "pid": p.pid, "devices": sorted(p.devices),
                            "threads": {str(d): sorted(ts) for d, ts in sorted(p.devices.items())},
-                           "ranks": {str(r): d for r, d in sorted(p.ranks.items())}}
+                           "ranks": {str(r): d for r, d in sorted(p.ranks.items())},
+                           "path_devices": sorted(p.path_devices)}
                           for p in ev.topology.processes],
             "single_process_multi_device": ev.topology.single_process_multi_device,
             "ranks": _ranks(ev.topology.ranks),

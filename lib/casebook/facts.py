@@ -43,6 +43,15 @@ FACTS = {s.name: s for s in (
     FactSpec("torch_version", "str", "Installed torch version (pip list / pip freeze)."),
     FactSpec("HCCL_BUFFSIZE", "str", "HCCL buffer size per communicator in MB (default 200)."),
     FactSpec("ASCEND_SLOG_PRINT_TO_STDOUT", "str", "1 sends the plog lines to the screen instead of files."),
+    FactSpec("single_op_replay_fails", "bool",
+             "Running the failing operator alone with the same shapes and tiling (msaicerr replay) fails too."),
+    FactSpec("fails_on_other_cards", "bool", "The same job fails the same way when moved to other cards."),
+    FactSpec("other_processes_on_card", "bool", "Other processes held memory on the failing card (npu-smi info)."),
+    FactSpec("op_binaries_mismatch", "bool",
+             "Operator binaries (custom ops, kernel packages, compile caches) were built for another CANN version."),
+    FactSpec("peer_rank_exited_or_stalled", "bool",
+             "A rank exited, hung or paused (data loading, checkpointing) before the others timed out."),
+    FactSpec("link_flaps_seen", "bool", "The NPU network port shows link down/up events or growing error counters."),
 )}
 
 

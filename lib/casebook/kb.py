@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 from .facts import FACTS
@@ -55,7 +56,12 @@ class Signature:
             return observed in self.value
         if self.matcher == "contains":
             return str(self.value) in str(observed)
-        return re.search(str(self.value), str(observed)) is not None
+        return self.pattern.search(str(observed)) is not None
+
+    @cached_property
+    def pattern(self) -> re.Pattern:
+        """The compiled regex of a `regex` signature."""
+        return re.compile(str(self.value))
 
 
 @dataclass(frozen=True)

@@ -11,10 +11,12 @@ import os
 import re
 from collections import Counter
 from dataclasses import dataclass, field
+from pathlib import PurePosixPath
 
 import pandas as pd
 
 from . import attachments, rotation
+from .archive import path_for_roles
 from .bundle import ROLE_DEVICE_LOG, ROLE_ENVIRONMENT, ROLE_HOST_PLOG, ROLE_SCREEN, ROLE_TEXT, LogFile, find_files
 from .grammar import (KIND_ATTACHMENT, KIND_BLANK, KIND_BLOCK_HEAD, KIND_BLOCK_LINE, KIND_BLOCK_MSG,
                       KIND_EXCEPTION_PRINT, KIND_PLOG, KIND_PTA, KIND_PYTHON, KIND_UNPARSED, BlockState, parse_line)
@@ -32,6 +34,9 @@ _BINARY_MAGIC = ((b"\x7fELF", "ELF executable"), (b"\x89PNG", "PNG image"), (b"\
                  (b"SQLite format 3", "SQLite database"))
 _CJK = re.compile(r"[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef]")
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0e-\x1a\x1c-\x1f\x7f]")
+#: what a training script's own output looks like (Python logging, torchrun): a screen capture without errors
+_SCRIPT_OUTPUT = re.compile(r"^\[?\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[,.]\d+)?\]?\s*(?:-\s*)?"
+                            r"(?:[\w.]+:\s*)?\[?(?:DEBUG|INFO|WARNING|ERROR|CRITICAL)\]?\b")
 _RANK_IN_LINE = re.compile(r"\bSetupAgent rankNum\[\d+\], rank\[(?P<rank>\d+)\]")
 _FILE_TIME_KINDS = (KIND_EXCEPTION_PRINT, KIND_BLOCK_LINE, KIND_PYTHON)
 
@@ -44,6 +49,7 @@ class LogTable:
     files: list[LogFile]
     records: pd.DataFrame
     warnings: list[str] = field(default_factory=list)
+    rotation: list[str] = field(default_factory=list)   #: processes whose first error may have been rotated away
 
     @property
     def lines(self) -> int:
@@ -88,7 +94,7 @@ class LogTable:
         if line in f.raw_lines:
             return f.raw_lines[line]
         with open(f.source, "rb") as fh:
-            return split_lines(fh.read())[line - 1]
+            return split_lines(as_read(fh.read()))[line - 1]
 
     def summary(self) -> str:
         """One line of input accounting: files read and skipped, lines, unparsed, bytes."""
@@ -102,7 +108,7 @@ class LogTable:
             return None
         why = "; ".join(f"{f.path}: {f.skipped or 'empty'}" for f in self.files[:3])
         more = f"; and {len(self.files) - 3} more" if len(self.files) > 3 else ""
-        return f"not a log bundle: no readable text lines in it ({why}{more})"
+        return f"not a log bundle: no readable text lines in it ({why}{more})".replace("\n", " ")
 
     def close(self) -> None:
         """Remove the temporary copies of archive members now, not when the table is dropped."""
@@ -139,7 +145,7 @@ def decode(raw: bytes) -> tuple[str, str]:
         return raw.decode("utf-8"), "utf-8"
     except UnicodeDecodeError as e:
         if e.reason == "unexpected end of data":
-            # a UTF-8 character cut at the end (CANN cuts long lines by bytes): not a GBK line
+            # a UTF-8 character cut at the end (log lines are cut at a byte limit): not a GBK line
             return raw.decode("utf-8", errors="replace"), "replaced"
     try:
         text = raw.decode("gbk")
@@ -161,17 +167,19 @@ def read_file(f: LogFile) -> list[tuple]:
     return parse_bytes(f, data)
 
 
-def _utf16(f: LogFile, data: bytes) -> bytes:
-    """A file saved as UTF-16 (Windows redirection) re-encoded as UTF-8, with a warning; others as they are."""
+def as_read(data: bytes) -> bytes:
+    """The bytes lines are split from: a UTF-16 file (Windows redirection, with its byte-order mark) re-encoded
+    as UTF-8; any other file as it is."""
     if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
-        f.warnings.append(f"{f.path}: UTF-16 text, read as UTF-8 after conversion (line bytes are the converted ones)")
         return data.decode("utf-16", errors="replace").encode("utf-8")
     return data
 
 
 def parse_bytes(f: LogFile, data: bytes) -> list[tuple]:
     """Parse the bytes of one file into record tuples and fill its counts, times, role and identity."""
-    data = _utf16(f, data)
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        f.warnings.append(f"{f.path}: UTF-16 text, read as UTF-8 after conversion (line bytes are the converted ones)")
+    data = as_read(data)
     why = binary_reason(data[:_BINARY_SNIFF])
     if why:
         f.skipped = why
@@ -253,10 +261,14 @@ def _warn_text(f: LogFile, odd: dict[str, list[int]]) -> None:
 def _settle_role(f: LogFile, rows: list[tuple], kinds: Counter, sample: list[str]) -> list[tuple]:
     """Role from the content when the path did not say; the lines of an environment dump become attachments."""
     if f.role == ROLE_TEXT:
-        if any(kinds[k] for k in _CAPTURE_KINDS):
+        texts = [t for t in sample if t.strip()]
+        if any(kinds[k] for k in _CAPTURE_KINDS) or (
+                texts and sum(1 for t in texts if _SCRIPT_OUTPUT.match(t)) >= len(texts) / 2):
             f.role = ROLE_SCREEN
         elif kinds[KIND_PLOG] and kinds[KIND_PLOG] >= (len(rows) - kinds[KIND_BLANK]) / 2:
-            f.role = ROLE_HOST_PLOG
+            # slog lines under a `device` folder (asys: dfx/log/device/…) were written on the device side
+            side = PurePosixPath(path_for_roles(f.path)).parts[:-1]
+            f.role = ROLE_DEVICE_LOG if "device" in side else ROLE_HOST_PLOG
     if f.role in (ROLE_TEXT, ROLE_ENVIRONMENT):
         name = f.path.rsplit("/", 1)[-1]
         kind = attachments.kind_of(name, sample)
@@ -295,7 +307,8 @@ def read_plog(*paths: str | os.PathLike, limits: Limits | None = None) -> LogTab
     records["pid"] = records["pid"].astype("Int64")
     records["line"] = records["line"].astype("int64")
     _share_identity(files)
-    rotation.check(files, records)
+    rotated = rotation.check(files, records)
     warnings = [w for f in files for w in f.warnings]
     warnings += [f"{f.path}: skipped ({f.skipped})" for f in files if f.skipped]
-    return LogTable(paths=[os.fspath(p) for p in paths], files=files, records=records, warnings=warnings)
+    return LogTable(paths=[os.fspath(p) for p in paths], files=files, records=records, warnings=warnings,
+                    rotation=rotated)

@@ -76,12 +76,13 @@ def observations(evidence: Evidence, errors: pd.DataFrame) -> list[Observation]:
         head = fault.refs[0] if fault.refs else None
         where = (head.text, head.file, head.line) if head else ("", fault.file, fault.line)
         obs.append(Observation("aicore_fault", True, *where))
-        extend = next((r for r in fault.refs if "errcode:" in r.text), head)
-        src = extend or head
+        # every line of the report (each core, each copy in a screen capture) belongs to the one fault
+        obs += [Observation("aicore_fault", True, r.text, r.file, r.line) for r in fault.refs[1:]]
+        extends = [r for r in fault.refs if "errcode:" in r.text] or ([head] if head else [])
         no_bit = fault.errcode is not None and not any(fault.errcode) and not fault.error_bits
         for bit in fault.error_bits or ([NO_BIT] if no_bit else []):
-            obs.append(Observation("error_bits", bit, src.text if src else bit, src.file if src else None,
-                                   src.line if src else None))
+            obs += [Observation("error_bits", bit, r.text, r.file, r.line) for r in extends] or [
+                Observation("error_bits", bit, bit, None, None)]
         kernel_ref = next((r for r in fault.refs if "kernel_name=" in r.text), head)
         if fault.kernel:
             for name, value in (("kernel", fault.kernel), ("op", fault.op)):

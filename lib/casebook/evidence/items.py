@@ -93,6 +93,7 @@ class ProcessTopology:
     set_device_seen: bool = False   #: its set-device lines are in the bundle (INFO level), not just error lines
     refs: list[LineRef] = field(default_factory=list)
     ranks: dict[int, int | None] = field(default_factory=dict)   #: HCCL rank -> device, from its own init lines
+    path_devices: dict[int, str] = field(default_factory=dict)    #: device -> its device-side log file of this pid
 
     @property
     def drives_several_devices(self) -> bool:

@@ -10,6 +10,7 @@ import re
 
 import pandas as pd
 
+from ..bundle import ROLE_DEVICE_LOG
 from ..plog import LogTable
 from . import ranks
 from .items import LineRef, ProcessTopology, Topology
@@ -49,4 +50,9 @@ def extract(log: LogTable) -> Topology:
         p.ranks[info.rank] = info.device
         if info.ref is not None:
             p.refs.append(info.ref)
+    # the device-side copy of a process's log (`device-<id>/device-<pid>_<time>.log`) shows it ran on that device;
+    # it names no thread, so it is kept apart from `devices` as well
+    for f in log.files:
+        if f.role == ROLE_DEVICE_LOG and f.pid is not None and f.device is not None and not f.skipped:
+            procs.setdefault((f.node, f.pid), ProcessTopology(node=f.node, pid=f.pid)).path_devices[f.device] = f.path
     return Topology(processes=sorted(procs.values(), key=lambda p: (p.node or "", p.pid)), ranks=ranks.extract(log))

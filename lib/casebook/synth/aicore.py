@@ -5,10 +5,13 @@ lines at INFO level, then the synchronize failure and the torch_npu screen outpu
 """
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from .job import (Job, Proc, ecode_block, failure_exit, files, pta_line, stop, sync_frames, torchrun, traceback)
+from ..errcode import decode_triple
+
+from .job import Job, Proc, ecode_block, failure_exit, files, pta_line, stop, sync_frames, torchrun, traceback
 from .lines import launch, rt, slog, stamp, us
 
 TRAILER = "[FUNC:PrintCoreInfo][FILE:device_error_core_proc.cc][LINE:645]"
@@ -36,8 +39,7 @@ class CoreFault:
 def report(p: Proc, f: CoreFault, t: datetime, info: bool) -> list:
     """The runtime's lines for the fault on the card of process p."""
     pid, d, r, s = p.pid, p.device, p.card.cq, p.card.worker
-    out = launch(__import__("random").Random(f.serial), pid, p.card, t - us(19_311), f.kernel, 128,
-                 completes=False) if info else []
+    out = launch(random.Random(f.serial), pid, p.card, t - us(19_311), f.kernel, 128, completes=False) if info else []
     task = p.card.task_id
     out.append(rt("ERROR", pid, t, "stars_engine.cc:1321", r, "ProcLogicCqReport", f"Task run failed, device_id={d}, "
                   f"stream_id=2, task_id={task}, sqe_type=0(ffts), errType=0x1(task exception), sqSwStatus=0", True))
@@ -111,7 +113,6 @@ def fault_job(seed: int, pid0: int, start: datetime, rank: int, f: CoreFault, in
 
 def expectation(f: CoreFault, p: Proc) -> dict:
     """The `aicore` expectation of a fault."""
-    from ..errcode import decode_triple
     return {"error_bits": [b.name for b in decode_triple(*f.errcode)], "device": p.device, "cores": list(f.cores)}
 
 
@@ -142,9 +143,12 @@ def oor_positive() -> dict[str, str]:
     return files(job, {"about": """Four ranks, one card each, INFO level. IndexPutV2 on rank 2 (device 2) fails
         with errcode (0x200000000, 0, 0) = MTE_GDMA_WRITE_OVERFLOW, retCode 0x26 / 507015, reported by cores 7
         and 8; current - pc start lies inside the binary (binSize 61440). The kernel wrote past an on-chip
-        buffer: an out-of-range access, confirmed from the logs alone.""",
+        buffer: an out-of-range access, confirmed from the logs alone. The walk still asks whether a single-op
+        replay fails: yes keeps it confirmed, no (the op runs clean alone) rules it out.""",
         "runs": [{"facts": {}, "diagnosis": OOR, "verdicts": {OOR: "confirmed"}, "pc_verdict": "consistent",
-                  "aicore": expectation(f, p)}]})
+                  "missing": ["single_op_replay_fails"], "aicore": expectation(f, p)},
+                 {"facts": {"single_op_replay_fails": True}, "diagnosis": OOR, "verdicts": {OOR: "confirmed"}},
+                 {"facts": {"single_op_replay_fails": False}, "diagnosis": None, "verdicts": {OOR: "ruled_out"}}]})
 
 
 def oor_negative_hbm() -> dict[str, str]:
@@ -243,8 +247,11 @@ def hbm_positive() -> dict[str, str]:
                           extra=lambda job, p, t: p.device_log.extend(ras_event(p, t)))
     return files(job, {"about": """Four ranks at INFO level. MatMulV3 on device 2 fails with errcode (0,
         0x80000000, 0) = CCU_DC_DATA_ECC, retCode 0x58 (aicore mem error), host code 507054, and the device log
-        holds the RAS event 'HBMA Multi Bit Ecc'. Failing device memory, confirmed: isolate the card.""",
-        "runs": [{"facts": {}, "diagnosis": HBM, "verdicts": {HBM: "confirmed"}, "aicore": expectation(f, p)}]})
+        holds the RAS event 'HBMA Multi Bit Ecc'. Failing device memory, confirmed: isolate the card. If the
+        engineer says the job fails the same way on other cards, one card's memory cannot explain it: ruled out.""",
+        "runs": [{"facts": {}, "diagnosis": HBM, "verdicts": {HBM: "confirmed"}, "missing": ["fails_on_other_cards"],
+                  "aicore": expectation(f, p)},
+                 {"facts": {"fails_on_other_cards": True}, "diagnosis": None, "verdicts": {HBM: "ruled_out"}}]})
 
 
 def hbm_negative_software() -> dict[str, str]:

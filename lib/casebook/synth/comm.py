@@ -7,7 +7,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 from . import aicore
-from .job import Job, Proc, ecode_block, failure_exit, files, log_time, pta_line, stop, torchrun
+from .job import Job, Proc, failure_exit, files, log_time, pta_line, stop, torchrun
 from .lines import rt, slog, stamp, us
 
 NOTIFY = "hccl-notify-wait-timeout"

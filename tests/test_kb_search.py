@@ -1,0 +1,28 @@
+"""KB search: codes, kernel names and words in either language, every word required, exact ids first."""
+from casebook.kb import load_kb
+from casebook.kb_search import CASE, CODE, page, search
+
+KB = load_kb()
+FOUNDING = "task-queue-shared-cache-race"
+
+
+def test_an_exact_code_comes_first():
+    hits = search(KB, "CCU_BUS_ERR")
+    assert (hits[0].kind, hits[0].id) == (CODE, "CCU_BUS_ERR") and hits[0].matched == ("id",)
+    assert any(h.kind == CASE and h.id == FOUNDING for h in hits)
+
+
+def test_a_full_kernel_name_finds_the_case_through_its_op_signature():
+    hits = search(KB, "FlashAttentionScoreGrad_8ac1e3b7d5f0a2c4_high_performance_10000000000220130")
+    assert FOUNDING in [h.id for h in hits] and "kernel" in hits[0].matched
+
+
+def test_chinese_words_and_every_word_required():
+    assert FOUNDING in [h.id for h in search(KB, "共享缓存")]
+    assert search(KB, "CCU_BUS_ERR no-such-word-anywhere") == []
+    assert len(search(KB, "")) == len(KB.cases) + len(KB.codes)
+
+
+def test_pages_start_with_their_title():
+    assert page(KB, CODE, "CCU_BUS_ERR").startswith("# CCU_BUS_ERR — ")
+    assert page(KB, CASE, FOUNDING).startswith(f"# {KB.cases[FOUNDING].title}")
