@@ -34,6 +34,20 @@ torch==2.4.0+cpu
 torch_npu==2.4.0.post2
 transformers @ file:///tmp/transformers-4.40.0-py3-none-any.whl
 """
+PIP_SHOW = """Name: torch-npu
+Version: 2.1.0.post3
+Summary: NPU bridge for PyTorch
+---
+Name: torch
+Version: 2.1.0
+"""
+CONDA_LIST = """# packages in environment at /root/miniconda3/envs/pt:
+#
+# Name                    Version                   Build  Channel
+numpy                     1.24.4                   pypi_0    pypi
+torch                     2.1.0                    pypi_0    pypi
+torch-npu                 2.1.0.post3              pypi_0    pypi
+"""
 CANN_INFO = """Version=8.0.RC3
 version_dir=8.0.RC3
 timestamp=20240923_000000
@@ -63,6 +77,8 @@ NPU_SMI = """+------------------------------------------------------------------
     ("exported.sh", EXPORT_P, "env", {"ASCEND_LAUNCH_BLOCKING": ("1", 2), "TASK_QUEUE_ENABLE": ("0", 4)}),
     ("pip_list.txt", PIP_LIST, "pip", {"torch_version": ("2.1.0", 4), "torch_npu_version": ("2.1.0.post6", 5)}),
     ("requirements.txt", PIP_FREEZE, "pip", {"torch_version": ("2.4.0+cpu", 2), "torch_npu_version": ("2.4.0.post2", 3)}),
+    ("pip_show.txt", PIP_SHOW, "pip", {"torch_npu_version": ("2.1.0.post3", 2), "torch_version": ("2.1.0", 6)}),
+    ("conda.txt", CONDA_LIST, "pip", {"torch_version": ("2.1.0", 5), "torch_npu_version": ("2.1.0.post3", 6)}),
     ("version.info", CANN_INFO, "cann_version", {"cann_version": ("8.0.RC3", 1)}),
     ("driver_version.txt", DRIVER_INFO, "cann_version", {"npu_driver_version": ("24.1.rc2", 1)}),
     ("ascend_install.info", INSTALL_INFO, "cann_version", {}),

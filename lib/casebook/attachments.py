@@ -1,9 +1,10 @@
 """What customers attach beside their logs, and what each attachment says.
 
 Four kinds, recognised from their text (and a few CANN file names): `env` (`env`, `printenv`,
-`export -p` output), `pip` (`pip list`, `pip freeze`), `cann_version` (CANN or driver `version.info`,
-`ascend_install.info`) and `npu_smi` (`npu-smi info`). `settings()` turns an attachment's lines into
-(name, value, line) triples; which names become facts is for evidence/attachments.py to say.
+`export -p` output), `pip` (`pip list`, `pip freeze`, `pip show`, `conda list`), `cann_version`
+(CANN or driver `version.info`, `ascend_install.info`) and `npu_smi` (`npu-smi info`). `settings()`
+turns an attachment's lines into (name, value, line) triples; which names become facts is for
+evidence/attachments.py to say.
 """
 from __future__ import annotations
 
@@ -17,10 +18,12 @@ NPU_SMI = "npu_smi"
 KINDS = (ENV, PIP, CANN_VERSION, NPU_SMI)
 
 _ASSIGN = re.compile(r"^(?:export\s+|declare\s+-x\s+)?(?P<name>[A-Za-z_][A-Za-z0-9_]*)=(?P<value>.*)$")
-_PIP_HEAD = re.compile(r"^Package\s+Version\b")
+_PIP_HEAD = re.compile(r"^(?:Package\s+Version\b|#\s*Name\s+Version\s+Build\b)")   # pip list, conda list
+_PIP_SHOW = re.compile(r"^(?P<key>Name|Version):\s*(?P<value>\S+)\s*$")
 _PIP_RULE = re.compile(r"^-{3,}\s+-{3,}")
 _PIP_ROW = re.compile(r"^(?P<name>[A-Za-z0-9][A-Za-z0-9._\-]*)\s+(?P<version>\d[\w.!+\-]*)(?:\s+\S.*)?$")
-_FREEZE = re.compile(r"^(?P<name>[A-Za-z0-9][A-Za-z0-9._\-]*)(?:\[[^\]]*\])?\s*(?:===?\s*(?P<version>[^\s;#]+)|\s+@\s+\S+)")
+_FREEZE = re.compile(r"^(?P<name>[A-Za-z0-9][A-Za-z0-9._\-]*)(?:\[[^\]]*\])?\s*"
+                     r"(?:===?\s*(?P<version>[^\s;#]+)|\s+@\s+\S+)")
 _CANN_KEY = re.compile(r"^(?:[Vv]ersion|version_dir|timestamp|UserName|UserGroup|\w*Install_Path_Param|\w+_version)$")
 _DRIVER_KEY = re.compile(r"^(?:ascendhal_version|tsfw_version|Driver_Install_Path_Param|firmware_version)$")
 _SMI_VERSION = re.compile(r"npu-smi\s+(?P<tool>\S+)\s+Version:\s*(?P<version>\S+)")
@@ -49,8 +52,11 @@ def kind_of(name: str, lines: Iterable[str]) -> str | None:
         return CANN_VERSION
     if any("npu-smi" in x for x in text[:5]) and sum(1 for x in text if x[:1] in "+|") >= len(text) / 2:
         return NPU_SMI
-    if any(_PIP_HEAD.match(x) for x in text[:3]) and any(_PIP_RULE.match(x) for x in text[:4]):
+    if any(_PIP_HEAD.match(x) for x in text[:3]) and (
+            any(_PIP_RULE.match(x) for x in text[:4]) or text[0].startswith("#")):
         return PIP
+    if [m["key"] for x in text[:2] if (m := _PIP_SHOW.match(x))] == ["Name", "Version"]:
+        return PIP   # pip show
     assigns = [m for x in text if (m := _ASSIGN.match(x))]
     if len(assigns) >= 3 and len(assigns) >= 0.6 * len(text):
         keys = [m["name"] for m in assigns]
@@ -77,7 +83,14 @@ def settings(kind: str, lines: Iterable[tuple[int, str]]) -> list[tuple[str, str
             if m := _ASSIGN.match(text.strip()):
                 put(m["name"], _value(m["value"]), no)
     elif kind == PIP:
+        shown = None   # the package a `pip show` block is about
         for no, text in rows:
+            if m := _PIP_SHOW.match(text.strip()):
+                if m["key"] == "Name":
+                    shown = _package(m["value"])
+                elif shown in ("torch", "torch-npu"):
+                    put(shown.replace("-", "_") + "_version", m["value"], no)
+                continue
             m = _PIP_ROW.match(text.strip()) or _FREEZE.match(text.strip())
             if m and m["version"]:
                 package = _package(m["name"])

@@ -43,6 +43,18 @@ class BenchResult:
     diagnosis: str | None
 
 
+def default_bundle(size: int, cache: Path) -> Path:
+    """The generated bundle of this size, written under `cache` on first use and reused after."""
+    from .kb import default_root
+    from .workload import write_workload
+    root = cache / f"workload-{size >> 20}MiB"
+    done = cache / f"workload-{size >> 20}MiB.complete"   # beside the bundle, so it is not read as a log
+    if not done.exists():
+        write_workload(root, size, samples=default_root() / "samples")
+        done.write_text("written by casebook synth\n")
+    return root
+
+
 def bundle_files(root: Path) -> list[Path]:
     """Every regular file under root, in path order."""
     if root.is_file():

@@ -1,4 +1,4 @@
-"""`casebook triage|report|kb|synth`: the command line."""
+"""`casebook triage|report|kb|synth|bench`: the command line."""
 from __future__ import annotations
 
 import argparse
@@ -81,10 +81,31 @@ def _kb_check(args: argparse.Namespace) -> int:
     return 1 if problems else 0
 
 
-def _synth_samples(args: argparse.Namespace) -> int:
-    from .synth import write_samples
-    for path in write_samples(Path(args.out)):
-        print(path)
+def _synth(args: argparse.Namespace) -> int:
+    if args.target == "samples":
+        from .synth import write_samples
+        for path in write_samples(Path(args.out)):
+            print(path)
+        return 0
+    if not args.size:
+        print("casebook: synth OUT needs --size (e.g. --size 1GB)", file=sys.stderr)
+        return 2
+    from .workload import parse_size, write_workload
+    summary = write_workload(Path(args.target), parse_size(args.size), samples=Path(args.out))
+    print(f"{summary.root}: {summary.files} files, {summary.bytes} bytes, {summary.lines} lines")
+    return 0
+
+
+def _bench(args: argparse.Namespace) -> int:
+    from . import bench
+    from .workload import parse_size
+    path = Path(args.path) if args.path else bench.default_bundle(parse_size(args.size), Path(args.cache))
+    if not path.exists():
+        print(f"casebook: {path}: no such file or directory", file=sys.stderr)
+        return 2
+    extra = ["--engine", args.engine] + (["--workers", str(args.workers)] if args.workers else [])
+    result = bench.bench(path, extra)
+    print(json.dumps(bench.as_dict(result), indent=1) if args.json else bench.table(result))
     return 0
 
 
@@ -119,11 +140,21 @@ def parser() -> argparse.ArgumentParser:
     kc = ksub.add_parser("check", help="check every case, code page and sample; exit 1 on any problem")
     kc.add_argument("--root", help="knowledge base folder (default: the project's kb/)")
     kc.set_defaults(run=_kb_check)
-    s = sub.add_parser("synth", help="generate sample bundles")
-    ssub = s.add_subparsers(dest="synth_command", required=True)
-    ss = ssub.add_parser("samples", help="(re)write the KB sample bundles")
-    ss.add_argument("--out", default="kb/samples", help="samples folder (default: kb/samples)")
-    ss.set_defaults(run=_synth_samples)
+    s = sub.add_parser("synth", help="generate the KB sample bundles, or a large bundle for the benchmark")
+    s.add_argument("target", metavar="samples|OUT",
+                   help="'samples' rewrites the KB samples; a folder gets a large realistic bundle (needs --size)")
+    s.add_argument("--size", help="size of the large bundle, e.g. 200MB, 1GB")
+    s.add_argument("--out", default="kb/samples", help="KB samples folder (default: kb/samples)")
+    s.set_defaults(run=_synth)
+    b = sub.add_parser("bench", help="triage throughput and memory against grep -c ERROR and a naive parser")
+    b.add_argument("path", nargs="?", metavar="PATH", help="bundle to measure (default: a generated one of --size)")
+    b.add_argument("--size", default="1GB", help="size of the generated bundle (default 1GB)")
+    b.add_argument("--cache", default=str(Path.home() / ".cache" / "casebook"),
+                   help="where generated bundles are kept between runs")
+    b.add_argument("--engine", default="local", choices=("local", "dask"), help="engine of the triage run")
+    b.add_argument("--workers", type=int, help="reading workers of the triage run (default: one per core)")
+    b.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
+    b.set_defaults(run=_bench)
     return p
 
 

@@ -8,6 +8,7 @@ must find are genuine sample logs, not noise.
 from __future__ import annotations
 
 import random
+import re
 import shutil
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -40,6 +41,17 @@ _TEMPLATES = (
 _MODULES = {"LaunchKernel": "RUNTIME", "TaskFinished": "RUNTIME", "CommandSend": "RUNTIME", "OpName": "OP",
             "Malloc": "RUNTIME", "wait_logic_cq": "DRV", "GenerateOpTag": "HCCL", "ProfNotify": "PROFILING",
             "GetOption": "GE", "CloseAicpuSd": "TDT"}
+
+
+_UNITS = {"": 1, "B": 1, "KB": 1 << 10, "MB": 1 << 20, "GB": 1 << 30, "KIB": 1 << 10, "MIB": 1 << 20, "GIB": 1 << 30}
+
+
+def parse_size(text: str) -> int:
+    """`1GB`, `200MB`, `512KiB` or a plain byte count as bytes (binary units)."""
+    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([A-Za-z]*)\s*", text)
+    if not m or m[2].upper() not in _UNITS:
+        raise ValueError(f"not a size: {text!r} (use e.g. 200MB or 1GB)")
+    return int(float(m[1]) * _UNITS[m[2].upper()])
 
 
 @dataclass(frozen=True)
