@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 from ..plog import LogTable
-from . import (aicore, attachments, codes, device_dump, environment, first_error, hardware, incidents, topology,
-               versions)
+from . import (aicore, attachments, codes, device_dump, environment, first_error, hardware, incidents, ranks,
+               topology, versions)
 from .items import (AicoreFault, CodeSighting, DeviceDump, DeviceEvent, ErrorLine, Evidence, Fact, Incident, LineRef,
                     LinkFailure, ProcessTopology, RankInfo, RankView, Topology)
 
@@ -28,11 +28,17 @@ EXTRACTORS = {
 }
 
 
+#: Lines besides error lines that some family reads: in big files the reader builds records only for error
+#: lines, lines that are not slog headers, and these (plog.read_plog `keep`).
+KEEP = "|".join(f"(?:{k})" for k in (aicore.KEEP, topology.KEEP, environment.KEEP, ranks.KEEP, versions.KEEP,
+                                       hardware.KEEP, device_dump.KEEP))
+
+
 def extract_evidence(log: LogTable) -> Evidence:
     """Run every extractor over the log table."""
     found = {name: extract(log) for name, extract in EXTRACTORS.items()}
     return Evidence(error_lines=len(log.errors()), **found)
 
 
-__all__ = ["EXTRACTORS", "extract_evidence", "AicoreFault", "CodeSighting", "DeviceDump", "DeviceEvent", "ErrorLine",
+__all__ = ["EXTRACTORS", "KEEP", "extract_evidence", "AicoreFault", "CodeSighting", "DeviceDump", "DeviceEvent", "ErrorLine",
            "Evidence", "Fact", "Incident", "LineRef", "LinkFailure", "ProcessTopology", "RankInfo", "RankView", "Topology"]

@@ -61,10 +61,13 @@ def op_of(kernel: str) -> str | None:
     return None
 
 
+#: Lines this family reads besides error lines (the reader keeps them in big files too).
+KEEP = r"serial number is|extend info: errcode|retCode=|fault kernel_name=|binSize=|kernel addr|pc_start=|funcAddr"
+
+
 def _scan(log: LogTable) -> pd.DataFrame:
     r = log.records
-    hit = r[r["msg"].str.contains(r"serial number is|extend info: errcode|retCode=|fault kernel_name=|binSize=|"
-                                  r"kernel addr|pc_start=|funcAddr", regex=True)]
+    hit = r[r["msg"].str.contains(KEEP, regex=True)]
     # in time order, and at equal times the µs-precise plog line before its copy in a screen capture,
     # so a fault is located in the plog; lines without a time keep their place after timed ones
     order = hit.assign(_untimed=hit["time"].isna(), _t=hit["time"].fillna(""), _capture=hit["kind"] != KIND_PLOG)

@@ -28,12 +28,15 @@ _KINDS = {"aic exception": "aicore_exception", "timeout exception": "hwts_timeou
 _DETAIL = re.compile(r"^(?P<d>[a-z][a-z ]+(?:timeout|error|exception))$", re.I)
 
 
+#: Lines this family reads besides the dumps themselves (the reader keeps them in big files too).
+KEEP = "hwts "
+
 def extract(log: LogTable) -> list[DeviceDump]:
     """Every exception dump in the device logs, with its cores' AIC_ERROR / PC_START / CURRENT_PC."""
     r = log.records
     files = {f.path: f for f in log.files}
     hits = r[(r["kind"] == KIND_EXCEPTION_PRINT)
-             | ((r["kind"] == KIND_PLOG) & (r["level"] == "ERROR") & r["msg"].str.contains("hwts ", regex=False))]
+             | ((r["kind"] == KIND_PLOG) & (r["level"] == "ERROR") & r["msg"].str.contains(KEEP, regex=False))]
     dumps: list[DeviceDump] = []
     current: dict[str, DeviceDump] = {}
     trigger: dict[str, tuple[str, LineRef]] = {}

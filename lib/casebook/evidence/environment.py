@@ -17,6 +17,9 @@ _SETTING = re.compile(r"(?<![A-Za-z_])(?:export\s+)?(?P<name>" + "|".join(VARIAB
                       r"(?P<value>[^\s,;\]\)]+)")
 
 
+#: Lines this family reads (any level; the reader keeps them in big files too).
+KEEP = "|".join(VARIABLES)
+
 def extract(log: LogTable) -> dict[str, Fact]:
     """Settings printed in log lines, then what attachments state that the lines do not; each with file and line."""
     facts = logged(log)
@@ -29,7 +32,7 @@ def logged(log: LogTable) -> dict[str, Fact]:
     """The first value each variable is logged with, as a fact with its file and line."""
     r = log.records
     r = r[r["kind"] != KIND_ATTACHMENT]   # an environment dump's lines are read whole by evidence/attachments.py
-    hits = r[r["msg"].str.contains("|".join(VARIABLES), regex=True)]
+    hits = r[r["msg"].str.contains(KEEP, regex=True)]
     facts: dict[str, Fact] = {}
     for file, line, msg in hits[["file", "line", "msg"]].itertuples(index=False):
         for m in _SETTING.finditer(msg):

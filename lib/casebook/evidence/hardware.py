@@ -35,14 +35,16 @@ def _device(text: str, default: int | None) -> int | None:
     return int(next(g for g in m.groups() if g is not None)) if m else default
 
 
+#: Lines this family reads besides error lines (the reader keeps them in big files too).
+KEEP = r"Hardware Error|ecc err|Multi Bit Ecc|ts exception msg|\[drv_pcie\]|system exception code|excep_id"
+
 def extract(log: LogTable) -> list[DeviceEvent]:
     """Device-side events, earliest first, each counted once across the files that report it."""
     r = log.records
     files = {f.path: f for f in log.files}
     device_files = {f.path for f in log.files if f.role in ("device_log", "device_os_log", ROLE_BBOX)}
     cand = r[r["file"].isin(device_files)]
-    cand = cand[cand["msg"].str.contains(r"Hardware Error|ecc err|Multi Bit Ecc|ts exception msg|\[drv_pcie\]|"
-                                         r"system exception code|excep_id", regex=True)]
+    cand = cand[cand["msg"].str.contains(KEEP, regex=True)]
     events: list[DeviceEvent] = []
     block: DeviceEvent | None = None
     for file, line, kind, time, msg in cand[["file", "line", "kind", "time", "msg"]].itertuples(index=False):

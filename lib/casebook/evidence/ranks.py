@@ -29,11 +29,14 @@ _REMOTE = re.compile(r"remote rank(?::)?\s*\[?(?P<peer>\d+)\]?")
 SETUP_SPREAD_S = 120
 
 
+#: Lines this family reads (HCCL init, INFO level; the reader keeps them in big files too).
+KEEP = r"rankNum\["
+
 def identities(log: LogTable) -> dict[tuple, RankInfo]:
     """(node, pid) -> its rank, from the process's own HCCL init lines."""
     r = log.records
     files = {f.path: f for f in log.files}
-    hits = r[r["msg"].str.contains("rankNum[", regex=False) & r["pid"].notna()]
+    hits = r[r["msg"].str.contains(KEEP, regex=True) & r["pid"].notna()]
     out: dict[tuple, RankInfo] = {}
     for file, line, time, pid, msg in hits[["file", "line", "time", "pid", "msg"]].itertuples(index=False):
         m = _RANK.search(msg)

@@ -27,13 +27,14 @@ PATTERNS: tuple[tuple[str, re.Pattern, str | None], ...] = (
     ("firmware_version", re.compile(r"Ascend-hdk-\w+-npu-firmware[_-]" + _V, re.I), "from a package name"),
     ("soc_version", re.compile(r"\bsoc[ _]?version(?: is|:|=)?\s*\[?(?P<v>Ascend\w+)\]?", re.I), None),
 )
-_PREFILTER = r"(?i)torch[_-]npu|CANN|Ascend-|ascend-toolkit|version"
+#: Lines this family reads (the reader keeps them in big files too).
+KEEP = r"(?i:torch[_-]npu|CANN|Ascend-|ascend-toolkit|version)"
 
 
 def extract(log: LogTable) -> dict[str, Fact]:
     """The first version each fact is shown with, stated values before path hints."""
     r = log.records
-    hits = r[r["msg"].str.contains(_PREFILTER, regex=True)]
+    hits = r[r["msg"].str.contains(KEEP, regex=True)]
     found: dict[str, tuple[int, Fact]] = {}
     for file, line, msg in hits[["file", "line", "msg"]].itertuples(index=False):
         for rank, (name, pattern, note) in enumerate(PATTERNS):
