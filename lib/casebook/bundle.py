@@ -69,6 +69,9 @@ class LogFile:
     raw_lines: dict[int, bytes] = field(default_factory=dict, repr=False)
     attachment: str | None = None  #: for environment dumps: env, pip, cann_version, npu_smi
     continues: bool = False   #: its first line continues a record begun before the file (a rotation cut)
+    #: a big file gets records only for the lines that matter (plog.FULL_RECORDS_BELOW); the rest are counted
+    selective: bool = False
+    levels: dict[str, int] = field(default_factory=dict)  #: slog header lines per level
     spool: Spool | None = field(default=None, repr=False, compare=False)  #: keeps an archive member's copy alive
 
     @property

@@ -4,13 +4,34 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 
 from . import walk
 from .bundle import BundleError
+from .engine import ENGINES, EngineError
 from .facts import FactError, parse_assignments
 from .objdump import ObjdumpError
 from .spool import Limits
+
+
+@contextmanager
+def _progress_bar(mode: str):
+    """A tqdm bar on stderr counting files read (`auto`: only when stderr is a terminal)."""
+    if mode == "never" or (mode == "auto" and not sys.stderr.isatty()):
+        yield None
+        return
+    from tqdm import tqdm
+    bar = tqdm(total=0, unit="file", desc="reading", file=sys.stderr, leave=False)
+
+    def step(done: int, total: int) -> None:
+        bar.total = total
+        bar.update(done - bar.n)
+
+    try:
+        yield step
+    finally:
+        bar.close()
 
 
 def _triage(args: argparse.Namespace) -> int:
@@ -22,9 +43,11 @@ def _triage(args: argparse.Namespace) -> int:
         print(f"casebook: {e}", file=sys.stderr)
         return 2
     try:
-        t = triage(*args.paths, facts=answers, objdump=args.objdump,
-                   limits=Limits(max_bytes=args.max_bytes, max_ratio=args.max_ratio))
-    except (BundleError, ObjdumpError) as e:
+        with _progress_bar(args.progress) as progress:
+            t = triage(*args.paths, facts=answers, objdump=args.objdump,
+                       limits=Limits(max_bytes=args.max_bytes, max_ratio=args.max_ratio),
+                       engine=args.engine, scheduler=args.scheduler, workers=args.workers, progress=progress)
+    except (BundleError, ObjdumpError, EngineError) as e:
         print(f"casebook: {e}", file=sys.stderr)
         return 2
     if t.log.unusable_reason():
@@ -125,6 +148,12 @@ def parser() -> argparse.ArgumentParser:
     t.add_argument("--max-ratio", type=float, default=Limits.max_ratio, metavar="R",
                    help=f"refuse an archive that expands more than R times its compressed size once past "
                         f"{Limits.ratio_floor >> 20} MiB (default {Limits.max_ratio:g})")
+    t.add_argument("--engine", default="local", choices=ENGINES,
+                   help="where files are read: local threads, or the workers of a Dask cluster")
+    t.add_argument("--scheduler", metavar="ADDR", help="Dask scheduler address (default: a local 2-worker cluster)")
+    t.add_argument("--workers", type=int, metavar="N", help="reading workers (default: one per core)")
+    t.add_argument("--progress", default="auto", choices=("auto", "always", "never"),
+                   help="progress bar on stderr (auto: when stderr is a terminal)")
     t.set_defaults(run=_triage)
     r = sub.add_parser("report", help="write the case report (Markdown or standalone HTML) for the ticket")
     r.add_argument("paths", nargs="+", metavar="PATH", help="plog folder, file, or several (one case)")

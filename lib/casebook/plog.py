@@ -9,14 +9,17 @@ from __future__ import annotations
 
 import os
 import re
+from functools import partial
+from typing import Callable
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
 import pandas as pd
 
-from . import attachments, rotation
+from . import attachments, rotation, scan
 from .archive import path_for_roles
+from .engine import run as engine_run
 from .bundle import ROLE_DEVICE_LOG, ROLE_ENVIRONMENT, ROLE_HOST_PLOG, ROLE_SCREEN, ROLE_TEXT, LogFile, find_files
 from .grammar import (KIND_ATTACHMENT, KIND_BLANK, KIND_BLOCK_HEAD, KIND_BLOCK_LINE, KIND_BLOCK_MSG,
                       KIND_EXCEPTION_PRINT, KIND_PLOG, KIND_PTA, KIND_PYTHON, KIND_UNPARSED, BlockState, parse_line)
@@ -39,6 +42,10 @@ _SCRIPT_OUTPUT = re.compile(r"^\[?\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[,.]\d+)?\
                             r"(?:[\w.]+:\s*)?\[?(?:DEBUG|INFO|WARNING|ERROR|CRITICAL)\]?\b")
 _RANK_IN_LINE = re.compile(r"\bSetupAgent rankNum\[\d+\], rank\[(?P<rank>\d+)\]")
 _FILE_TIME_KINDS = (KIND_EXCEPTION_PRINT, KIND_BLOCK_LINE, KIND_PYTHON)
+#: Files below this size get a record for every line. In larger ones (rotated plogs are up to 20 MiB of
+#: mostly INFO lines) only error lines, lines that are not slog headers and the lines an evidence family
+#: reads get one; every other line is still counted, per level, and can be read back (logview.window).
+FULL_RECORDS_BELOW = 4 << 20
 
 
 @dataclass
@@ -156,7 +163,7 @@ def decode(raw: bytes) -> tuple[str, str]:
     return raw.decode("utf-8", errors="replace"), "replaced"
 
 
-def read_file(f: LogFile) -> list[tuple]:
+def read_file(f: LogFile, keep: str | None = None) -> list[tuple]:
     """Parse one file into record tuples (PLOG_COLUMNS order) and fill its counts and times."""
     try:
         with open(f.source, "rb") as fh:
@@ -164,7 +171,13 @@ def read_file(f: LogFile) -> list[tuple]:
     except OSError as e:
         f.skipped = f"cannot read: {e.strerror}"
         return []
-    return parse_bytes(f, data)
+    return parse_bytes(f, data, keep)
+
+
+def read_one(f: LogFile, keep: str | None = None) -> tuple[LogFile, list[tuple]]:
+    """The file with its counts filled, and its records: the unit of work an engine runs anywhere."""
+    rows = read_file(f, keep) if not f.skipped else []
+    return f, rows
 
 
 def as_read(data: bytes) -> bytes:
@@ -175,8 +188,12 @@ def as_read(data: bytes) -> bytes:
     return data
 
 
-def parse_bytes(f: LogFile, data: bytes) -> list[tuple]:
-    """Parse the bytes of one file into record tuples and fill its counts, times, role and identity."""
+def parse_bytes(f: LogFile, data: bytes, keep: str | None = None) -> list[tuple]:
+    """Parse the bytes of one file into record tuples and fill its counts, times, role and identity.
+
+    With `keep` (a regex of the lines the evidence reads), a big file of clean UTF-8 text is read
+    selectively: see FULL_RECORDS_BELOW.
+    """
     if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
         f.warnings.append(f"{f.path}: UTF-16 text, read as UTF-8 after conversion (line bytes are the converted ones)")
     data = as_read(data)
@@ -184,6 +201,10 @@ def parse_bytes(f: LogFile, data: bytes) -> list[tuple]:
     if why:
         f.skipped = why
         return []
+    if keep is not None and len(data) >= FULL_RECORDS_BELOW:
+        sel = scan.select(data, keep)
+        if sel is not None:
+            return _parse_selected(f, sel, data[:1 << 16].decode("utf-8", errors="replace"))
     rows: list[tuple] = []
     state = BlockState()
     last_time = None
@@ -242,6 +263,53 @@ def parse_bytes(f: LogFile, data: bytes) -> list[tuple]:
     return rows
 
 
+def _parse_selected(f: LogFile, sel: scan.Selection, head: str) -> list[tuple]:
+    """Records for the lines a scan picked; counts, times and identity for the whole file (`head`: its start)."""
+    f.selective, f.levels, f.encoding = True, sel.levels, "utf-8"
+    rows: list[tuple] = []
+    state = BlockState()
+    last_time = None
+    kinds: Counter = Counter()
+    ranks: set[int] = set()
+    previous = 0
+    for no, line in sel.picked:
+        if no != previous + 1:
+            state = BlockState()   # the lines skipped since are slog header lines, and a header ends any block
+            if no - 1 in sel.context:
+                last_time = plog_time_of(sel.context[no - 1]) or last_time
+        previous = no
+        fl = parse_line(line.rstrip("\r"), state)
+        if fl.time is None and fl.kind in _FILE_TIME_KINDS:
+            fl.time = last_time
+        elif fl.time is not None:
+            last_time = fl.time
+        kinds[fl.kind] += 1
+        if fl.kind == KIND_PLOG and "SetupAgent" in fl.msg and (m := _RANK_IN_LINE.search(fl.msg)):
+            ranks.add(int(m["rank"]))
+        rows.append((f.path, no, fl.kind, fl.level, fl.module, fl.pid, fl.pname, fl.time, fl.src, fl.tid,
+                     fl.func, fl.stage, fl.code, fl.msg))
+    kinds[KIND_PLOG] = sel.header_lines
+    f.lines = sel.lines
+    edges = [parse_line(h, BlockState()) for h in (sel.first_header, sel.last_header) if h is not None]
+    times = [r[7] for r in rows if r[7] is not None] + [e.time for e in edges if e.time]
+    f.first_time, f.last_time = (min(times), max(times)) if times else (None, None)
+    sample = head.split("\n", 400)[:400]
+    rows = _settle_role(f, rows, kinds, sample)
+    f.unparsed = sum(1 for r in rows if r[2] == KIND_UNPARSED)
+    first = next((parse_line(t, BlockState()).kind for t in sample if t.strip()), None)
+    f.continues = f.role in (ROLE_HOST_PLOG, ROLE_DEVICE_LOG) and first not in (None, KIND_PLOG)
+    if f.pid is None and f.role == ROLE_HOST_PLOG and edges and edges[0].pid is not None and edges[0].pid >= 0:
+        f.pid = edges[0].pid
+    if f.rank is None and len(ranks) == 1:
+        f.rank = ranks.pop()
+    return rows
+
+
+def plog_time_of(line: str) -> str | None:
+    """The time of an slog header line, or None."""
+    return parse_line(line, BlockState()).time
+
+
 def _lines_named(nos: list[int]) -> str:
     shown = ", ".join(map(str, nos[:5]))
     return f"line {shown}" if len(nos) == 1 else f"{len(nos)} lines ({shown}{', …' if len(nos) > 5 else ''})"
@@ -292,16 +360,25 @@ def _share_identity(files: list[LogFile]) -> None:
             f.rank = next(iter(known))
 
 
-def read_plog(*paths: str | os.PathLike, limits: Limits | None = None) -> LogTable:
+def read_plog(*paths: str | os.PathLike, limits: Limits | None = None, selective: bool = True,
+              engine: str = "local", scheduler: str | None = None, workers: int | None = None,
+              progress: Callable[[int, int], None] | None = None) -> LogTable:
     """Read folders, files and archives into one LogTable; raises BundleError on unusable input.
 
     `limits` bounds what archives may expand to (spool.Limits: total bytes, ratio, entries, depth).
+    `selective` reads big files selectively (FULL_RECORDS_BELOW); False gives every line a record.
+    The files are read in parallel on `engine` (engine.run: "local" threads, or "dask" with an optional
+    `scheduler` address); `progress(done, total)` is called after each file.
     """
     files = find_files(list(paths), limits=limits)
-    rows: list[tuple] = []
-    for f in files:
-        if not f.skipped:
-            rows.extend(read_file(f))
+    keep = None
+    if selective:
+        from .evidence import KEEP as keep   # the evidence package imports this module: import late
+    done = engine_run(partial(read_one, keep=keep), files, engine, scheduler, workers, progress)
+    for original, (f, _) in zip(files, done):
+        f.spool = original.spool   # the copy a worker sent back must not be the last owner of the spool
+    files = [f for f, _ in done]
+    rows = [row for _, file_rows in done for row in file_rows]
     # object columns keep absent fields as None (string dtype would turn them into NaN)
     records = pd.DataFrame(rows, columns=PLOG_COLUMNS, dtype=object)
     records["pid"] = records["pid"].astype("Int64")

@@ -1,14 +1,15 @@
 """Fast selection of the lines of one file that deserve a record; every other line is only counted.
 
 A plog is mostly INFO/DEBUG header lines nobody reads. Building a Python object per line costs ~40 MiB/s,
-so one file's text is split and tested by vectorised string kernels (polars) instead: which lines match
-the slog header grammar, which are ERROR lines, which carry a keyword an extractor needs. Only those
+so one file's bytes are split and tested by vectorised string kernels (polars) instead: which lines match
+the slog header grammar, which are ERROR lines, which carry something an evidence family reads. Only those
 lines, and every line that is not a header line (blocks, dumps, tracebacks, unparsed text), go through
-the full Python grammar. Counting stays exact: a line is a header line only if the header regex accepts it.
+the full Python grammar. Counting stays exact: a line is a header line only if the header regex accepts it,
+and the split is checked against the file's own count of line breaks.
 """
 from __future__ import annotations
 
-import re
+import io
 from dataclasses import dataclass, field
 
 import polars as pl
@@ -19,6 +20,8 @@ HEADER_RX = (r"^\[(?:[A-Z]+|\d+)\]\s*(?:[A-Za-z_][A-Za-z_0-9]*|\d+)\(-?\d+,[^)]*
 #: Lines naming a device from a thread are evidence of topology, but INFO-level runs have millions of
 #: them; the first ones of each file are enough to see which threads drive which devices.
 DEVICE_SAMPLE = 200
+# A byte no text log holds: the "column separator" that makes the CSV reader hand back whole lines.
+_NO_SPLIT = b"\x01"
 
 
 @dataclass
@@ -34,25 +37,46 @@ class Selection:
     last_header: str | None = None
 
 
-def keyword_pattern(keywords: tuple[str, ...]) -> str:
-    """One regex alternation of literal keywords, plus ERROR lines."""
-    return "|".join([r"^\[ERROR\]"] + [re.escape(k) for k in keywords])
+def _lines(data: bytes) -> pl.Series | None:
+    """The file's lines as strings, one per line (the CSV reader splits in parallel), or None when the
+    bytes are not plain UTF-8 text it can split exactly."""
+    if _NO_SPLIT in data or b"\x00" in data or data.startswith(b"\xef\xbb\xbf"):
+        return None
+    try:
+        frame = pl.read_csv(io.BytesIO(data), has_header=False, separator=_NO_SPLIT.decode(), quote_char=None,
+                            schema={"line": pl.String}, encoding="utf8")
+    except (pl.exceptions.ComputeError, pl.exceptions.SchemaError, pl.exceptions.NoDataError):
+        return None
+    parts = frame.to_series().fill_null("")
+    # The split must be exact, or the accounting is not. Without any \r, the lines' bytes plus one break
+    # each (the last may lack it) add up to the file's size exactly when the reader split at every \n.
+    breaks = frame.height - (0 if data.endswith(b"\n") else 1)
+    if b"\r" in data:
+        exact = breaks == data.count(b"\n")
+    else:
+        exact = int(parts.str.len_bytes().sum()) + breaks == len(data)
+    return parts if exact else None
 
 
-def select(text: str, keywords: tuple[str, ...]) -> Selection:
-    """Scan one file's text (decoded, `\\n`-separated) and pick the lines that need a record."""
-    parts = pl.Series("line", [text]).str.split("\n").explode()
-    if text.endswith("\n") or not text:
-        parts = parts.head(parts.len() - 1)   # the empty string after the last `\n` is not a line
+def select(data: bytes, keep: str) -> Selection | None:
+    """Scan one file and pick the lines that need a record: ERROR lines, lines that are not slog headers,
+    lines matching the `keep` regex, and a sample of `device_id=` lines; None when the file needs the
+    line-by-line reader (not clean UTF-8 text)."""
+    parts = _lines(data)
+    if parts is None:
+        return None
     n = parts.len()
     sel = Selection(lines=n, header_lines=0)
     if n == 0:
         return sel
     is_header = parts.str.contains(HEADER_RX)
     sel.header_lines = int(is_header.sum())
-    counts = parts.filter(is_header).str.extract(r"^\[(\w+)\]", 1).value_counts()
-    sel.levels = {str(lvl): int(c) for lvl, c in counts.iter_rows()}
-    wanted = parts.str.contains(keyword_pattern(keywords)) | ~is_header
+    heads = parts if sel.header_lines == n else parts.filter(is_header)
+    counts = heads.str.slice(1, 8).value_counts()    # "INFO] RU", "WARNING]", "5] 17(1,"
+    for token, c in counts.iter_rows():
+        level = token.split("]", 1)[0]
+        sel.levels[level] = sel.levels.get(level, 0) + int(c)
+    wanted = parts.str.contains(r"^\[ERROR\]|" + keep) | ~is_header
     device = parts.str.contains("device_id=", literal=True) & is_header
     picked = set(wanted.arg_true().to_list()) | set(device.arg_true().head(DEVICE_SAMPLE).to_list())
     order = sorted(picked)
@@ -60,8 +84,7 @@ def select(text: str, keywords: tuple[str, ...]) -> Selection:
     sel.picked = [(i + 1, t) for i, t in zip(order, texts)]
     headers = is_header.arg_true()
     if headers.len():
-        sel.first_header = parts[int(headers[0])]
-        sel.last_header = parts[int(headers[-1])]
+        sel.first_header, sel.last_header = parts.gather([headers[0], headers[-1]]).to_list()
     # a dump or traceback line takes its time from the header line before it, when that one is not picked
     after_header = ~is_header & is_header.shift(1, fill_value=False)
     need = [i - 1 for i in after_header.arg_true().to_list() if (i - 1) not in picked]

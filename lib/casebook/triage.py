@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from typing import Callable
 
 from . import facts as fact_rules
 from .evidence import Evidence, extract_evidence
@@ -65,10 +66,12 @@ class Triage:
 
 def triage(*paths: str | os.PathLike, facts: dict[str, object] | None = None,
            kb: KnowledgeBase | None = None, objdump: str | os.PathLike | None = None,
-           limits: Limits | None = None) -> Triage:
+           limits: Limits | None = None, engine: str = "local", scheduler: str | None = None,
+           workers: int | None = None, progress: Callable[[int, int], None] | None = None) -> Triage:
     """Read the bundle(s), extract evidence and rank the known cases; `objdump` is the kernel's `objdump -d` text;
-    `limits` bounds what archives may expand to."""
-    log = read_plog(*paths, limits=limits)
+    `limits` bounds what archives may expand to; `engine`, `scheduler`, `workers` and `progress` say where and
+    how the files are read (plog.read_plog)."""
+    log = read_plog(*paths, limits=limits, engine=engine, scheduler=scheduler, workers=workers, progress=progress)
     answers = {k: fact_rules.normalize(k, v) for k, v in (facts or {}).items()}
     evidence = extract_evidence(log)
     if objdump is not None:

@@ -6,11 +6,9 @@ escaped. Nothing here formats HTML.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import partial
 
 import pandas as pd
 
-from . import plots
 from .addresses import hexs, mask48, msaicerr_offset, offset
 from .errcode import NO_BIT_TEXT, decode_bit_list, decode_error_code, decode_triple, meaning
 from .evidence.items import AicoreFault
@@ -70,9 +68,11 @@ def build(t: Triage) -> list[Step]:
     return steps
 
 
-def _figure(caption: str, draw, *args) -> partial:
-    """A figure drawn on demand, with the caption renderers show under it."""
-    make = partial(draw, *args)
+def _figure(caption: str, draw: str, *args):
+    """A figure drawn on demand by the plots function named `draw`, with the caption renderers show under it."""
+    def make():
+        from . import plots   # matplotlib loads only when a figure is drawn, not for every walk
+        return getattr(plots, draw)(*args)
     make.caption = caption
     return make
 
@@ -128,7 +128,7 @@ def _symptom(t: Triage, s: Step) -> None:
                               + f": its {i.kind.replace('_', ' ')} is a consequence: {i.because}.")
         s.tables.append(("Incidents, first failure first", incidents_table(ev.incidents)))
         if len(ev.incidents) > 1:   # a timeline of one burst shows nothing the table does not
-            s.figures.append(_figure("Errors per device and process", plots.timeline, ev.incidents))
+            s.figures.append(_figure("Errors per device and process", "timeline", ev.incidents))
     fallout = sum(i.roles.get("fallout", 0) + i.roles.get("wrapper", 0) for i in ev.incidents)
     if fallout:
         s.findings.append(f"{fallout} later line(s) are fallout or wrappers of an earlier failure (507899, 107022, "
@@ -244,7 +244,7 @@ def _pc_start(t: Triage, s: Step) -> None:
         label = f"device {f.device}" + (f", serial {f.serial}" if f.serial is not None else "")
         s.tables.append((f"pc start / current of the fault on {label}", pc_table(f)))
         s.figures.append(_figure("Address map of the first AI Core fault" if f is faults[0] else
-                                 f"Address map of the AI Core fault on {label}", plots.address_map, f))
+                                 f"Address map of the AI Core fault on {label}", "address_map", f))
         s.cited.append(_fault_cite(f))
 
 

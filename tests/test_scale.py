@@ -1,0 +1,119 @@
+"""Big files read selectively give the same accounting and evidence as reading every line; engines agree."""
+import json
+
+import pytest
+
+from casebook import bench, plog
+from casebook.cli import main
+from casebook.contract import to_dict
+from casebook.engine import EngineError, run
+from casebook.evidence import extract_evidence
+from casebook.plog import read_plog
+from casebook.scan import select
+from casebook.triage import triage
+from casebook.workload import parse_size, write_workload
+from conftest import SAMPLES
+
+
+@pytest.fixture()
+def every_file_is_big(monkeypatch):
+    """Make every file take the selective path, as a 20 MiB rotated plog would."""
+    monkeypatch.setattr(plog, "FULL_RECORDS_BELOW", 1)
+
+
+def _fault_view(ev):
+    return [(f.device, f.serial, f.cores, f.kernel, f.error_bits, f.pc.verdict if f.pc else None)
+            for f in ev.aicore_faults]
+
+
+@pytest.mark.parametrize("name", ["aicore-gatherv2-asys", "aicore-old-slog-layout", "hccl-event-timeout-2workers",
+                                  "modelarts-8rank-job"])
+def test_selective_reading_keeps_accounting_and_evidence(corpus, every_file_is_big, name):
+    full = read_plog(corpus / name, selective=False)
+    quick = read_plog(corpus / name)
+    assert any(f.selective for f in quick.files)
+    assert [(f.path, f.lines, f.unparsed, f.first_time, f.last_time, f.role, f.pid) for f in quick.files] == \
+           [(f.path, f.lines, f.unparsed, f.first_time, f.last_time, f.role, f.pid) for f in full.files]
+    cols = ["file", "line", "kind", "level", "msg"]
+    assert quick.errors()[cols].reset_index(drop=True).equals(full.errors()[cols].reset_index(drop=True))
+    assert len(quick.records) <= len(full.records)
+    a, b = extract_evidence(quick), extract_evidence(full)
+    assert _fault_view(a) == _fault_view(b)
+    assert a.first_error == b.first_error
+    assert a.topology.single_process_multi_device == b.topology.single_process_multi_device
+
+
+def test_selective_reading_keeps_the_diagnosis_of_every_founding_sample(every_file_is_big):
+    for sample in sorted((SAMPLES / "task-queue-shared-cache-race").iterdir()):
+        quick, full = to_dict(triage(sample)), json.loads(json.dumps(to_dict(triage(sample))))
+        assert quick["diagnosis"] == full["diagnosis"]
+        assert quick["input"]["lines"] == full["input"]["lines"]
+
+
+def test_levels_are_counted_for_lines_that_get_no_record(every_file_is_big, corpus):
+    log = read_plog(corpus / "aicore-gatherv2-asys")
+    f = log.file("dfx/log/host/cann/debug/plog/plog-370_20230713074107861.log")
+    assert f.levels == {"INFO": 6431, "WARNING": 2446, "EVENT": 34, "ERROR": 22, "TRACE": 20}
+    blank = int((log.records[log.records.file == f.path]["kind"] == "blank").sum())
+    assert sum(f.levels.values()) + f.unparsed + blank == f.lines
+    assert not (log.records[log.records.file == f.path]["level"] == "INFO").all()
+
+
+def test_scan_refuses_what_it_cannot_split_exactly():
+    assert select(b"[INFO] A(1,p):2026-01-01-00:00:00.000.000 x\n\xff\xfe bad\n", "x") is None
+    assert select(b"a\x00b\n", "x") is None
+    assert select(b"a\x01b\n", "x") is None
+    sel = select(b"\n[ERROR] A(1,p):2026-01-01-00:00:00.000.000 boom\r\nplain\rtext\n", "nothing")
+    assert (sel.lines, sel.header_lines) == (3, 1)
+    assert [n for n, _ in sel.picked] == [1, 2, 3]
+
+
+def test_workload_generator(tmp_path):
+    assert parse_size("1GB") == 1 << 30 and parse_size("200MB") == 200 << 20 and parse_size("512") == 512
+    with pytest.raises(ValueError):
+        parse_size("lots")
+    w = write_workload(tmp_path / "w", 2 << 20, nodes=2, processes_per_node=2, samples=SAMPLES)
+    log = read_plog(tmp_path / "w")
+    planted = [f for f in log.files if f.path.startswith("planted/")]
+    assert planted and not any(f.path.endswith("expect.yaml") for f in planted)
+    generated = [f for f in log.files if f.path.startswith("node-")]
+    assert sum(f.lines for f in generated) == w.lines and sum(f.size for f in generated) == w.bytes
+    assert all(f.unparsed == 0 for f in generated) and {f.node for f in generated} == {"node-0", "node-1"}
+
+
+def test_dask_engine_gives_the_same_result_as_local(corpus, tmp_path):
+    write_workload(tmp_path / "multi", 1 << 20, nodes=3, processes_per_node=2, samples=SAMPLES)
+    for path in (corpus / "hccl-event-timeout-2workers", corpus / "aicore-gatherv2-asys", tmp_path / "multi"):
+        local = to_dict(triage(path))
+        dask = to_dict(triage(path, engine="dask", workers=2))
+        assert dask == local, path
+
+
+def test_engine_keeps_order_and_reports_progress():
+    seen = []
+    assert run(lambda x: x * x, list(range(20)), workers=3, progress=lambda d, t: seen.append((d, t))) == \
+           [x * x for x in range(20)]
+    assert seen[-1] == (20, 20)
+    with pytest.raises(EngineError, match="unknown engine"):
+        run(abs, [1], engine="spark")
+
+
+def test_bench_reports_every_figure(tmp_path, capsys):
+    write_workload(tmp_path / "b", 1 << 20, nodes=1, processes_per_node=2)
+    assert main(["bench", str(tmp_path / "b"), "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    for key in ("bundle_bytes", "grep_mib_s", "baseline_mib_s", "casebook_mib_s", "ratio_to_grep",
+                "ratio_to_baseline", "peak_rss_mb"):
+        assert doc[key] > 0, key
+    assert doc["bundle_lines"] == sum(1 for p in (tmp_path / "b").rglob("*.log") for _ in p.open())
+    assert main(["bench", str(tmp_path / "b")]) == 0
+    assert "casebook / grep" in capsys.readouterr().out
+    assert bench.bundle_files(tmp_path / "b")
+
+
+def test_cli_synth_and_triage_on_the_dask_engine(tmp_path, capsys):
+    assert main(["synth", str(tmp_path / "s"), "--size", "1MB"]) == 0
+    assert "files" in capsys.readouterr().out
+    assert main(["synth", str(tmp_path / "s2")]) == 2
+    assert main(["triage", str(tmp_path / "s"), "--engine", "dask", "--workers", "2", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["input"]["lines"] > 0
