@@ -118,6 +118,18 @@ def test_path_box_opens_a_bundle_and_moves_the_progress_bar(tmp_path):
     assert "plog-100_20260101100000000.log" in app.files_table.value and "<script>" not in app.files_table.value
 
 
+def test_progress_moves_one_step_per_file_read(tmp_path):
+    for n in range(3):
+        write_log(tmp_path, f"plog/plog-10{n}_20260101100000000.log", HOSTILE)
+    app = TriageApp(folder=tmp_path)
+    seen = []
+    app.opener.progress.observe(lambda change: seen.append(change["new"]), names="value")
+    app.opener.path_box.value = str(tmp_path / "plog")
+    app.opener.open_button.click()
+    assert app.opener.progress.max == 3 + 2 and app.opener.progress.value == app.opener.progress.max
+    assert {1, 2, 3} <= set(seen)
+
+
 def test_a_bad_path_is_reported_not_raised(tmp_path):
     app = TriageApp(folder=tmp_path)
     app.opener.path_box.value = str(tmp_path / "missing")

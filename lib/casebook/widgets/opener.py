@@ -51,21 +51,27 @@ class BundleOpener:
         self.progress.value = 0
         self.status.value = ""
         self._stage(0)
-        log = read_plog(*paths)
+        log = read_plog(*paths, progress=self._reading)
         if log.lines == 0:
             raise BundleError(f"{', '.join(map(str, paths))}: no readable text lines in it")
         self.stage.value = f"{STAGES[1]} ({len(log.files)} files, {log.lines} lines read)"
-        self.progress.value = 1
+        self.progress.value = self.progress.max - 2
         evidence = extract_evidence(log)
-        self._stage(2)
+        self.progress.value = self.progress.max - 1
+        self.stage.value = STAGES[2]
         if self.kb is None:
             self.kb = load_kb()
         answers = {k: normalize(k, v) for k, v in (facts or {}).items()}
         t = Triage(log=log, evidence=evidence, kb=self.kb, answers=answers)
-        self._stage(3)
-        self.progress.value = len(STAGES)
+        self.progress.value = self.progress.max
         self.stage.value = f"{len(log.files)} files, {log.lines} lines, {len(log.warnings)} warnings"
         return t
+
+    def _reading(self, done: int, total: int) -> None:
+        """One step per file read, then one for the evidence and one for the ranking."""
+        self.progress.max = total + 2
+        self.progress.value = done
+        self.stage.value = f"{STAGES[0]} ({done}/{total} files)"
 
     def _stage(self, i: int) -> None:
         self.progress.value = i
