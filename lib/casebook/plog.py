@@ -57,6 +57,8 @@ class LogTable:
     records: pd.DataFrame
     warnings: list[str] = field(default_factory=list)
     rotation: list[str] = field(default_factory=list)   #: processes whose first error may have been rotated away
+    #: views computed once from the records and shared by the extractors that need them (name -> value)
+    derived: dict = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def lines(self) -> int:
