@@ -80,6 +80,12 @@ class LogTable:
         r = self.records
         return r[(r["level"] == "ERROR") | r["kind"].isin(ERROR_BLOCK_KINDS)]
 
+    def derive(self, name: str, build):
+        """A view of the records built once by `build(self)` and shared by every family that asks for it."""
+        if name not in self.derived:
+            self.derived[name] = build(self)
+        return self.derived[name]
+
     def file(self, path: str) -> LogFile:
         """The file with this display path."""
         for f in self.files:

@@ -33,6 +33,11 @@ KEEP = "hwts "
 
 def extract(log: LogTable) -> list[DeviceDump]:
     """Every exception dump in the device logs, with its cores' AIC_ERROR / PC_START / CURRENT_PC."""
+    # the AI Core and incident families read the dumps too: build them once per log table
+    return list(log.derive("device_dumps", _dumps))
+
+
+def _dumps(log: LogTable) -> list[DeviceDump]:
     r = log.records
     files = {f.path: f for f in log.files}
     hits = r[(r["kind"] == KIND_EXCEPTION_PRINT)

@@ -21,9 +21,7 @@ _DECORATION = re.compile(r"^\s*(?:_{3,}|\|?\s*-{3,}|\|\s*$)")
 def error_lines(log: LogTable) -> list[ErrorLine]:
     """Every error line that says something (banners and table borders left out), with its device."""
     # several families walk these lines; they are built once per log table
-    if "error_lines" not in log.derived:
-        log.derived["error_lines"] = tuple(_build_error_lines(log))
-    return list(log.derived["error_lines"])
+    return list(log.derive("error_lines", lambda t: tuple(_build_error_lines(t))))
 
 
 def _build_error_lines(log: LogTable) -> list[ErrorLine]:

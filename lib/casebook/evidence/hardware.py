@@ -40,6 +40,11 @@ KEEP = r"Hardware Error|ecc err|Multi Bit Ecc|ts exception msg|\[drv_pcie\]|syst
 
 def extract(log: LogTable) -> list[DeviceEvent]:
     """Device-side events, earliest first, each counted once across the files that report it."""
+    # the incident family reads them too: build them once per log table
+    return list(log.derive("device_events", _events))
+
+
+def _events(log: LogTable) -> list[DeviceEvent]:
     r = log.records
     files = {f.path: f for f in log.files}
     device_files = {f.path for f in log.files if f.role in ("device_log", "device_os_log", ROLE_BBOX)}
