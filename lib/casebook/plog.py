@@ -1,26 +1,27 @@
-"""Read plog bundles into the log table: one row per line, every line counted, none dropped.
+"""Read plog bundles into the log table: every line counted, none dropped.
 
-Text: each line is decoded as UTF-8; a line that is not valid UTF-8 but decodes cleanly as GBK (and
-then holds Chinese text) is read as GBK; anything else is decoded with U+FFFD replacement. Either
-way the file gets a named warning, and the original bytes of every line whose text is not an exact
-decoding of them are kept in `LogFile.raw_lines` (`LogTable.raw_line()` returns any line's bytes).
+A file below FULL_RECORDS_BELOW gets a record per line; a bigger one gets records for the lines that
+matter (scan.py) and counts for the rest. Text: decoded line by line as encoding.py says (UTF-8, GBK,
+else replacement, each with a named warning); the original bytes of every line whose text is not an
+exact decoding of them are kept in `LogFile.raw_lines` (`LogTable.raw_line()` returns any line's bytes).
 """
 from __future__ import annotations
 
 import os
 import re
-from functools import partial
-from typing import Callable
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import PurePosixPath
+from typing import Callable
 
 import pandas as pd
 
 from . import attachments, rotation, scan
 from .archive import path_for_roles
-from .engine import run as engine_run
 from .bundle import ROLE_DEVICE_LOG, ROLE_ENVIRONMENT, ROLE_HOST_PLOG, ROLE_SCREEN, ROLE_TEXT, LogFile, find_files
+from .encoding import as_read, binary_reason, decode, split_lines, warn_text
+from .engine import run as engine_run
 from .grammar import (KIND_ATTACHMENT, KIND_BLANK, KIND_BLOCK_HEAD, KIND_BLOCK_LINE, KIND_BLOCK_MSG,
                       KIND_EXCEPTION_PRINT, KIND_PLOG, KIND_PTA, KIND_PYTHON, KIND_UNPARSED, BlockState, parse_line)
 from .spool import Limits
@@ -32,11 +33,6 @@ PLOG_COLUMNS = ["file", "line", "kind", "level", "module", "pid", "pname", "time
 ERROR_BLOCK_KINDS = (KIND_BLOCK_HEAD, KIND_BLOCK_MSG, KIND_BLOCK_LINE)
 _CAPTURE_KINDS = {KIND_BLOCK_HEAD, KIND_BLOCK_MSG, KIND_PTA, KIND_PYTHON}
 _BINARY_SNIFF = 8192
-_BINARY_MAGIC = ((b"\x7fELF", "ELF executable"), (b"\x89PNG", "PNG image"), (b"\xff\xd8\xff", "JPEG image"),
-                 (b"%PDF", "PDF document"), (b"7z\xbc\xaf\x27\x1c", "7z archive"), (b"Rar!", "RAR archive"),
-                 (b"SQLite format 3", "SQLite database"))
-_CJK = re.compile(r"[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef]")
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0e-\x1a\x1c-\x1f\x7f]")
 #: what a training script's own output looks like (Python logging, torchrun): a screen capture without errors
 _SCRIPT_OUTPUT = re.compile(r"^\[?\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[,.]\d+)?\]?\s*(?:-\s*)?"
                             r"(?:[\w.]+:\s*)?\[?(?:DEBUG|INFO|WARNING|ERROR|CRITICAL)\]?\b")
@@ -131,46 +127,6 @@ class LogTable:
             spool.close()
 
 
-def split_lines(data: bytes) -> list[bytes]:
-    """Lines as design.md §5 defines them: ended by `\\n`, plus a non-empty tail; `\\r` is not a break."""
-    parts = data.split(b"\n")
-    if parts and parts[-1] == b"":
-        parts.pop()
-    return parts
-
-
-def binary_reason(head: bytes) -> str | None:
-    """Why the first bytes of a file say it is not text, or None."""
-    for magic, name in _BINARY_MAGIC:
-        if head.startswith(magic):
-            return f"binary file ({name})"
-    if b"\x00" not in head:
-        return None
-    # NUL runs happen in real logs (a writer that crashed); other control bytes mean a binary file
-    text = head.replace(b"\x00", b"")
-    if not text:
-        return "binary file (only NUL bytes)"
-    control = sum(1 for b in text if (b < 32 and b not in (9, 10, 11, 12, 13, 27)) or b == 127)
-    return "binary file" if control > 0.05 * len(text) else None
-
-
-def decode(raw: bytes) -> tuple[str, str]:
-    """The text of one line and how it was decoded: `utf-8`, `gbk` or `replaced`."""
-    try:
-        return raw.decode("utf-8"), "utf-8"
-    except UnicodeDecodeError as e:
-        if e.reason == "unexpected end of data":
-            # a UTF-8 character cut at the end (log lines are cut at a byte limit): not a GBK line
-            return raw.decode("utf-8", errors="replace"), "replaced"
-    try:
-        text = raw.decode("gbk")
-        if _CJK.search(text) and not _CONTROL.search(text):
-            return text, "gbk"
-    except UnicodeDecodeError:
-        pass
-    return raw.decode("utf-8", errors="replace"), "replaced"
-
-
 def read_file(f: LogFile, keep: str | None = None) -> list[tuple]:
     """Parse one file into record tuples (PLOG_COLUMNS order) and fill its counts and times."""
     try:
@@ -186,14 +142,6 @@ def read_one(f: LogFile, keep: str | None = None) -> tuple[LogFile, list[tuple]]
     """The file with its counts filled, and its records: the unit of work an engine runs anywhere."""
     rows = read_file(f, keep) if not f.skipped else []
     return f, rows
-
-
-def as_read(data: bytes) -> bytes:
-    """The bytes lines are split from: a UTF-16 file (Windows redirection, with its byte-order mark) re-encoded
-    as UTF-8; any other file as it is."""
-    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
-        return data.decode("utf-16", errors="replace").encode("utf-8")
-    return data
 
 
 def parse_bytes(f: LogFile, data: bytes, keep: str | None = None) -> list[tuple]:
@@ -258,7 +206,7 @@ def parse_bytes(f: LogFile, data: bytes, keep: str | None = None) -> list[tuple]
     times = [r[7] for r in rows if r[7] is not None]
     f.first_time, f.last_time = (min(times), max(times)) if times else (None, None)
     f.encoding = "+".join(e for e in ("utf-8", "gbk", "replaced") if how[e]) or None
-    _warn_text(f, odd_lines)
+    warn_text(f, odd_lines)
     rows = _settle_role(f, rows, kinds, sample)
     f.unparsed = sum(1 for r in rows if r[2] == KIND_UNPARSED)
     f.continues = f.role in (ROLE_HOST_PLOG, ROLE_DEVICE_LOG) and first_kind not in (None, KIND_PLOG)
@@ -316,22 +264,6 @@ def _parse_selected(f: LogFile, sel: scan.Selection, head: str) -> list[tuple]:
 def plog_time_of(line: str) -> str | None:
     """The time of an slog header line, or None."""
     return parse_line(line, BlockState()).time
-
-
-def _lines_named(nos: list[int]) -> str:
-    shown = ", ".join(map(str, nos[:5]))
-    return f"line {shown}" if len(nos) == 1 else f"{len(nos)} lines ({shown}{', …' if len(nos) > 5 else ''})"
-
-
-def _warn_text(f: LogFile, odd: dict[str, list[int]]) -> None:
-    """Named warnings for lines that are not plain UTF-8 text."""
-    if odd["gbk"]:
-        f.warnings.append(f"{f.path}: {_lines_named(odd['gbk'])} not valid UTF-8, read as GBK (Chinese) text")
-    if odd["replaced"]:
-        f.warnings.append(f"{f.path}: {_lines_named(odd['replaced'])} not valid UTF-8; bad bytes shown as U+FFFD, "
-                          f"the original bytes kept (LogTable.raw_line)")
-    if odd["nul"]:
-        f.warnings.append(f"{f.path}: {_lines_named(odd['nul'])} hold NUL bytes (kept in the text)")
 
 
 def _settle_role(f: LogFile, rows: list[tuple], kinds: Counter, sample: list[str]) -> list[tuple]:

@@ -1,0 +1,79 @@
+"""How the bytes of a file become text lines: the line definition, binary files, and decodings that keep
+every original byte recoverable (UTF-8, then GBK for Chinese text, else U+FFFD replacement, with a
+warning that names the lines)."""
+from __future__ import annotations
+
+import re
+
+from .bundle import LogFile
+
+_BINARY_MAGIC = ((b"\x7fELF", "ELF executable"), (b"\x89PNG", "PNG image"), (b"\xff\xd8\xff", "JPEG image"),
+                 (b"%PDF", "PDF document"), (b"7z\xbc\xaf\x27\x1c", "7z archive"), (b"Rar!", "RAR archive"),
+                 (b"SQLite format 3", "SQLite database"))
+_CJK = re.compile(r"[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef]")
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0e-\x1a\x1c-\x1f\x7f]")
+
+
+def split_lines(data: bytes) -> list[bytes]:
+    """Lines as design.md §5 defines them: ended by `\\n`, plus a non-empty tail; `\\r` is not a break."""
+    parts = data.split(b"\n")
+    if parts and parts[-1] == b"":
+        parts.pop()
+    return parts
+
+
+def binary_reason(head: bytes) -> str | None:
+    """Why the first bytes of a file say it is not text, or None."""
+    for magic, name in _BINARY_MAGIC:
+        if head.startswith(magic):
+            return f"binary file ({name})"
+    if b"\x00" not in head:
+        return None
+    # NUL runs happen in real logs (a writer that crashed); other control bytes mean a binary file
+    text = head.replace(b"\x00", b"")
+    if not text:
+        return "binary file (only NUL bytes)"
+    control = sum(1 for b in text if (b < 32 and b not in (9, 10, 11, 12, 13, 27)) or b == 127)
+    return "binary file" if control > 0.05 * len(text) else None
+
+
+def decode(raw: bytes) -> tuple[str, str]:
+    """The text of one line and how it was decoded: `utf-8`, `gbk` or `replaced`."""
+    try:
+        return raw.decode("utf-8"), "utf-8"
+    except UnicodeDecodeError as e:
+        if e.reason == "unexpected end of data":
+            # a UTF-8 character cut at the end (log lines are cut at a byte limit): not a GBK line
+            return raw.decode("utf-8", errors="replace"), "replaced"
+    try:
+        text = raw.decode("gbk")
+        if _CJK.search(text) and not _CONTROL.search(text):
+            return text, "gbk"
+    except UnicodeDecodeError:
+        pass
+    return raw.decode("utf-8", errors="replace"), "replaced"
+
+
+def as_read(data: bytes) -> bytes:
+    """The bytes lines are split from: a UTF-16 file (Windows redirection, with its byte-order mark) re-encoded
+    as UTF-8; any other file as it is."""
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        return data.decode("utf-16", errors="replace").encode("utf-8")
+    return data
+
+
+def lines_named(nos: list[int]) -> str:
+    """`line 7`, or `12 lines (3, 4, 9, 10, 11, …)`: which lines a warning is about."""
+    shown = ", ".join(map(str, nos[:5]))
+    return f"line {shown}" if len(nos) == 1 else f"{len(nos)} lines ({shown}{', …' if len(nos) > 5 else ''})"
+
+
+def warn_text(f: LogFile, odd: dict[str, list[int]]) -> None:
+    """Named warnings for lines that are not plain UTF-8 text."""
+    if odd["gbk"]:
+        f.warnings.append(f"{f.path}: {lines_named(odd['gbk'])} not valid UTF-8, read as GBK (Chinese) text")
+    if odd["replaced"]:
+        f.warnings.append(f"{f.path}: {lines_named(odd['replaced'])} not valid UTF-8; bad bytes shown as U+FFFD, "
+                          f"the original bytes kept (LogTable.raw_line)")
+    if odd["nul"]:
+        f.warnings.append(f"{f.path}: {lines_named(odd['nul'])} hold NUL bytes (kept in the text)")
