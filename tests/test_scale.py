@@ -103,7 +103,7 @@ def test_bench_reports_every_figure(tmp_path, capsys):
     assert main(["bench", str(tmp_path / "b"), "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     for key in ("bundle_bytes", "grep_mib_s", "baseline_mib_s", "casebook_mib_s", "ratio_to_grep",
-                "ratio_to_baseline", "peak_rss_mb"):
+                "ratio_to_baseline", "peak_rss_mb", "walk_step_ms"):
         assert doc[key] > 0, key
     assert doc["bundle_lines"] == sum(1 for p in (tmp_path / "b").rglob("*.log") for _ in p.open())
     assert main(["bench", str(tmp_path / "b")]) == 0

@@ -282,3 +282,14 @@ def test_server_configs_raise_the_websocket_limit_to_what_the_upload_says():
     assert lab["ServerApp"]["tornado_settings"]["websocket_max_message_size"] == limit
     assert voila["Voila"]["tornado_settings"]["websocket_max_message_size"] == limit
     assert "JUPYTER_CONFIG_PATH=$(CURDIR)/config" in (ROOT / "Makefile").read_text(encoding="utf-8")
+
+
+def test_figures_are_drawn_while_loading_and_reused_by_every_step():
+    app = TriageApp(triage(POSITIVE))
+    drawn = dict(app._pngs)
+    assert drawn and all(png.startswith(b"\x89PNG") for png in drawn.values())
+    for _ in range(len(app.steps) - 1):
+        app.next.click()
+        assert "data:image/png;base64," in app.html_of_step() or not app.step.figures
+    app.questions["TASK_QUEUE_ENABLE"].value = "1"      # re-ranks and rebuilds the walk
+    assert app._pngs == drawn

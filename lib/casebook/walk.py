@@ -74,6 +74,8 @@ def _figure(caption: str, draw: str, *args):
         from . import plots   # matplotlib loads only when a figure is drawn, not for every walk
         return getattr(plots, draw)(*args)
     make.caption = caption
+    # the same drawing of the same evidence: lets a renderer keep the image across rebuilds of the walk
+    make.key = (draw, caption, tuple(id(a) for a in args))
     return make
 
 

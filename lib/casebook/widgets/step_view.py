@@ -49,20 +49,31 @@ def tables_html(tables: list) -> str:
                    for caption, df in tables)
 
 
-def figures_html(figures: list) -> str:
-    """A step's figures, drawn now and embedded as PNG."""
+def figure_png(make, cache: dict | None = None) -> bytes | None:
+    """One figure as PNG, drawn once per key when a cache is given (None when there is nothing to draw)."""
+    key = getattr(make, "key", None)
+    if cache is not None and key is not None and key in cache:
+        return cache[key]
+    fig = make()
+    png = png_of(fig) if fig is not None else None
+    if cache is not None and key is not None:
+        cache[key] = png
+    return png
+
+
+def figures_html(figures: list, cache: dict | None = None) -> str:
+    """A step's figures embedded as PNG (drawn now, or taken from the cache)."""
     out = []
     for make in figures:
-        fig = make()
-        if fig is None:
-            continue
-        data = base64.b64encode(png_of(fig)).decode("ascii")
-        out.append(f"<img style='max-width:100%' alt='figure' src='data:image/png;base64,{data}'>")
+        png = figure_png(make, cache)
+        if png is not None:
+            data = base64.b64encode(png).decode("ascii")
+            out.append(f"<img style='max-width:100%' alt='figure' src='data:image/png;base64,{data}'>")
     return "".join(out)
 
 
-def step_html(step: walk.Step, title: str) -> str:
+def step_html(step: walk.Step, title: str, cache: dict | None = None) -> str:
     """The whole step: title, findings, tables, figures, cited lines."""
     parts = [f"<h3>{escape(title)}</h3>", findings_html(step.findings), tables_html(step.tables),
-             figures_html(step.figures), cited_html(step.cited)]
+             figures_html(step.figures, cache), cited_html(step.cited)]
     return "".join(p for p in parts if p)

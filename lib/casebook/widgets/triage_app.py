@@ -15,7 +15,7 @@ from ..facts import FACTS, FactError
 from ..triage import Triage
 from .export import ExportPanel
 from .opener import BundleOpener
-from .step_view import step_html
+from .step_view import figure_png, step_html
 
 UNKNOWN = "unknown"
 EN, ZH = "en", "中文"
@@ -42,6 +42,7 @@ class TriageApp:
         self._asks: dict[str, tuple[str, str | None]] = {}   # fact -> (ask, ask_zh), kept once closed
         self._homes: dict[str, set[str]] = {}                # fact -> keys of the steps that asked it
         self._rows: dict[str, w.VBox] = {}
+        self._pngs: dict = {}   # figure key -> PNG: a step answers at once, not after a redraw
         self.opener = BundleOpener(self.load, kb=triage.kb if triage else None)
         self.export = ExportPanel(lambda: self.triage, lambda: self.step.key if self.steps else None,
                                   self._resumed, folder)
@@ -99,7 +100,12 @@ class TriageApp:
         self.questions, self._asks, self._homes, self._rows = {}, {}, {}, {}
         self.files_table.value = triage.log.files_frame().to_html(index=False, escape=True, na_rep="", border=0)
         self._adopt_given_answers()
+        self._pngs = {}
         self.refresh()
+        # drawn as part of loading, so every step of the walk answers without waiting for matplotlib
+        for s in self.steps:
+            for make in s.figures:
+                figure_png(make, self._pngs)
 
     def _resumed(self, triage: Triage, case: CaseFile) -> None:
         self.opener.path_box.value = "; ".join(case.paths)
@@ -231,7 +237,7 @@ class TriageApp:
 
     def html_of_step(self) -> str:
         """The current step as HTML: title, findings, tables, figures, cited lines; every text escaped."""
-        return step_html(self.step, self._title(self.step))
+        return step_html(self.step, self._title(self.step), self._pngs)
 
 
 def _shown(value: object) -> str:
