@@ -207,13 +207,7 @@ def parse_bytes(f: LogFile, data: bytes, keep: str | None = None) -> list[tuple]
     f.first_time, f.last_time = (min(times), max(times)) if times else (None, None)
     f.encoding = "+".join(e for e in ("utf-8", "gbk", "replaced") if how[e]) or None
     warn_text(f, odd_lines)
-    rows = _settle_role(f, rows, kinds, sample)
-    f.unparsed = sum(1 for r in rows if r[2] == KIND_UNPARSED)
-    f.continues = f.role in (ROLE_HOST_PLOG, ROLE_DEVICE_LOG) and first_kind not in (None, KIND_PLOG)
-    if f.pid is None and f.role == ROLE_HOST_PLOG and pids:
-        f.pid = pids.most_common(1)[0][0]
-    if f.rank is None and len(ranks) == 1:
-        f.rank = ranks.pop()
+    rows = _finish(f, rows, kinds, sample, first_kind, pids.most_common(1)[0][0] if pids else None, ranks)
     if not rows and not f.skipped:
         f.warnings.append(f"{f.path}: empty file")
     return rows
@@ -250,12 +244,19 @@ def _parse_selected(f: LogFile, sel: scan.Selection, head: str) -> list[tuple]:
     times = [r[7] for r in rows if r[7] is not None] + [e.time for e in edges if e.time]
     f.first_time, f.last_time = (min(times), max(times)) if times else (None, None)
     sample = head.split("\n", 400)[:400]
+    first = next((parse_line(t, BlockState()).kind for t in sample if t.strip()), None)
+    pid = edges[0].pid if edges and edges[0].pid is not None and edges[0].pid >= 0 else None
+    return _finish(f, rows, kinds, sample, first, pid, ranks)
+
+
+def _finish(f: LogFile, rows: list[tuple], kinds: Counter, sample: list[str], first_kind: str | None,
+            pid: int | None, ranks: set[int]) -> list[tuple]:
+    """Role, unparsed count, rotation cut, pid and rank of a file whose lines are read."""
     rows = _settle_role(f, rows, kinds, sample)
     f.unparsed = sum(1 for r in rows if r[2] == KIND_UNPARSED)
-    first = next((parse_line(t, BlockState()).kind for t in sample if t.strip()), None)
-    f.continues = f.role in (ROLE_HOST_PLOG, ROLE_DEVICE_LOG) and first not in (None, KIND_PLOG)
-    if f.pid is None and f.role == ROLE_HOST_PLOG and edges and edges[0].pid is not None and edges[0].pid >= 0:
-        f.pid = edges[0].pid
+    f.continues = f.role in (ROLE_HOST_PLOG, ROLE_DEVICE_LOG) and first_kind not in (None, KIND_PLOG)
+    if f.pid is None and f.role == ROLE_HOST_PLOG and pid is not None:
+        f.pid = pid
     if f.rank is None and len(ranks) == 1:
         f.rank = ranks.pop()
     return rows
