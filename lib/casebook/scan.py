@@ -12,8 +12,6 @@ from __future__ import annotations
 import io
 from dataclasses import dataclass, field
 
-import polars as pl
-
 # The slog header (grammar.HEADER) as a Rust regex: same alternatives, anchored at the line start.
 HEADER_RX = (r"^\[(?:[A-Z]+|\d+)\]\s*(?:[A-Za-z_][A-Za-z_0-9]*|\d+)\(-?\d+,[^)]*\):"
              r"\d{4}-\d\d-\d\d-\d\d:\d\d:\d\d\.\d{3}\.\d{3}")
@@ -37,9 +35,10 @@ class Selection:
     last_header: str | None = None
 
 
-def _lines(data: bytes) -> pl.Series | None:
-    """The file's lines as strings, one per line (the CSV reader splits in parallel), or None when the
-    bytes are not plain UTF-8 text it can split exactly."""
+def _lines(data: bytes):
+    """The file's lines as a polars Series, one string per line (the CSV reader splits in parallel), or None
+    when the bytes are not plain UTF-8 text it can split exactly."""
+    import polars as pl   # loaded on the first big file only: small bundles start faster without it
     if _NO_SPLIT in data or b"\x00" in data or data.startswith(b"\xef\xbb\xbf"):
         return None
     try:
