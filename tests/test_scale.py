@@ -43,6 +43,15 @@ def test_selective_reading_keeps_accounting_and_evidence(corpus, every_file_is_b
     assert a.topology.single_process_multi_device == b.topology.single_process_multi_device
 
 
+def test_big_crlf_and_gbk_files_fall_back_to_the_line_reader(tmp_path, every_file_is_big):
+    line = "[ERROR] RUNTIME(1,python):2026-01-01-00:00:00.000.000 [a.cc:1]1 F:boom device_id=0"
+    (tmp_path / "plog-1_20260101000000000.log").write_bytes((line + "\r\n").encode() * 3)
+    (tmp_path / "plog-2_20260101000000000.log").write_bytes(line.encode() + " 内存不足\n".encode("gbk"))
+    log = read_plog(tmp_path)
+    assert [(f.lines, f.selective) for f in log.files] == [(3, False), (1, False)]
+    assert log.records["msg"].iloc[0] == "boom device_id=0" and "内存不足" in log.records["msg"].iloc[3]
+
+
 def test_selective_reading_keeps_the_diagnosis_of_every_founding_sample(every_file_is_big):
     for sample in sorted((SAMPLES / "task-queue-shared-cache-race").iterdir()):
         quick, full = to_dict(triage(sample)), json.loads(json.dumps(to_dict(triage(sample))))
@@ -63,7 +72,8 @@ def test_scan_refuses_what_it_cannot_split_exactly():
     assert select(b"[INFO] A(1,p):2026-01-01-00:00:00.000.000 x\n\xff\xfe bad\n", "x") is None
     assert select(b"a\x00b\n", "x") is None
     assert select(b"a\x01b\n", "x") is None
-    sel = select(b"\n[ERROR] A(1,p):2026-01-01-00:00:00.000.000 boom\r\nplain\rtext\n", "nothing")
+    assert select(b"[INFO] A(1,p):2026-01-01-00:00:00.000.000 x\r\n", "x") is None   # CRLF: line by line
+    sel = select(b"\n[ERROR] A(1,p):2026-01-01-00:00:00.000.000 boom\nplain text\n", "nothing")
     assert (sel.lines, sel.header_lines) == (3, 1)
     assert [n for n, _ in sel.picked] == [1, 2, 3]
 

@@ -7,6 +7,7 @@ exact decoding of them are kept in `LogFile.raw_lines` (`LogTable.raw_line()` re
 """
 from __future__ import annotations
 
+import mmap
 import os
 import re
 from collections import Counter
@@ -131,11 +132,27 @@ def read_file(f: LogFile, keep: str | None = None) -> list[tuple]:
     """Parse one file into record tuples (PLOG_COLUMNS order) and fill its counts and times."""
     try:
         with open(f.source, "rb") as fh:
+            if keep is not None and os.fstat(fh.fileno()).st_size >= FULL_RECORDS_BELOW:
+                # a big file is scanned through a memory map: no copy of it is made unless the scan declines
+                with mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mm:
+                    rows = _parse_mapped(f, mm, keep)
+                if rows is not None:
+                    return rows
+                fh.seek(0)
             data = fh.read()
     except OSError as e:
         f.skipped = f"cannot read: {e.strerror}"
         return []
-    return parse_bytes(f, data, keep)
+    return parse_bytes(f, data)
+
+
+def _parse_mapped(f: LogFile, mm: mmap.mmap, keep: str) -> list[tuple] | None:
+    """Records of a big file read selectively from its memory map, or None when it needs the full reader."""
+    head = mm[:_BINARY_SNIFF]
+    if head[:2] in (b"\xff\xfe", b"\xfe\xff") or binary_reason(head):
+        return None
+    sel = scan.select(mm, keep)
+    return None if sel is None else _parse_selected(f, sel, mm[:1 << 16].decode("utf-8", errors="replace"))
 
 
 def read_one(f: LogFile, keep: str | None = None) -> tuple[LogFile, list[tuple]]:
@@ -144,12 +161,9 @@ def read_one(f: LogFile, keep: str | None = None) -> tuple[LogFile, list[tuple]]
     return f, rows
 
 
-def parse_bytes(f: LogFile, data: bytes, keep: str | None = None) -> list[tuple]:
-    """Parse the bytes of one file into record tuples and fill its counts, times, role and identity.
-
-    With `keep` (a regex of the lines the evidence reads), a big file of clean UTF-8 text is read
-    selectively: see FULL_RECORDS_BELOW.
-    """
+def parse_bytes(f: LogFile, data: bytes) -> list[tuple]:
+    """Parse the bytes of one file, line by line, into record tuples and fill its counts, times, role and
+    identity (big files on disk are read selectively first: read_file)."""
     if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
         f.warnings.append(f"{f.path}: UTF-16 text, read as UTF-8 after conversion (line bytes are the converted ones)")
     data = as_read(data)
@@ -157,10 +171,6 @@ def parse_bytes(f: LogFile, data: bytes, keep: str | None = None) -> list[tuple]
     if why:
         f.skipped = why
         return []
-    if keep is not None and len(data) >= FULL_RECORDS_BELOW:
-        sel = scan.select(data, keep)
-        if sel is not None:
-            return _parse_selected(f, sel, data[:1 << 16].decode("utf-8", errors="replace"))
     rows: list[tuple] = []
     state = BlockState()
     last_time = None

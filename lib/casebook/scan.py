@@ -10,6 +10,7 @@ and the split is checked against the file's own count of line breaks.
 from __future__ import annotations
 
 import io
+import mmap
 from dataclasses import dataclass, field
 
 # The slog header (grammar.HEADER) as a Rust regex: same alternatives, anchored at the line start.
@@ -35,29 +36,27 @@ class Selection:
     last_header: str | None = None
 
 
-def _lines(data: bytes):
+def _lines(data: bytes | mmap.mmap):
     """The file's lines as a polars Series, one string per line (the CSV reader splits in parallel), or None
-    when the bytes are not plain UTF-8 text it can split exactly."""
+    when the bytes are not plain UTF-8 text it can split exactly. `data` may be a memory map of the file."""
     import polars as pl   # loaded on the first big file only: small bundles start faster without it
-    if _NO_SPLIT in data or b"\x00" in data or data.startswith(b"\xef\xbb\xbf"):
+    if data.find(_NO_SPLIT) >= 0 or data.find(b"\x00") >= 0 or data[:3] == b"\xef\xbb\xbf":
         return None
+    if data.find(b"\r") >= 0:
+        return None   # CRLF text takes the line-by-line reader: its split could not be checked cheaply here
     try:
-        frame = pl.read_csv(io.BytesIO(data), has_header=False, separator=_NO_SPLIT.decode(), quote_char=None,
+        frame = pl.read_csv(data if isinstance(data, mmap.mmap) else io.BytesIO(data), has_header=False, separator=_NO_SPLIT.decode(), quote_char=None,
                             schema={"line": pl.String}, encoding="utf8")
     except (pl.exceptions.ComputeError, pl.exceptions.SchemaError, pl.exceptions.NoDataError):
         return None
     parts = frame.to_series().fill_null("")
-    # The split must be exact, or the accounting is not. Without any \r, the lines' bytes plus one break
-    # each (the last may lack it) add up to the file's size exactly when the reader split at every \n.
-    breaks = frame.height - (0 if data.endswith(b"\n") else 1)
-    if b"\r" in data:
-        exact = breaks == data.count(b"\n")
-    else:
-        exact = int(parts.str.len_bytes().sum()) + breaks == len(data)
-    return parts if exact else None
+    # The split must be exact, or the accounting is not: with no \r in the file, the lines' bytes plus one
+    # break each (the last may lack it) add up to the file's size exactly when the reader split at every \n.
+    breaks = frame.height - (0 if data[-1:] == b"\n" else 1)
+    return parts if int(parts.str.len_bytes().sum()) + breaks == len(data) else None
 
 
-def select(data: bytes, keep: str) -> Selection | None:
+def select(data: bytes | mmap.mmap, keep: str) -> Selection | None:
     """Scan one file and pick the lines that need a record: ERROR lines, lines that are not slog headers,
     lines matching the `keep` regex, and a sample of `device_id=` lines; None when the file needs the
     line-by-line reader (not clean UTF-8 text)."""

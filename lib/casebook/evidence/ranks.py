@@ -34,6 +34,11 @@ KEEP = r"rankNum\["
 
 def identities(log: LogTable) -> dict[tuple, RankInfo]:
     """(node, pid) -> its rank, from the process's own HCCL init lines."""
+    # topology, incidents and the rank view all ask: built once per log table
+    return dict(log.derive("rank_identities", _identities))
+
+
+def _identities(log: LogTable) -> dict[tuple, RankInfo]:
     r = log.records
     files = {f.path: f for f in log.files}
     hits = r[r["msg"].str.contains(KEEP, regex=True) & r["pid"].notna()]
