@@ -7,6 +7,7 @@ is the naive baseline, and `casebook triage --json` runs in a child process whos
 """
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -129,7 +130,6 @@ def _tree_rss(root_pid: int) -> int:
 
 def run_casebook(paths: list[Path], extra: list[str] = ()) -> tuple[float, int, str | None]:
     """Seconds for `casebook triage --json`, its peak tree RSS in bytes, and the diagnosis."""
-    import json
     cmd = [sys.executable, "-m", "casebook.cli", "triage", *map(str, paths), "--json", *extra]
     peak = 0
     start = time.perf_counter()

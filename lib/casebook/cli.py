@@ -88,8 +88,8 @@ def _report(args: argparse.Namespace) -> int:
     except (FactError, BundleError) as e:
         print(f"casebook: {e}", file=sys.stderr)
         return 2
-    if t.log.lines == 0:
-        print(f"casebook: {', '.join(args.paths)}: no readable text lines in it", file=sys.stderr)
+    if t.log.unusable_reason():
+        print(f"casebook: {', '.join(args.paths)}: {t.log.unusable_reason()}", file=sys.stderr)
         return 2
     print(report.write(t, args.output, redact=args.redact, collect_more=args.collect_more))
     return 0

@@ -52,8 +52,8 @@ class BundleOpener:
         self.status.value = ""
         self._stage(0)
         log = read_plog(*paths, progress=self._reading)
-        if log.lines == 0:
-            raise BundleError(f"{', '.join(map(str, paths))}: no readable text lines in it")
+        if log.unusable_reason():
+            raise BundleError(f"{', '.join(map(str, paths))}: {log.unusable_reason()}")
         self.stage.value = f"{STAGES[1]} ({len(log.files)} files, {log.lines} lines read)"
         self.progress.value = self.progress.max - 2
         evidence = extract_evidence(log)
