@@ -9,7 +9,6 @@ from casebook.contract import to_dict
 from casebook.engine import EngineError, run
 from casebook.evidence import extract_evidence
 from casebook.plog import read_plog
-from casebook.scan import select
 from casebook.triage import triage
 from casebook.workload import parse_size, write_workload
 from conftest import SAMPLES
@@ -66,16 +65,6 @@ def test_levels_are_counted_for_lines_that_get_no_record(every_file_is_big, corp
     blank = int((log.records[log.records.file == f.path]["kind"] == "blank").sum())
     assert sum(f.levels.values()) + f.unparsed + blank == f.lines
     assert not (log.records[log.records.file == f.path]["level"] == "INFO").all()
-
-
-def test_scan_refuses_what_it_cannot_split_exactly():
-    assert select(b"[INFO] A(1,p):2026-01-01-00:00:00.000.000 x\n\xff\xfe bad\n", "x") is None
-    assert select(b"a\x00b\n", "x") is None
-    assert select(b"a\x01b\n", "x") is None
-    assert select(b"[INFO] A(1,p):2026-01-01-00:00:00.000.000 x\r\n", "x") is None   # CRLF: line by line
-    sel = select(b"\n[ERROR] A(1,p):2026-01-01-00:00:00.000.000 boom\nplain text\n", "nothing")
-    assert (sel.lines, sel.header_lines) == (3, 1)
-    assert [n for n, _ in sel.picked] == [1, 2, 3]
 
 
 def test_workload_generator(tmp_path):

@@ -43,6 +43,9 @@ _FILE_TIME_KINDS = (KIND_EXCEPTION_PRINT, KIND_BLOCK_LINE, KIND_PYTHON)
 #: mostly INFO lines) only error lines, lines that are not slog headers and the lines an evidence family
 #: reads get one; every other line is still counted, per level, and can be read back (logview.window).
 FULL_RECORDS_BELOW = 4 << 20
+#: In a bundle this big every file is read that way: the explorer's filters over every line are a help on
+#: a case's few files, not on a cluster's thousands, whose small files would cost more than the big ones.
+SELECTIVE_BUNDLE = 64 << 20
 
 
 @dataclass
@@ -128,11 +131,14 @@ class LogTable:
             spool.close()
 
 
-def read_file(f: LogFile, keep: str | None = None) -> list[tuple]:
-    """Parse one file into record tuples (PLOG_COLUMNS order) and fill its counts and times."""
+def read_file(f: LogFile, keep: tuple[str, ...] | None = None, selective_from: int | None = None) -> list[tuple]:
+    """Parse one file into record tuples (PLOG_COLUMNS order) and fill its counts and times; with `keep`
+    (the literals evidence reads), a file of `selective_from` bytes (default FULL_RECORDS_BELOW) or more is
+    read selectively."""
+    least = max(1, FULL_RECORDS_BELOW if selective_from is None else selective_from)
     try:
         with open(f.source, "rb") as fh:
-            if keep is not None and os.fstat(fh.fileno()).st_size >= FULL_RECORDS_BELOW:
+            if keep is not None and os.fstat(fh.fileno()).st_size >= least:
                 # a big file is scanned through a memory map: no copy of it is made unless the scan declines
                 with mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mm:
                     rows = _parse_mapped(f, mm, keep)
@@ -146,7 +152,7 @@ def read_file(f: LogFile, keep: str | None = None) -> list[tuple]:
     return parse_bytes(f, data)
 
 
-def _parse_mapped(f: LogFile, mm: mmap.mmap, keep: str) -> list[tuple] | None:
+def _parse_mapped(f: LogFile, mm: mmap.mmap, keep: tuple[str, ...]) -> list[tuple] | None:
     """Records of a big file read selectively from its memory map, or None when it needs the full reader."""
     head = mm[:_BINARY_SNIFF]
     if head[:2] in (b"\xff\xfe", b"\xfe\xff") or binary_reason(head):
@@ -155,9 +161,10 @@ def _parse_mapped(f: LogFile, mm: mmap.mmap, keep: str) -> list[tuple] | None:
     return None if sel is None else _parse_selected(f, sel, mm[:1 << 16].decode("utf-8", errors="replace"))
 
 
-def read_one(f: LogFile, keep: str | None = None) -> tuple[LogFile, list[tuple]]:
+def read_one(f: LogFile, keep: tuple[str, ...] | None = None,
+             selective_from: int | None = None) -> tuple[LogFile, list[tuple]]:
     """The file with its counts filled, and its records: the unit of work an engine runs anywhere."""
-    rows = read_file(f, keep) if not f.skipped else []
+    rows = read_file(f, keep, selective_from) if not f.skipped else []
     return f, rows
 
 
@@ -317,7 +324,8 @@ def read_plog(*paths: str | os.PathLike, limits: Limits | None = None, selective
     """Read folders, files and archives into one LogTable; raises BundleError on unusable input.
 
     `limits` bounds what archives may expand to (spool.Limits: total bytes, ratio, entries, depth).
-    `selective` reads big files selectively (FULL_RECORDS_BELOW); False gives every line a record.
+    `selective` reads big files selectively (FULL_RECORDS_BELOW, and every file of a SELECTIVE_BUNDLE);
+    False gives every line a record.
     The files are read in parallel on `engine` (engine.run: "local" threads, or "dask" with an optional
     `scheduler` address); `progress(done, total)` is called after each file.
     """
@@ -325,7 +333,9 @@ def read_plog(*paths: str | os.PathLike, limits: Limits | None = None, selective
     keep = None
     if selective:
         from .evidence import KEEP as keep   # the evidence package imports this module: import late
-    done = engine_run(partial(read_one, keep=keep), files, engine, scheduler, workers, progress)
+    every = sum(f.size for f in files if not f.skipped) >= SELECTIVE_BUNDLE
+    least = 1 if every else FULL_RECORDS_BELOW
+    done = engine_run(partial(read_one, keep=keep, selective_from=least), files, engine, scheduler, workers, progress)
     for original, (f, _) in zip(files, done):
         f.spool = original.spool   # the copy a worker sent back must not be the last owner of the spool
     files = [f for f, _ in done]
@@ -338,5 +348,8 @@ def read_plog(*paths: str | os.PathLike, limits: Limits | None = None, selective
     rotated = rotation.check(files, records)
     warnings = [w for f in files for w in f.warnings]
     warnings += [f"{f.path}: skipped ({f.skipped})" for f in files if f.skipped]
+    if keep is not None and not scan.available() and any(f.size >= least for f in files if not f.skipped):
+        warnings.append("the compiled line scanner (casebook._linescan) is not built: big files were read line by "
+                        "line, several times slower (reinstall the package where a C compiler is)")
     return LogTable(paths=[os.fspath(p) for p in paths], files=files, records=records, warnings=warnings,
                     rotation=rotated)

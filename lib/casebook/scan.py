@@ -1,26 +1,33 @@
-"""Fast selection of the lines of one file that deserve a record; every other line is only counted.
+"""Fast selection of the lines of one big file that deserve a record; every other line is only counted.
 
-A plog is mostly INFO/DEBUG header lines nobody reads. Building a Python object per line costs ~40 MiB/s,
-so one file's bytes are split and tested by vectorised string kernels (polars) instead: which lines match
-the slog header grammar, which are ERROR lines, which carry something an evidence family reads. Only those
-lines, and every line that is not a header line (blocks, dumps, tracebacks, unparsed text), go through
-the full Python grammar. Counting stays exact: a line is a header line only if the header regex accepts it,
-and the split is checked against the file's own count of line breaks.
+A plog is mostly INFO/DEBUG header lines nobody reads, and building a Python object per line costs
+~40 MiB/s. So a compiled scanner (_linescan.c) walks the file's bytes once, without the GIL: it counts the
+lines, tests each against the slog header grammar, counts header lines per level, and picks ERROR lines,
+lines that are not headers (blocks, dumps, tracebacks, unparsed text), lines whose message holds a literal
+some evidence family reads (its `KEEP`), and a sample of `device_id=` lines. Only the picked lines go through
+the full Python grammar. Counting stays exact: the scanner's header test accepts a subset of what the
+grammar accepts, and it declines bytes the line-by-line reader would treat differently (CR, NUL, a
+byte-order mark, anything but strict UTF-8); such files, and every file when the scanner was not built
+(no C compiler at install), are read line by line.
 """
 from __future__ import annotations
 
-import io
 import mmap
+import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 
-# The slog header (grammar.HEADER) as a Rust regex: same alternatives, anchored at the line start.
-HEADER_RX = (r"^\[(?:[A-Z]+|\d+)\]\s*(?:[A-Za-z_][A-Za-z_0-9]*|\d+)\(-?\d+,[^)]*\):"
-             r"\d{4}-\d\d-\d\d-\d\d:\d\d:\d\d\.\d{3}\.\d{3}")
+try:
+    from . import _linescan
+except ImportError:
+    _linescan = None
+
 #: Lines naming a device from a thread are evidence of topology, but INFO-level runs have millions of
-#: them; the first ones of each file are enough to see which threads drive which devices.
+#: them. Of each file the scanner picks the first line for each distinct start (level, module, process,
+#: call site and thread, up to the device number), at most this many: that shows which threads drive which
+#: devices.
 DEVICE_SAMPLE = 200
-# A byte no text log holds: the "column separator" that makes the CSV reader hand back whole lines.
-_NO_SPLIT = b"\x01"
+DEVICE = "device_id="
 
 
 @dataclass
@@ -36,56 +43,29 @@ class Selection:
     last_header: str | None = None
 
 
-def _lines(data: bytes | mmap.mmap):
-    """The file's lines as a polars Series, one string per line (the CSV reader splits in parallel), or None
-    when the bytes are not plain UTF-8 text it can split exactly. `data` may be a memory map of the file."""
-    import polars as pl   # loaded on the first big file only: small bundles start faster without it
-    if data.find(_NO_SPLIT) >= 0 or data.find(b"\x00") >= 0 or data[:3] == b"\xef\xbb\xbf":
-        return None
-    if data.find(b"\r") >= 0:
-        return None   # CRLF text takes the line-by-line reader: its split could not be checked cheaply here
-    try:
-        frame = pl.read_csv(data if isinstance(data, mmap.mmap) else io.BytesIO(data), has_header=False, separator=_NO_SPLIT.decode(), quote_char=None,
-                            schema={"line": pl.String}, encoding="utf8")
-    except (pl.exceptions.ComputeError, pl.exceptions.SchemaError, pl.exceptions.NoDataError):
-        return None
-    parts = frame.to_series().fill_null("")
-    # The split must be exact, or the accounting is not: with no \r in the file, the lines' bytes plus one
-    # break each (the last may lack it) add up to the file's size exactly when the reader split at every \n.
-    breaks = frame.height - (0 if data[-1:] == b"\n" else 1)
-    return parts if int(parts.str.len_bytes().sum()) + breaks == len(data) else None
+def available() -> bool:
+    """Whether the compiled scanner is built (else big files are read line by line)."""
+    return _linescan is not None
 
 
-def select(data: bytes | mmap.mmap, keep: str) -> Selection | None:
+def any_of(literals: tuple[str, ...]) -> str:
+    """A regex that finds any of the literals (for the records' own filters)."""
+    return "|".join(map(re.escape, literals))
+
+
+@lru_cache(maxsize=8)
+def _encoded(literals: tuple[str, ...]) -> tuple[bytes, ...]:
+    return tuple(k.encode() for k in literals)
+
+
+def select(data: bytes | mmap.mmap, keep: tuple[str, ...], device_sample: int = DEVICE_SAMPLE) -> Selection | None:
     """Scan one file and pick the lines that need a record: ERROR lines, lines that are not slog headers,
-    lines matching the `keep` regex, and a sample of `device_id=` lines; None when the file needs the
-    line-by-line reader (not clean UTF-8 text)."""
-    parts = _lines(data)
-    if parts is None:
+    lines whose message holds one of the `keep` literals, and a sample of `device_id=` lines; None when the
+    file needs the line-by-line reader. `data` may be a memory map of the file."""
+    if _linescan is None:
         return None
-    n = parts.len()
-    sel = Selection(lines=n, header_lines=0)
-    if n == 0:
-        return sel
-    is_header = parts.str.contains(HEADER_RX)
-    sel.header_lines = int(is_header.sum())
-    heads = parts if sel.header_lines == n else parts.filter(is_header)
-    counts = heads.str.slice(1, 8).value_counts()    # "INFO] RU", "WARNING]", "5] 17(1,"
-    for token, c in counts.iter_rows():
-        level = token.split("]", 1)[0]
-        sel.levels[level] = sel.levels.get(level, 0) + int(c)
-    wanted = parts.str.contains(r"^\[ERROR\]|" + keep) | ~is_header
-    device = parts.str.contains("device_id=", literal=True) & is_header
-    picked = set(wanted.arg_true().to_list()) | set(device.arg_true().head(DEVICE_SAMPLE).to_list())
-    order = sorted(picked)
-    texts = parts.gather(order).to_list() if order else []
-    sel.picked = [(i + 1, t) for i, t in zip(order, texts)]
-    headers = is_header.arg_true()
-    if headers.len():
-        sel.first_header, sel.last_header = parts.gather([headers[0], headers[-1]]).to_list()
-    # a dump or traceback line takes its time from the header line before it, when that one is not picked
-    after_header = ~is_header & is_header.shift(1, fill_value=False)
-    need = [i - 1 for i in after_header.arg_true().to_list() if (i - 1) not in picked]
-    if need:
-        sel.context = {i + 1: t for i, t in zip(need, parts.gather(need).to_list())}
-    return sel
+    found = _linescan.scan(data, _encoded(tuple(keep)), DEVICE.encode(), device_sample)
+    if found is None:
+        return None
+    lines, header_lines, levels, picked, context, first, last = found
+    return Selection(lines, header_lines, levels, picked, dict(context), first, last)

@@ -30,8 +30,8 @@ EXTRACTORS = {
 
 #: Lines besides error lines that some family reads: in big files the reader builds records only for error
 #: lines, lines that are not slog headers, and these (plog.read_plog `keep`).
-KEEP = "|".join(f"(?:{k})" for k in (aicore.KEEP, topology.KEEP, environment.KEEP, ranks.KEEP, versions.KEEP,
-                                       hardware.KEEP, device_dump.KEEP))
+KEEP = (aicore.KEEP + topology.KEEP + environment.KEEP + ranks.KEEP + versions.KEEP + hardware.KEEP
+        + device_dump.KEEP)
 
 
 def extract_evidence(log: LogTable) -> Evidence:

@@ -20,6 +20,7 @@ from ..errcode import (DAVID, NO_BIT_TEXT, STARS, ZERO_CODE_NOTE, decode_bit_lis
                        parse_bit_list, parse_int)
 from ..grammar import KIND_PLOG
 from ..plog import LogTable
+from ..scan import any_of
 from . import device_dump
 from .device_id import device_in
 from .items import AicoreFault, LineRef
@@ -62,12 +63,13 @@ def op_of(kernel: str) -> str | None:
 
 
 #: Lines this family reads besides error lines (the reader keeps them in big files too).
-KEEP = r"serial number is|extend info: errcode|retCode=|fault kernel_name=|binSize=|kernel addr|pc_start=|funcAddr"
+KEEP = ("serial number is", "extend info: errcode", "retCode=", "fault kernel_name=", "binSize=", "kernel addr",
+        "pc_start=", "funcAddr")
 
 
 def _scan(log: LogTable) -> pd.DataFrame:
     r = log.records
-    hit = r[r["msg"].str.contains(KEEP, regex=True)]
+    hit = r[r["msg"].str.contains(any_of(KEEP), regex=True)]
     # in time order, and at equal times the µs-precise plog line before its copy in a screen capture,
     # so a fault is located in the plog; lines without a time keep their place after timed ones
     order = hit.assign(_untimed=hit["time"].isna(), _t=hit["time"].fillna(""), _capture=hit["kind"] != KIND_PLOG)

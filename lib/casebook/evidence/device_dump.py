@@ -29,7 +29,7 @@ _DETAIL = re.compile(r"^(?P<d>[a-z][a-z ]+(?:timeout|error|exception))$", re.I)
 
 
 #: Lines this family reads besides the dumps themselves (the reader keeps them in big files too).
-KEEP = "hwts "
+KEEP = ("hwts ",)
 
 def extract(log: LogTable) -> list[DeviceDump]:
     """Every exception dump in the device logs, with its cores' AIC_ERROR / PC_START / CURRENT_PC."""
@@ -41,7 +41,7 @@ def _dumps(log: LogTable) -> list[DeviceDump]:
     r = log.records
     files = {f.path: f for f in log.files}
     hits = r[(r["kind"] == KIND_EXCEPTION_PRINT)
-             | ((r["kind"] == KIND_PLOG) & (r["level"] == "ERROR") & r["msg"].str.contains(KEEP, regex=False))]
+             | ((r["kind"] == KIND_PLOG) & (r["level"] == "ERROR") & r["msg"].str.contains(KEEP[0], regex=False))]
     dumps: list[DeviceDump] = []
     current: dict[str, DeviceDump] = {}
     trigger: dict[str, tuple[str, LineRef]] = {}

@@ -6,6 +6,7 @@ import re
 
 from ..grammar import KIND_ATTACHMENT
 from ..plog import LogTable
+from ..scan import any_of
 from . import attachments
 from .items import Fact
 
@@ -18,7 +19,7 @@ _SETTING = re.compile(r"(?<![A-Za-z_])(?:export\s+)?(?P<name>" + "|".join(VARIAB
 
 
 #: Lines this family reads (any level; the reader keeps them in big files too).
-KEEP = "|".join(VARIABLES)
+KEEP = VARIABLES
 
 def extract(log: LogTable) -> dict[str, Fact]:
     """Settings printed in log lines, then what attachments state that the lines do not; each with file and line."""
@@ -32,7 +33,7 @@ def logged(log: LogTable) -> dict[str, Fact]:
     """The first value each variable is logged with, as a fact with its file and line."""
     r = log.records
     r = r[r["kind"] != KIND_ATTACHMENT]   # an environment dump's lines are read whole by evidence/attachments.py
-    hits = r[r["msg"].str.contains(KEEP, regex=True)]
+    hits = r[r["msg"].str.contains(any_of(KEEP), regex=True)]
     facts: dict[str, Fact] = {}
     for file, line, msg in hits[["file", "line", "msg"]].itertuples(index=False):
         for m in _SETTING.finditer(msg):

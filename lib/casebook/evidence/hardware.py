@@ -15,6 +15,7 @@ import pandas as pd
 from ..bundle import ROLE_BBOX
 from ..grammar import KIND_BBOX
 from ..plog import LogTable
+from ..scan import any_of
 from . import device_dump
 from .items import DeviceEvent, LineRef
 
@@ -36,7 +37,8 @@ def _device(text: str, default: int | None) -> int | None:
 
 
 #: Lines this family reads besides error lines (the reader keeps them in big files too).
-KEEP = r"Hardware Error|ecc err|Multi Bit Ecc|ts exception msg|\[drv_pcie\]|system exception code|excep_id"
+KEEP = ("Hardware Error", "ecc err", "Multi Bit Ecc", "ts exception msg", "[drv_pcie]", "system exception code",
+        "excep_id")
 
 def extract(log: LogTable) -> list[DeviceEvent]:
     """Device-side events, earliest first, each counted once across the files that report it."""
@@ -49,7 +51,7 @@ def _events(log: LogTable) -> list[DeviceEvent]:
     files = {f.path: f for f in log.files}
     device_files = {f.path for f in log.files if f.role in ("device_log", "device_os_log", ROLE_BBOX)}
     cand = r[r["file"].isin(device_files)]
-    cand = cand[cand["msg"].str.contains(KEEP, regex=True)]
+    cand = cand[cand["msg"].str.contains(any_of(KEEP), regex=True)]
     events: list[DeviceEvent] = []
     block: DeviceEvent | None = None
     for file, line, kind, time, msg in cand[["file", "line", "kind", "time", "msg"]].itertuples(index=False):

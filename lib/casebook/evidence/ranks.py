@@ -15,6 +15,7 @@ from collections import Counter
 from datetime import datetime
 
 from ..plog import LogTable
+from ..scan import any_of
 from .first_error import error_lines, time_order
 from .items import LineRef, LinkFailure, RankInfo, RankView
 
@@ -30,7 +31,7 @@ SETUP_SPREAD_S = 120
 
 
 #: Lines this family reads (HCCL init, INFO level; the reader keeps them in big files too).
-KEEP = r"rankNum\["
+KEEP = ("rankNum[",)
 
 def identities(log: LogTable) -> dict[tuple, RankInfo]:
     """(node, pid) -> its rank, from the process's own HCCL init lines."""
@@ -41,7 +42,7 @@ def identities(log: LogTable) -> dict[tuple, RankInfo]:
 def _identities(log: LogTable) -> dict[tuple, RankInfo]:
     r = log.records
     files = {f.path: f for f in log.files}
-    hits = r[r["msg"].str.contains(KEEP, regex=True) & r["pid"].notna()]
+    hits = r[r["msg"].str.contains(any_of(KEEP), regex=True) & r["pid"].notna()]
     out: dict[tuple, RankInfo] = {}
     for file, line, time, pid, msg in hits[["file", "line", "time", "pid", "msg"]].itertuples(index=False):
         m = _RANK.search(msg)

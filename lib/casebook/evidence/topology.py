@@ -20,7 +20,7 @@ _DEVICE_ID = re.compile(r"\bdevice_id=(\d+)")
 _PROOF_MODULES = ("RUNTIME", "ASCENDCL", "APP")
 #: Lines this family reads besides error lines; the reader also keeps a sample of each big file's
 #: `device_id=` lines (scan.DEVICE_SAMPLE), enough to see which threads use which devices.
-KEEP = r"SetDevice:|set device"
+KEEP = ("SetDevice:", "set device")
 
 
 def extract(log: LogTable) -> Topology:

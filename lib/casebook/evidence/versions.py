@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from ..plog import LogTable
+from ..scan import any_of
 from .items import Fact
 
 _V = r"(?P<v>\d+\.\d+(?:\.(?:RC\d+|rc\d+|alpha\d+|beta\d+|post\d+|T\d+|\d+|[a-z](?![a-z])))*(?:\+\w+)?)"
@@ -28,14 +29,16 @@ PATTERNS: tuple[tuple[str, re.Pattern, str | None], ...] = (
     ("soc_version", re.compile(r"\bsoc[ _]?version(?: is|:|=)?\s*\[?(?P<v>Ascend\w+)\]?", re.I), None),
 )
 #: Lines this family reads (the reader keeps them in big files too).
-# case-sensitive alternatives on purpose: a case-insensitive scan of every line of a big file costs 3x
-KEEP = r"torch[_-]npu|Torch[_-]NPU|CANN|Ascend-|ascend-toolkit|[Vv]ersion|VERSION"
+# each spelling listed: the reader matches literal bytes, and a case-insensitive scan of every line would cost more;
+# a stated CANN version says "version", a path says "CANN-"
+KEEP = ("torch_npu", "torch-npu", "Torch_NPU", "Torch-NPU", "CANN-", "Ascend-", "ascend-toolkit", "Version", "version",
+        "VERSION")
 
 
 def extract(log: LogTable) -> dict[str, Fact]:
     """The first version each fact is shown with, stated values before path hints."""
     r = log.records
-    hits = r[r["msg"].str.contains(KEEP, regex=True)]
+    hits = r[r["msg"].str.contains(any_of(KEEP), regex=True)]
     found: dict[str, tuple[int, Fact]] = {}
     for file, line, msg in hits[["file", "line", "msg"]].itertuples(index=False):
         for rank, (name, pattern, note) in enumerate(PATTERNS):

@@ -1,0 +1,7 @@
+"""The compiled part of the package; everything else is declared in pyproject.toml."""
+from setuptools import Extension, setup
+
+# The big-file line scanner (lib/casebook/scan.py). Optional: without a C compiler the install still
+# succeeds and big files are read line by line, several times slower.
+setup(ext_modules=[Extension("casebook._linescan", ["lib/casebook/_linescan.c"], optional=True,
+                             extra_compile_args=["-O3"])])

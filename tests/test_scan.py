@@ -1,0 +1,136 @@
+"""The compiled line scanner picks exactly what its Python model says, and declines what it cannot read exactly."""
+import re
+from collections import Counter
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from casebook import plog, scan
+from casebook.encoding import split_lines
+from casebook.evidence import KEEP
+from casebook.plog import read_plog
+from casebook.scan import DEVICE, Selection, select
+
+pytestmark = pytest.mark.skipif(not scan.available(), reason="the compiled scanner is not built")
+
+# grammar.HEADER's header part with ASCII classes: the scanner accepts exactly these lines as headers
+_HEADER = re.compile(r"\[(?P<level>[A-Z]+|\d+)\][ \t\f\v]*(?:[A-Za-z_][A-Za-z_0-9]*|\d+)\(-?\d+,[^)]*\):"
+                     r"(?P<ts>\d{4}-\d\d-\d\d-\d\d:\d\d:\d\d\.\d{3}\.\d{3})", re.ASCII)
+
+
+def model(data: bytes, keep: tuple[str, ...], sample: int = scan.DEVICE_SAMPLE) -> Selection | None:
+    """What the scanner must answer, written plainly."""
+    if b"\x00" in data or b"\r" in data or data.startswith(b"\xef\xbb\xbf"):
+        return None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    lines = [raw.decode() for raw in split_lines(text.encode())]
+    sel = Selection(lines=len(lines), header_lines=0, levels=Counter())
+    seen: set = set()
+    previous = None   # (header?, picked?) of the line before
+    for no, line in enumerate(lines, start=1):
+        m = _HEADER.match(line)
+        picked = m is None
+        if m:
+            sel.header_lines += 1
+            sel.levels[m["level"]] += 1
+            sel.first_header = sel.first_header or line
+            sel.last_header = line
+            body = line[m.end():]
+            picked = m["level"] == "ERROR" or any(k in body for k in keep)
+            at = body.find(DEVICE)
+            if at >= 0 and len(seen) < sample:
+                end = at + len(DEVICE)
+                while end < len(body) and body[end] in "0123456789":
+                    end += 1
+                key = (line[:m.start("ts")], body[:end])
+                if key not in seen:
+                    seen.add(key)
+                    picked = True
+        if picked:
+            sel.picked.append((no, line))
+        if m is None and previous == (True, False):
+            sel.context[no - 1] = lines[no - 2]
+        previous = (m is not None, picked)
+    sel.levels = dict(sel.levels)
+    return sel
+
+
+H = "[INFO] RUNTIME(20194,python):2026-05-04-09:00:36.000.684 [npu_driver.cc:453]20346 "
+
+
+def test_scan_refuses_what_it_cannot_read_exactly():
+    assert select(H.encode() + b"x\n\xff\xfe bad\n", KEEP) is None          # not UTF-8
+    assert select(b"a\x00b\n", KEEP) is None                                # NUL
+    assert select(H.encode() + b"x\r\n", KEEP) is None                      # CRLF: line by line
+    assert select(b"\xef\xbb\xbf" + H.encode() + b"x\n", KEEP) is None      # byte-order mark
+    assert select(H.encode() + "é".encode()[:1], KEEP) is None              # cut inside a character
+    assert select(H.encode() + b"\xed\xa0\x80\n", KEEP) is None             # a surrogate
+    assert select(H.encode() + b"\xc0\xaf\n", KEEP) is None                 # an overlong form
+    with pytest.raises(ValueError):
+        select(b"x\n", ("x",))                                              # one-byte literals are not searched
+
+
+def test_scan_counts_levels_and_picks_errors_messages_and_plain_lines():
+    data = ("\n[ERROR] A(1,p):2026-01-01-00:00:00.000.000 boom\nplain text\n" + H + "TASK_QUEUE_ENABLE=1\n"
+            + H + "nothing\n" + "[EVENT] B(2,q):2026-01-01-00:00:00.000.000 retCode= only in the header? no\n"
+            + "[INFO] TASK_QUEUE_ENABLE(1,p):2026-01-01-00:00:00.000.000 literal in the header only").encode()
+    sel = select(data, KEEP)
+    assert (sel.lines, sel.header_lines) == (7, 5)
+    assert sel.levels == {"ERROR": 1, "INFO": 3, "EVENT": 1}
+    assert [n for n, _ in sel.picked] == [1, 2, 3, 4, 6]
+    assert sel.last_header.endswith("literal in the header only")
+    assert sel == model(data, KEEP)
+
+
+def test_device_lines_are_sampled_once_per_thread_and_device():
+    lines = [f"[INFO] RUNTIME(7,python):2026-01-01-00:00:{i % 60:02d}.000.000 [a.cc:1]{tid} Send:device_id={dev}, n={i}"
+             for i, (tid, dev) in enumerate([(1, 0), (1, 0), (2, 0), (1, 1), (2, 0), (1, 10), (1, 1)] * 3)]
+    data = "\n".join(lines).encode()
+    sel = select(data, KEEP)
+    assert [n for n, _ in sel.picked] == [1, 3, 4, 6]     # device_id=1 and device_id=10 are different devices
+    assert sel == model(data, KEEP)
+
+
+def test_non_header_line_takes_the_header_line_before_it_as_context():
+    data = (H + "a\n" + H + "b\nTraceback (most recent call last):\n" + "[ERROR] A(1,p):2026-01-01-00:00:00.000.000 x\n"
+            + "  dump line\n").encode()
+    sel = select(data, KEEP)
+    assert sel.context == {2: H + "b"}        # the ERROR line before the dump is picked, so needs no context
+    assert sel == model(data, KEEP)
+
+
+_PIECES = st.sampled_from([
+    H, "[ERROR] APP(3,x):2026-01-01-00:00:00.000.000 ", "[WARNING]  HCCL(-1,):2026-01-01-00:00:00.000.000",
+    "[12] 17(4,p q):2026-01-01-00:00:00.000.001 ", "[INFO] RUNTIME(1,p)2026-01-01", "[INFO]RUNTIME(1,p):2026-1-01",
+    "[info] A(1,p):2026-01-01-00:00:00.000.000 ", "[INFO] A(1,p):２０２６-01-01-00:00:00.000.000 ",
+    "device_id=", "device_id=3", "7 ", "TASK_QUEUE_ENABLE", "TASK_QUEUE", "hwts ", "CANN-", "version", "set device",
+    "内存", "é", "\t", " ", "]", "(", ")", ":", "0", "x", "\n", "\n\n",
+])
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_PIECES, max_size=40), st.integers(min_value=0, max_value=4))
+def test_scan_agrees_with_its_model(pieces, sample):
+    data = "".join(pieces).encode()
+    assert select(data, KEEP, sample) == model(data, KEEP, sample)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=200))
+def test_scan_declines_exactly_the_bytes_the_model_declines(data):
+    assert (select(data, KEEP) is None) == (model(data, KEEP) is None)
+
+
+def test_without_the_scanner_big_files_are_read_line_by_line_with_a_warning(monkeypatch, corpus):
+    quick = read_plog(corpus / "aicore-gatherv2-asys")
+    monkeypatch.setattr(scan, "_linescan", None)
+    monkeypatch.setattr(plog, "FULL_RECORDS_BELOW", 1)
+    slow = read_plog(corpus / "aicore-gatherv2-asys")
+    assert not any(f.selective for f in slow.files)
+    assert [(f.path, f.lines, f.unparsed) for f in slow.files] == [(f.path, f.lines, f.unparsed) for f in quick.files]
+    assert any("scanner" in w and "line by line" in w for w in slow.warnings)
+    assert not any("scanner" in w for w in quick.warnings)
