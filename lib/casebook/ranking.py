@@ -96,8 +96,28 @@ def observations(evidence: Evidence, errors: pd.DataFrame) -> list[Observation]:
     return obs
 
 
-def _match(sig: Signature, obs: list[Observation]) -> Observation | None:
-    return next((o for o in obs if o.field == sig.field and sig.test(o.value)), None)
+class Observed:
+    """Observations grouped by field and distinct value, in the order first seen: a big bundle repeats one
+    message on every rank, and each signature is tested once per distinct value."""
+
+    def __init__(self, obs: list[Observation]):
+        self.groups: dict[str, dict[object, list[Observation]]] = {}
+        for o in obs:
+            key = o.value if isinstance(o.value, (str, int, float, bool)) else repr(o.value)
+            self.groups.setdefault(o.field, {}).setdefault(key, []).append(o)
+        self._hits: dict[int, list[list[Observation]]] = {}
+
+    def hits(self, sig: Signature) -> list[list[Observation]]:
+        """The groups of observations whose value the signature matches."""
+        if id(sig) not in self._hits:
+            groups = self.groups.get(sig.field, {}).values()
+            self._hits[id(sig)] = [group for group in groups if sig.test(group[0].value)]
+        return self._hits[id(sig)]
+
+    def first(self, sig: Signature) -> Observation | None:
+        """The earliest observation the signature matches."""
+        hits = self.hits(sig)
+        return hits[0][0] if hits else None
 
 
 def _fact_item(cond: Condition, fact: Fact, why: str | None) -> Item:
@@ -113,9 +133,11 @@ def _units(signatures: list[Signature]) -> dict[str, list[Signature]]:
     return units
 
 
-def judge(case: KnownCase, obs: list[Observation], facts: dict[str, Fact]) -> Hypothesis | None:
+def judge(case: KnownCase, obs: Observed | list[Observation], facts: dict[str, Fact]) -> Hypothesis | None:
     """The hypothesis for one case, or None when none of its signatures match."""
-    matched = [(s, o) for s in case.signatures if (o := _match(s, obs))]
+    if not isinstance(obs, Observed):
+        obs = Observed(obs)
+    matched = [(s, o) for s in case.signatures if (o := obs.first(s))]
     if not matched:
         return None
     units = _units(case.signatures)
@@ -124,9 +146,9 @@ def judge(case: KnownCase, obs: list[Observation], facts: dict[str, Fact]) -> Hy
     got = sum(max((s.weight for s in sigs if s.id in hit), default=0) for sigs in units.values())
     h = Hypothesis(case, POSSIBLE, 0.0)
     h.for_ = [Item(s.id, o.text, o.file, o.line, s.why) for s, o in matched]
-    h.explains = {(o.file, o.line) for s in case.signatures for o in obs
-                  if o.file is not None and o.field == s.field and s.test(o.value)}
-    contradicted = [(s, o) for s in case.contradicted_by if (o := _match(s, obs))]
+    h.explains = {(o.file, o.line) for s in case.signatures for group in obs.hits(s) for o in group
+                  if o.file is not None}
+    contradicted = [(s, o) for s in case.contradicted_by if (o := obs.first(s))]
     h.against = [Item(s.id, o.text, o.file, o.line, s.why) for s, o in contradicted]
     ruled_out = False
     for cond in case.against:
@@ -170,7 +192,7 @@ def judge(case: KnownCase, obs: list[Observation], facts: dict[str, Fact]) -> Hy
 
 def rank(kb: KnowledgeBase, evidence: Evidence, errors: pd.DataFrame, facts: dict[str, Fact]) -> list[Hypothesis]:
     """Every case with a matching signature, best first."""
-    obs = observations(evidence, errors)
+    obs = Observed(observations(evidence, errors))
     hyps = [h for case in kb.cases.values() if (h := judge(case, obs, facts))]
     return sorted(hyps, key=lambda h: (-h.score, h.case.id))
 

@@ -58,6 +58,7 @@ def rules() -> tuple[Rule, ...]:
     return tuple(out)
 
 
+@lru_cache(maxsize=4096)   # a big bundle repeats each error message on every rank
 def classify(text: str) -> tuple[str, str | None, str]:
     """(role, kind, why) of one error line; a line no rule names is a cause of unknown kind."""
     for rule in rules():
