@@ -11,6 +11,9 @@ $(STAMP): requirements.txt pyproject.toml setup.py lib/casebook/_linescan.c
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -r requirements.txt
+	@# an editable install leaves the package's bytecode to the first run, which may not write it
+	@# (PYTHONDONTWRITEBYTECODE): compile it once here, as a regular install does
+	$(BIN)/python -m compileall -q lib > /dev/null
 	touch $(STAMP)
 
 install: $(STAMP)

@@ -3,13 +3,15 @@
 All three run in one bench process, on the same files, after one read that warms the page cache:
 `grep -c ERROR` is the practical limit, a per-line Python regex loop that builds a record for every line
 is the naive baseline, and `casebook triage --json` runs in a child process whose whole process tree
-(workers included) is sampled for resident memory.
+(workers included) is sampled for resident memory. On a shared machine one run of each says little, so
+they run in rounds (grep, baseline, casebook, then again) and each figure is the median of its runs.
 """
 from __future__ import annotations
 
 import json
 import os
 import re
+import statistics
 import subprocess
 import sys
 import threading
@@ -43,6 +45,7 @@ class BenchResult:
     peak_rss_mb: float
     diagnosis: str | None
     walk_step_ms: float      #: slowest step of the triage notebook's walk (Next clicked), after the bundle is read
+    runs: int = 1            #: rounds run; the seconds are the medians of the rounds
 
 
 def default_bundle(size: int, cache: Path) -> Path:
@@ -167,13 +170,18 @@ def walk_step_ms(path: Path) -> float:
     return slowest * 1000
 
 
-def bench(path: Path, extra: list[str] = ()) -> BenchResult:
-    """Run the three contenders on the files under `path`."""
+def bench(path: Path, extra: list[str] = (), runs: int = 3) -> BenchResult:
+    """Run the three contenders on the files under `path`, `runs` rounds of each; seconds are medians and
+    the peak RSS is the largest seen."""
     files = bundle_files(path)
     size = warm(files)
-    grep_s, _ = run_grep(files)
-    base_s, lines = run_baseline(files)
-    cb_s, peak, diagnosis = run_casebook([path], extra)
+    rounds = [(run_grep(files)[0], run_baseline(files), run_casebook([path], extra)) for _ in range(max(1, runs))]
+    grep_s = statistics.median(g for g, _, _ in rounds)
+    base_s = statistics.median(b for _, (b, _), _ in rounds)
+    cb_s = statistics.median(c for _, _, (c, _, _) in rounds)
+    lines = rounds[0][1][1]
+    peak = max(p for _, _, (_, p, _) in rounds)
+    diagnosis = rounds[0][2][2]
     mib = size / MIB
     return BenchResult(
         bundle=str(path), bundle_files=len(files), bundle_bytes=size, bundle_lines=lines,
@@ -181,7 +189,8 @@ def bench(path: Path, extra: list[str] = ()) -> BenchResult:
         baseline_s=round(base_s, 3), baseline_mib_s=round(mib / base_s, 1),
         casebook_s=round(cb_s, 3), casebook_mib_s=round(mib / cb_s, 1), casebook_lines_s=round(lines / cb_s),
         ratio_to_grep=round(grep_s / cb_s, 3), ratio_to_baseline=round(base_s / cb_s, 2),
-        peak_rss_mb=round(peak / MIB, 1), diagnosis=diagnosis, walk_step_ms=round(walk_step_ms(path), 1))
+        peak_rss_mb=round(peak / MIB, 1), diagnosis=diagnosis, walk_step_ms=round(walk_step_ms(path), 1),
+        runs=len(rounds))
 
 
 def table(r: BenchResult) -> str:
@@ -189,7 +198,8 @@ def table(r: BenchResult) -> str:
     rows = [("grep -c ERROR", r.grep_s, r.grep_mib_s, "", ""),
             ("naive per-line regex", r.baseline_s, r.baseline_mib_s, "", ""),
             ("casebook triage", r.casebook_s, r.casebook_mib_s, f"{r.peak_rss_mb:.0f}", r.diagnosis or "-")]
-    out = [f"bundle {r.bundle}: {r.bundle_files} files, {r.bundle_bytes / MIB:.1f} MiB, {r.bundle_lines} lines",
+    out = [f"bundle {r.bundle}: {r.bundle_files} files, {r.bundle_bytes / MIB:.1f} MiB, {r.bundle_lines} lines; "
+           f"median of {r.runs} run{'s' if r.runs > 1 else ''} each",
            f"{'':24}{'seconds':>9}{'MiB/s':>9}{'peak RSS MiB':>14}  diagnosis"]
     out += [f"{name:24}{s:>9.2f}{v:>9.1f}{rss:>14}  {d}" for name, s, v, rss, d in rows]
     out.append(f"casebook / grep = {r.ratio_to_grep:.2f} (target >= 0.33); casebook / baseline = "

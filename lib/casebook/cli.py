@@ -127,7 +127,7 @@ def _bench(args: argparse.Namespace) -> int:
         print(f"casebook: {path}: no such file or directory", file=sys.stderr)
         return 2
     extra = ["--engine", args.engine] + (["--workers", str(args.workers)] if args.workers else [])
-    result = bench.bench(path, extra)
+    result = bench.bench(path, extra, runs=args.runs)
     print(json.dumps(bench.as_dict(result), indent=1) if args.json else bench.table(result))
     return 0
 
@@ -182,6 +182,7 @@ def parser() -> argparse.ArgumentParser:
                    help="where generated bundles are kept between runs")
     b.add_argument("--engine", default="local", choices=("local", "dask"), help="engine of the triage run")
     b.add_argument("--workers", type=int, help="reading workers of the triage run (default: one per core)")
+    b.add_argument("--runs", type=int, default=3, help="rounds of the three runs; figures are medians (default 3)")
     b.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
     b.set_defaults(run=_bench)
     return p

@@ -46,7 +46,7 @@ def _report(results: Iterable[R], total: int, progress) -> list[R]:
 
 
 def _local(fn, items, workers, progress):
-    # threads, not processes: the heavy work (decoding, polars string kernels) releases the GIL,
+    # threads, not processes: the heavy work (the compiled line scanner, decoding) releases the GIL,
     # and one process keeps the memory of the run in one place
     if workers == 1 or len(items) <= 1:
         return _report(map(fn, items), len(items), progress)
