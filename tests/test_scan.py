@@ -19,7 +19,8 @@ _HEADER = re.compile(r"\[(?P<level>[A-Z]+|\d+)\][ \t\f\v]*(?:[A-Za-z_][A-Za-z_0-
                      r"(?P<ts>\d{4}-\d\d-\d\d-\d\d:\d\d:\d\d\.\d{3}\.\d{3})", re.ASCII)
 
 
-def model(data: bytes, keep: tuple[str, ...], sample: int = scan.DEVICE_SAMPLE) -> Selection | None:
+def model(data: bytes, keep: tuple[str, ...], sample: int = scan.DEVICE_SAMPLE, step: int = scan.INDEX_STEP
+          ) -> Selection | None:
     """What the scanner must answer, written plainly."""
     if b"\x00" in data or b"\r" in data or data.startswith(b"\xef\xbb\xbf"):
         return None
@@ -27,8 +28,12 @@ def model(data: bytes, keep: tuple[str, ...], sample: int = scan.DEVICE_SAMPLE) 
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         return None
-    lines = [raw.decode() for raw in split_lines(text.encode())]
-    sel = Selection(lines=len(lines), header_lines=0, levels=Counter())
+    raws = split_lines(text.encode())
+    lines = [raw.decode() for raw in raws]
+    starts = [0]
+    for raw in raws:
+        starts.append(starts[-1] + len(raw) + 1)
+    sel = Selection(lines=len(lines), header_lines=0, levels=Counter(), index=starts[:len(lines):step])
     seen: set = set()
     previous = None   # (header?, picked?) of the line before
     for no, line in enumerate(lines, start=1):
@@ -113,16 +118,29 @@ _PIECES = st.sampled_from([
 
 
 @settings(max_examples=400, deadline=None)
-@given(st.lists(_PIECES, max_size=40), st.integers(min_value=0, max_value=4))
-def test_scan_agrees_with_its_model(pieces, sample):
+@given(st.lists(_PIECES, max_size=40), st.integers(min_value=0, max_value=4), st.integers(min_value=1, max_value=3))
+def test_scan_agrees_with_its_model(pieces, sample, step):
     data = "".join(pieces).encode()
-    assert select(data, KEEP, sample) == model(data, KEEP, sample)
+    assert select(data, KEEP, sample, step) == model(data, KEEP, sample, step)
 
 
 @settings(max_examples=300, deadline=None)
 @given(st.binary(max_size=200))
 def test_scan_declines_exactly_the_bytes_the_model_declines(data):
     assert (select(data, KEEP) is None) == (model(data, KEEP) is None)
+
+
+def test_windows_of_a_selectively_read_file_are_read_from_its_line_index(corpus, monkeypatch):
+    monkeypatch.setattr(plog, "FULL_RECORDS_BELOW", 1)
+    monkeypatch.setattr(scan, "INDEX_STEP", 100)
+    log = read_plog(corpus / "aicore-gatherv2-asys")
+    f = log.file("dfx/log/host/cann/debug/plog/plog-370_20230713074107861.log")
+    assert f.selective and len(f.line_index) == (f.lines + 99) // 100
+    whole = f.source.read_bytes().split(b"\n")
+    for first, last in [(1, 1), (99, 102), (100, 100), (101, 101), (250, 420), (f.lines - 3, f.lines)]:
+        assert log.read_lines(f.path, first, last) == whole[first - 1:last]
+    with pytest.raises(ValueError, match="lines"):
+        log.read_lines(f.path, f.lines, f.lines + 1)
 
 
 def test_without_the_scanner_big_files_are_read_line_by_line_with_a_warning(monkeypatch, corpus):

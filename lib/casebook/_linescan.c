@@ -41,7 +41,8 @@ typedef struct {
     Py_ssize_t lines, header_lines;
     Level levels[MAX_LEVELS];
     Py_ssize_t nlevels;
-    Spans picked, context;
+    Spans picked, context, index;       /* index: the start of every index_step-th line */
+    Py_ssize_t index_step;
     Span first_header, last_header;
     int declined, failed;
 } Scan;
@@ -333,6 +334,10 @@ static void run(Scan *s)
         const unsigned char *nl = memchr(p + start, '\n', (size_t)(n - start));
         Py_ssize_t end = nl ? nl - p : n;
         no++;
+        if ((no - 1) % s->index_step == 0 && push(&s->index, no, start, start) < 0) {
+            s->failed = 1;
+            return;
+        }
         const unsigned char *body = p + start;
         Py_ssize_t level = header(p + start, p + end, &body);
         int picked = !level;
@@ -401,8 +406,15 @@ static PyObject *spans_list(const Scan *s, const Spans *spans)
 static PyObject *result(const Scan *s)
 {
     PyObject *levels = PyDict_New(), *picked = NULL, *context = NULL, *first = NULL, *last = NULL, *out = NULL;
-    if (levels == NULL)
-        return NULL;
+    PyObject *index = PyList_New(s->index.n);
+    if (levels == NULL || index == NULL)
+        goto done;
+    for (Py_ssize_t i = 0; i < s->index.n; i++) {
+        PyObject *offset = PyLong_FromSsize_t(s->index.v[i].start);
+        if (offset == NULL)
+            goto done;
+        PyList_SET_ITEM(index, i, offset);
+    }
     for (Py_ssize_t i = 0; i < s->nlevels; i++) {
         PyObject *key = PyUnicode_DecodeASCII((const char *)s->levels[i].text, s->levels[i].len, "strict");
         PyObject *count = PyLong_FromSsize_t(s->levels[i].count);
@@ -417,9 +429,10 @@ static PyObject *result(const Scan *s)
     first = s->first_header.no ? text_of(s, s->first_header) : Py_NewRef(Py_None);
     last = s->last_header.no ? text_of(s, s->last_header) : Py_NewRef(Py_None);
     if (first != NULL && last != NULL)
-        out = Py_BuildValue("(nnOOOOO)", s->lines, s->header_lines, levels, picked, context, first, last);
+        out = Py_BuildValue("(nnOOOOOO)", s->lines, s->header_lines, levels, picked, context, first, last, index);
 done:
     Py_XDECREF(levels);
+    Py_XDECREF(index);
     Py_XDECREF(picked);
     Py_XDECREF(context);
     Py_XDECREF(first);
@@ -428,22 +441,23 @@ done:
 }
 
 PyDoc_STRVAR(scan_doc,
-"scan(data, literals, device, device_sample) -> (lines, header_lines, levels, picked, context, first_header,\n"
-"last_header) or None\n\n"
+"scan(data, literals, device, device_sample, index_step) -> (lines, header_lines, levels, picked, context,\n"
+"first_header, last_header, index) or None\n\n"
 "Scan the bytes of one plog file (any buffer, a memory map included). `picked` lists (line, text) for the\n"
 "lines that are not slog headers, ERROR header lines, lines holding one of `literals` (bytes) in their\n"
 "message, and up to `device_sample` header lines holding `device`, the first for each distinct line start\n"
 "(without the time) up to the device number; `context` the unpicked header line just before a non-header\n"
-"line. None when the bytes need the line-by-line reader.");
+"line; `index` the byte offset of lines 1, 1 + index_step, ... None when the bytes need the line-by-line\n"
+"reader.");
 
 static PyObject *scan(PyObject *module, PyObject *args)
 {
     Py_buffer view;
     PyObject *literals, *out = NULL;
     const char *device;
-    Py_ssize_t device_len, device_sample;
-    if (!PyArg_ParseTuple(args, "y*O!y#n:scan", &view, &PyTuple_Type, &literals, &device, &device_len,
-                          &device_sample))
+    Py_ssize_t device_len, device_sample, index_step;
+    if (!PyArg_ParseTuple(args, "y*O!y#nn:scan", &view, &PyTuple_Type, &literals, &device, &device_len,
+                          &device_sample, &index_step))
         return NULL;
     Scan *s = PyMem_RawCalloc(1, sizeof(Scan));
     if (s == NULL) {
@@ -457,6 +471,11 @@ static PyObject *scan(PyObject *module, PyObject *args)
         goto done;
     }
     s->device_sample = device_sample;
+    if (index_step < 1) {
+        PyErr_SetString(PyExc_ValueError, "index_step must be at least 1");
+        goto done;
+    }
+    s->index_step = index_step;
     s->nlits = PyTuple_GET_SIZE(literals) + 1;
     if (s->nlits > MAX_LITERALS) {
         PyErr_Format(PyExc_ValueError, "at most %d literals", MAX_LITERALS - 1);
@@ -487,6 +506,7 @@ static PyObject *scan(PyObject *module, PyObject *args)
 done:
     PyMem_RawFree(s->picked.v);
     PyMem_RawFree(s->context.v);
+    PyMem_RawFree(s->index.v);
     PyMem_RawFree(s);
     PyBuffer_Release(&view);
     return out;

@@ -72,6 +72,8 @@ class LogFile:
     #: a big file gets records only for the lines that matter (plog.FULL_RECORDS_BELOW); the rest are counted
     selective: bool = False
     levels: dict[str, int] = field(default_factory=dict)  #: slog header lines per level
+    #: of a file read selectively: the byte offset of lines 1, 1 + scan.INDEX_STEP, 1 + 2 * INDEX_STEP, …
+    line_index: list[int] = field(default_factory=list, repr=False)
     spool: Spool | None = field(default=None, repr=False, compare=False)  #: keeps an archive member's copy alive
 
     @property

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from . import walk
-from .plog import LogTable, split_lines
+from .plog import LogTable
 from .triage import Triage
 
 ANY = "(any)"
@@ -64,13 +64,11 @@ def window(log: LogTable, file: str, line: int, before: int = 5, after: int = 5)
     f = log.file(file)
     if f.skipped:
         raise ValueError(f"{file}: not read ({f.skipped})")
-    with open(f.source, "rb") as fh:
-        lines = split_lines(fh.read())
-    if not 1 <= line <= len(lines):
-        raise ValueError(f"{file}:{line}: the file has {len(lines)} lines")
-    lo, hi = max(1, line - before), min(len(lines), line + after)
-    rows = [(n, ">>" if n == line else "", lines[n - 1].decode("utf-8", errors="replace").rstrip("\r"))
-            for n in range(lo, hi + 1)]
+    if not 1 <= line <= f.lines:
+        raise ValueError(f"{file}:{line}: the file has {f.lines} lines")
+    lo, hi = max(1, line - before), min(f.lines, line + after)
+    rows = [(n, ">>" if n == line else "", raw.decode("utf-8", errors="replace").rstrip("\r"))
+            for n, raw in enumerate(log.read_lines(file, lo, hi), start=lo)]
     return pd.DataFrame(rows, columns=["line", "mark", "text"])
 
 

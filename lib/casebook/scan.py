@@ -28,6 +28,8 @@ except ImportError:
 #: devices.
 DEVICE_SAMPLE = 200
 DEVICE = "device_id="
+#: The scan notes the byte offset of every INDEX_STEP-th line: a window of lines is read from there.
+INDEX_STEP = 1024
 
 
 @dataclass
@@ -41,6 +43,7 @@ class Selection:
     context: dict[int, str] = field(default_factory=dict)  #: header line just before a picked non-header line
     first_header: str | None = None
     last_header: str | None = None
+    index: list[int] = field(default_factory=list)   #: byte offset of lines 1, 1 + INDEX_STEP, ...
 
 
 def available() -> bool:
@@ -58,14 +61,15 @@ def _encoded(literals: tuple[str, ...]) -> tuple[bytes, ...]:
     return tuple(k.encode() for k in literals)
 
 
-def select(data: bytes | mmap.mmap, keep: tuple[str, ...], device_sample: int = DEVICE_SAMPLE) -> Selection | None:
+def select(data: bytes | mmap.mmap, keep: tuple[str, ...], device_sample: int = DEVICE_SAMPLE,
+           index_step: int | None = None) -> Selection | None:
     """Scan one file and pick the lines that need a record: ERROR lines, lines that are not slog headers,
     lines whose message holds one of the `keep` literals, and a sample of `device_id=` lines; None when the
     file needs the line-by-line reader. `data` may be a memory map of the file."""
     if _linescan is None:
         return None
-    found = _linescan.scan(data, _encoded(tuple(keep)), DEVICE.encode(), device_sample)
+    found = _linescan.scan(data, _encoded(tuple(keep)), DEVICE.encode(), device_sample, index_step or INDEX_STEP)
     if found is None:
         return None
-    lines, header_lines, levels, picked, context, first, last = found
-    return Selection(lines, header_lines, levels, picked, dict(context), first, last)
+    lines, header_lines, levels, picked, context, first, last, index = found
+    return Selection(lines, header_lines, levels, picked, dict(context), first, last, index)
