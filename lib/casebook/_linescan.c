@@ -31,7 +31,7 @@ typedef struct {
     const unsigned char *lits[MAX_LITERALS];
     Py_ssize_t lit_len[MAX_LITERALS];
     Py_ssize_t nlits;            /* the keep literals, then the device literal last */
-    Py_ssize_t device_sample;
+    Py_ssize_t device_sample, index_step;
     DeviceKey device_keys[DEVICE_KEYS];  /* device lines picked so far (a hash set of key ranges) */
     /* the literal search (tables()): anchors' marks, and the literals anchored on each two bytes */
     uint8_t marks[65536];
@@ -42,7 +42,6 @@ typedef struct {
     Level levels[MAX_LEVELS];
     Py_ssize_t nlevels;
     Spans picked, context, index;       /* index: the start of every index_step-th line */
-    Py_ssize_t index_step;
     Span first_header, last_header;
     int declined, failed;
 } Scan;

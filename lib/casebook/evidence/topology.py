@@ -18,8 +18,8 @@ from .items import LineRef, ProcessTopology, Topology
 _SET_DEVICE = re.compile(r"(?:set device|SetDevice)\b.*?device_id=(\d+)|^device_id=(\d+)")
 _DEVICE_ID = re.compile(r"\bdevice_id=(\d+)")
 _PROOF_MODULES = ("RUNTIME", "ASCENDCL", "APP")
-#: Lines this family reads besides error lines; the reader also keeps a sample of each big file's
-#: `device_id=` lines (scan.DEVICE_SAMPLE), enough to see which threads use which devices.
+#: Lines this family reads besides error lines; of a big file the reader also keeps the first `device_id=`
+#: line of each thread and device (scan.DEVICE_SAMPLE), which is what this family needs of them.
 KEEP = ("SetDevice:", "set device")
 
 
