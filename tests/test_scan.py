@@ -91,6 +91,14 @@ def test_scan_counts_levels_and_picks_errors_messages_and_plain_lines():
     assert sel == model(data, KEEP)
 
 
+def test_a_header_like_the_one_before_still_needs_its_own_time():
+    data = (H + "a\n" + H.replace("09:00:36", "09:0x:36") + "b\n" + H[:20] + "\n" + H + "c\n").encode()
+    sel = select(data, KEEP)
+    assert (sel.header_lines, sel.levels) == (2, {"INFO": 2})
+    assert [n for n, _ in sel.picked] == [2, 3]
+    assert sel == model(data, KEEP)
+
+
 def test_device_lines_are_sampled_once_per_thread_and_device():
     lines = [f"[INFO] RUNTIME(7,python):2026-01-01-00:00:{i % 60:02d}.000.000 [a.cc:1]{tid} Send:device_id={dev}, n={i}"
              for i, (tid, dev) in enumerate([(1, 0), (1, 0), (2, 0), (1, 1), (2, 0), (1, 10), (1, 1)] * 3)]

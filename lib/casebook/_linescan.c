@@ -16,11 +16,13 @@
 #define MAX_LITERALS 256
 #define BLOCK (1 << 17)
 #define SAMPLE_BYTES (1 << 16)
+#define TIME_LEN 27                      /* YYYY-MM-DD-hh:mm:ss.mmm.uuu */
 #define DEVICE_KEYS 1024                 /* twice the most device lines a file may have picked */
 
 typedef struct { Py_ssize_t no, start, end; } Span;
 typedef struct { Span *v; Py_ssize_t n, cap; } Spans;
 typedef struct { const unsigned char *text; Py_ssize_t len, count; } Level;
+typedef struct { int16_t lit, next; Py_ssize_t offset; } Anchor;   /* a literal's two bytes at `offset` */
 /* who named which device in a device line: the line up to its time, and from its time to the device number */
 typedef struct { uint64_t hash; Py_ssize_t at[2], len[2]; } DeviceKey;
 
@@ -35,8 +37,8 @@ typedef struct {
     DeviceKey device_keys[DEVICE_KEYS];  /* device lines picked so far (a hash set of key ranges) */
     /* the literal search (tables()): anchors' marks, and the literals anchored on each two bytes */
     uint8_t marks[65536];
-    int16_t head[65536], next[MAX_LITERALS];
-    Py_ssize_t anchor[MAX_LITERALS];       /* where in its literal the anchor starts */
+    int16_t head[65536];                   /* first anchor on each two-byte value */
+    Anchor anchors[2 * MAX_LITERALS];
     /* outputs */
     Py_ssize_t lines, header_lines;
     Level levels[MAX_LEVELS];
@@ -67,6 +69,18 @@ static inline int is_digit(unsigned c) { return c - '0' < 10u; }
 static inline int is_upper(unsigned c) { return c - 'A' < 26u; }
 static inline int is_alpha_(unsigned c) { return is_upper(c) || c - 'a' < 26u || c == '_'; }
 static inline int is_space(unsigned c) { return c == ' ' || c == '\t' || c == '\f' || c == '\v'; }
+
+/* Whether the bytes at q start with a plog time, YYYY-MM-DD-hh:mm:ss.mmm.uuu. */
+static inline int is_time(const unsigned char *q, const unsigned char *e)
+{
+    if (e - q < TIME_LEN || q[4] != '-' || q[7] != '-' || q[10] != '-' || q[13] != ':' || q[16] != ':'
+            || q[19] != '.' || q[23] != '.')
+        return 0;
+    return is_digit(q[0]) & is_digit(q[1]) & is_digit(q[2]) & is_digit(q[3]) & is_digit(q[5]) & is_digit(q[6])
+           & is_digit(q[8]) & is_digit(q[9]) & is_digit(q[11]) & is_digit(q[12]) & is_digit(q[14])
+           & is_digit(q[15]) & is_digit(q[17]) & is_digit(q[18]) & is_digit(q[20]) & is_digit(q[21])
+           & is_digit(q[22]) & is_digit(q[24]) & is_digit(q[25]) & is_digit(q[26]);
+}
 
 /* Length of the level token when the line starts with an slog header, else 0; `body` is set to where the
  * header ends. The header is `[LEVEL]\s*MODULE(PID,PNAME):YYYY-MM-DD-hh:mm:ss.mmm.uuu` (grammar.HEADER). */
@@ -104,16 +118,9 @@ static Py_ssize_t header(const unsigned char *p, const unsigned char *e, const u
     if (e - q < 2 || q[0] != ')' || q[1] != ':')
         return 0;
     q += 2;
-    /* the time, YYYY-MM-DD-hh:mm:ss.mmm.uuu */
-    if (e - q < 27 || q[4] != '-' || q[7] != '-' || q[10] != '-' || q[13] != ':' || q[16] != ':' || q[19] != '.'
-            || q[23] != '.')
+    if (!is_time(q, e))
         return 0;
-    if (!(is_digit(q[0]) & is_digit(q[1]) & is_digit(q[2]) & is_digit(q[3]) & is_digit(q[5]) & is_digit(q[6])
-          & is_digit(q[8]) & is_digit(q[9]) & is_digit(q[11]) & is_digit(q[12]) & is_digit(q[14])
-          & is_digit(q[15]) & is_digit(q[17]) & is_digit(q[18]) & is_digit(q[20]) & is_digit(q[21])
-          & is_digit(q[22]) & is_digit(q[24]) & is_digit(q[25]) & is_digit(q[26])))
-        return 0;
-    *body = q + 27;
+    *body = q + TIME_LEN;
     return level_len;
 }
 
@@ -173,9 +180,10 @@ static int plain_utf8(const unsigned char *p, Py_ssize_t n)
 
 static inline unsigned pair(const unsigned char *p) { return p[0] | (unsigned)p[1] << 8; }
 
-/* Anchor each literal on its two bytes that are rarest in the first part of this file: the search tests
- * every position of a message against the anchors' marks, and compares whole literals only where one is
- * set, which seldom happens. */
+/* Anchor each literal on two overlapping two-byte pieces, the pair rarest in the first part of this file:
+ * one of them starts at an even distance from the message start in any occurrence, so only every second
+ * position is tested against the marked two-byte values; whole literals are compared only where a mark is
+ * hit, which seldom happens. */
 static int tables(Scan *s)
 {
     uint16_t *freq = PyMem_RawCalloc(65536, sizeof(uint16_t));
@@ -185,17 +193,20 @@ static int tables(Scan *s)
     for (Py_ssize_t i = 0; i + 1 < sample; i++)
         freq[pair(s->data + i)]++;
     memset(s->head, 0xff, sizeof s->head);
-    for (Py_ssize_t l = 0; l < s->nlits; l++) {
+    for (Py_ssize_t l = 0, e = 0; l < s->nlits; l++) {
         const unsigned char *t = s->lits[l];
         Py_ssize_t best = 0;
-        for (Py_ssize_t k = 1; k + 1 < s->lit_len[l]; k++)
-            if (freq[pair(t + k)] < freq[pair(t + best)])
+        for (Py_ssize_t k = 1; k + 2 < s->lit_len[l]; k++)
+            if (freq[pair(t + k)] + freq[pair(t + k + 1)] < freq[pair(t + best)] + freq[pair(t + best + 1)])
                 best = k;
-        unsigned key = pair(t + best);
-        s->anchor[l] = best;
-        s->marks[key] = 1;
-        s->next[l] = s->head[key];
-        s->head[key] = (int16_t)l;
+        for (Py_ssize_t j = best; j < best + 2; j++, e++) {
+            unsigned key = pair(t + j);
+            s->anchors[e].lit = (int16_t)l;
+            s->anchors[e].offset = j;
+            s->anchors[e].next = s->head[key];
+            s->head[key] = (int16_t)e;
+            s->marks[key] = 1;
+        }
     }
     PyMem_RawFree(freq);
     return 0;
@@ -207,30 +218,28 @@ static int literals_in(const Scan *s, const unsigned char *p, Py_ssize_t start, 
                        Py_ssize_t *device_end)
 {
     const Py_ssize_t device = s->nlits - 1;
+    const uint8_t *m = s->marks;
     int found = 0;
     Py_ssize_t i = start;
     while (i + 1 < end) {
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-        /* eight positions at a time while none is marked: one load, eight look-ups, one branch */
-        if (i + 9 <= end) {
+        /* eight bytes at a time while none of their four even positions is marked */
+        if (i + 8 <= end) {
             uint64_t v;
             memcpy(&v, p + i, 8);
-            uint64_t w = v >> 8 | (uint64_t)p[i + 8] << 56;
-            const uint8_t *m = s->marks;
-            if (!(m[v & 0xffff] | m[w & 0xffff] | m[(v >> 16) & 0xffff] | m[(w >> 16) & 0xffff]
-                  | m[(v >> 32) & 0xffff] | m[(w >> 32) & 0xffff] | m[(v >> 48) & 0xffff] | m[(w >> 48) & 0xffff])) {
+            if (!(m[v & 0xffff] | m[(v >> 16) & 0xffff] | m[(v >> 32) & 0xffff] | m[v >> 48])) {
                 i += 8;
                 continue;
             }
         }
 #endif
-        for (Py_ssize_t stop = i + 8 < end - 1 ? i + 8 : end - 1; i < stop; i++) {
+        for (Py_ssize_t stop = i + 8; i < stop && i + 1 < end; i += 2) {
             unsigned key = pair(p + i);
-            if (!s->marks[key])
+            if (!m[key])
                 continue;
-            for (int16_t l = s->head[key]; l >= 0; l = s->next[l]) {
+            for (int16_t e = s->head[key]; e >= 0; e = s->anchors[e].next) {
+                Py_ssize_t l = s->anchors[e].lit, at = i - s->anchors[e].offset, len = s->lit_len[l];
                 int flag = l == device ? 2 : 1;
-                Py_ssize_t at = i - s->anchor[l], len = s->lit_len[l];
                 if ((want & flag) && !(found & flag) && at >= start && at + len <= end
                         && memcmp(p + at, s->lits[l], (size_t)len) == 0) {
                     found |= flag;
@@ -285,20 +294,20 @@ static int remember(Scan *s, DeviceKey k)
     }
 }
 
-static int count_level(Scan *s, const unsigned char *text, Py_ssize_t len)
+/* Count one header line of this level; its slot in s->levels, or -1 when there are too many levels. */
+static Py_ssize_t count_level(Scan *s, const unsigned char *text, Py_ssize_t len)
 {
     for (Py_ssize_t i = 0; i < s->nlevels; i++)
         if (s->levels[i].len == len && memcmp(s->levels[i].text, text, (size_t)len) == 0) {
             s->levels[i].count++;
-            return 0;
+            return i;
         }
     if (s->nlevels == MAX_LEVELS)
         return -1;
     s->levels[s->nlevels].text = text;
     s->levels[s->nlevels].len = len;
     s->levels[s->nlevels].count = 1;
-    s->nlevels++;
-    return 0;
+    return s->nlevels++;
 }
 
 static void run(Scan *s)
@@ -307,6 +316,7 @@ static void run(Scan *s)
     Py_ssize_t n = s->size, start = 0, no = 0, devices = 0;
     int prev_header = 0, prev_picked = 0;
     Py_ssize_t prev_start = 0, prev_end = 0;
+    Py_ssize_t known_at = 0, known_len = 0, known_slot = 0;   /* the last header line parsed in full */
     s->first_header.no = s->last_header.no = 0;
     if (n == 0)
         return;
@@ -338,14 +348,25 @@ static void run(Scan *s)
             return;
         }
         const unsigned char *body = p + start;
-        Py_ssize_t level = header(p + start, p + end, &body);
-        int picked = !level;
-        if (level) {
-            s->header_lines++;
-            if (count_level(s, p + start + 1, level) < 0) {
+        Py_ssize_t level;
+        if (known_len && end - start > known_len && memcmp(p + start, p + known_at, (size_t)known_len) == 0
+                && is_time(p + start + known_len, p + end)) {
+            /* the level, module and process of the header line before, which the grammar accepted: only
+             * the time is new */
+            level = s->levels[known_slot].len;
+            body = p + start + known_len + TIME_LEN;
+            s->levels[known_slot].count++;
+        } else if ((level = header(p + start, p + end, &body))) {
+            if ((known_slot = count_level(s, p + start + 1, level)) < 0) {
                 s->declined = 1;
                 return;
             }
+            known_at = start;
+            known_len = body - TIME_LEN - (p + start);
+        }
+        int picked = !level;
+        if (level) {
+            s->header_lines++;
             picked = level == 5 && memcmp(p + start + 1, "ERROR", 5) == 0;
             if (!s->first_header.no)
                 s->first_header = (Span){no, start, end};
@@ -361,7 +382,7 @@ static void run(Scan *s)
                  * process, call site, thread) named which device: only the first line of each is kept */
                 while (device_end < end && is_digit(p[device_end]))
                     device_end++;
-                DeviceKey key = {0, {start, body - p}, {body - 27 - (p + start), device_end - (body - p)}};
+                DeviceKey key = {0, {start, body - p}, {body - TIME_LEN - (p + start), device_end - (body - p)}};
                 if (remember(s, key)) {
                     devices++;
                     picked = 1;
@@ -488,8 +509,8 @@ static PyObject *scan(PyObject *module, PyObject *args)
         }
         s->lits[i] = lit ? (const unsigned char *)PyBytes_AS_STRING(lit) : (const unsigned char *)device;
         s->lit_len[i] = lit ? PyBytes_GET_SIZE(lit) : device_len;
-        if (s->lit_len[i] < 2) {
-            PyErr_SetString(PyExc_ValueError, "every literal needs at least two bytes");
+        if (s->lit_len[i] < 3) {
+            PyErr_SetString(PyExc_ValueError, "every literal needs at least three bytes");
             goto done;
         }
     }
