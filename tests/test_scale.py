@@ -3,7 +3,7 @@ import json
 
 import pytest
 
-from casebook import bench, plog
+from casebook import bench, logview, plog
 from casebook.cli import main
 from casebook.contract import to_dict
 from casebook.engine import EngineError, run
@@ -117,3 +117,9 @@ def test_cli_synth_and_triage_on_the_dask_engine(tmp_path, capsys):
     assert main(["synth", str(tmp_path / "s2")]) == 2
     assert main(["triage", str(tmp_path / "s"), "--engine", "dask", "--workers", "2", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["input"]["lines"] > 0
+
+
+def test_level_counts_of_a_selective_reading_are_those_of_a_full_one(corpus, every_file_is_big):
+    full = read_plog(corpus / "aicore-gatherv2-asys", selective=False)
+    quick = read_plog(corpus / "aicore-gatherv2-asys")
+    assert logview.level_counts(quick).equals(logview.level_counts(full))

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from . import walk
+from .grammar import KIND_PLOG
 from .plog import LogTable
 from .triage import Triage
 
@@ -14,10 +15,17 @@ NO_LEVEL = "(none)"   #: records without a level: block lines, screen output, un
 
 
 def level_counts(log: LogTable) -> pd.DataFrame:
-    """Lines per level and file role, most frequent level first."""
+    """Lines per level and file role, most frequent level first. A file read selectively has records only
+    for some of its header lines: its header lines are counted from the scan, its other lines from records."""
     roles = {f.path: f.role for f in log.files}
-    r = log.records.assign(level=log.records["level"].fillna(NO_LEVEL), role=log.records["file"].map(roles))
-    table = r.pivot_table(index="level", columns="role", values="line", aggfunc="count", fill_value=0)
+    scanned = {f.path for f in log.files if f.selective}
+    r = log.records
+    r = r[~(r["file"].isin(scanned) & (r["kind"] == KIND_PLOG))]
+    counted = pd.DataFrame({"level": r["level"].fillna(NO_LEVEL), "role": r["file"].map(roles), "lines": 1})
+    headers = pd.DataFrame([(level, f.role, n) for f in log.files if f.selective for level, n in f.levels.items()],
+                           columns=["level", "role", "lines"])
+    both = pd.concat([counted, headers], ignore_index=True)
+    table = both.pivot_table(index="level", columns="role", values="lines", aggfunc="sum", fill_value=0).astype("int64")
     table["total"] = table.sum(axis=1)
     table.columns.name = None
     return table.sort_values("total", ascending=False)
