@@ -123,3 +123,12 @@ def test_level_counts_of_a_selective_reading_are_those_of_a_full_one(corpus, eve
     full = read_plog(corpus / "aicore-gatherv2-asys", selective=False)
     quick = read_plog(corpus / "aicore-gatherv2-asys")
     assert logview.level_counts(quick).equals(logview.level_counts(full))
+
+
+def test_the_explorer_says_how_many_lines_have_no_record(corpus, every_file_is_big):
+    from casebook.widgets import PlogExplorer
+    t = triage(corpus / "aicore-gatherv2-asys")
+    n = logview.without_record(t.log)
+    assert n == t.log.lines - len(t.log.records) > 0
+    assert f"{n} lines of big files have no record" in PlogExplorer(t).shown.value
+    assert logview.without_record(read_plog(corpus / "aicore-gatherv2-asys", selective=False)) == 0

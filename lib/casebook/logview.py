@@ -31,6 +31,12 @@ def level_counts(log: LogTable) -> pd.DataFrame:
     return table.sort_values("total", ascending=False)
 
 
+def without_record(log: LogTable) -> int:
+    """Lines of selectively read files that have no record (counted per level, read back by window())."""
+    scanned = {f.path: f.lines for f in log.files if f.selective}
+    return sum(scanned.values()) - int(log.records["file"].isin(scanned).sum())
+
+
 @dataclass(frozen=True)
 class Filter:
     """Which records to show; ANY (or an empty text) leaves a field free."""

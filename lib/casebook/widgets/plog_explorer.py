@@ -29,6 +29,10 @@ class PlogExplorer:
         self.counts = w.HTML(_table(logview.level_counts(log).reset_index()))
         self.records = w.HTML()
         self.shown = w.Label()
+        n = logview.without_record(log)
+        # a big bundle's INFO/DEBUG lines are counted, not kept: say so beside the filters that cannot see them
+        self.unrecorded = (f"; {n} lines of big files have no record (counted above, shown around a line below)"
+                           if n else "")
         ev = logview.evidence_lines(triage)
         self.evidence = w.Dropdown(options=[(f"{f}:{n}  {t[:90]}", (f, n)) for f, n, t in ev],
                                    description="evidence", layout=w.Layout(width="90%"))
@@ -54,7 +58,7 @@ class PlogExplorer:
         """Show the records that pass the filters."""
         f = logview.Filter(self.level.value, self.module.value, self.file.value, self.pid.value, self.text.value)
         df = logview.select(self.triage.log, f, self.limit)
-        self.shown.value = f"{len(df)} record(s) shown (at most {self.limit})"
+        self.shown.value = f"{len(df)} record(s) shown (at most {self.limit})" + self.unrecorded
         self.records.value = _table(df)
 
     def show_window(self) -> None:
