@@ -175,13 +175,15 @@ def bench(path: Path, extra: list[str] = (), runs: int = 3) -> BenchResult:
     the peak RSS is the largest seen."""
     files = bundle_files(path)
     size = warm(files)
-    rounds = [(run_grep(files)[0], run_baseline(files), run_casebook([path], extra)) for _ in range(max(1, runs))]
-    grep_s = statistics.median(g for g, _, _ in rounds)
-    base_s = statistics.median(b for _, (b, _), _ in rounds)
-    cb_s = statistics.median(c for _, _, (c, _, _) in rounds)
-    lines = rounds[0][1][1]
-    peak = max(p for _, _, (_, p, _) in rounds)
-    diagnosis = rounds[0][2][2]
+    greps, baselines, triages = [], [], []
+    for _ in range(max(1, runs)):
+        greps.append(run_grep(files)[0])
+        baselines.append(run_baseline(files))
+        triages.append(run_casebook([path], extra))
+    grep_s = statistics.median(greps)
+    base_s, lines = statistics.median(s for s, _ in baselines), baselines[0][1]
+    cb_s, diagnosis = statistics.median(s for s, _, _ in triages), triages[0][2]
+    peak = max(p for _, p, _ in triages)
     mib = size / MIB
     return BenchResult(
         bundle=str(path), bundle_files=len(files), bundle_bytes=size, bundle_lines=lines,
@@ -190,7 +192,7 @@ def bench(path: Path, extra: list[str] = (), runs: int = 3) -> BenchResult:
         casebook_s=round(cb_s, 3), casebook_mib_s=round(mib / cb_s, 1), casebook_lines_s=round(lines / cb_s),
         ratio_to_grep=round(grep_s / cb_s, 3), ratio_to_baseline=round(base_s / cb_s, 2),
         peak_rss_mb=round(peak / MIB, 1), diagnosis=diagnosis, walk_step_ms=round(walk_step_ms(path), 1),
-        runs=len(rounds))
+        runs=len(greps))
 
 
 def table(r: BenchResult) -> str:
