@@ -4,4 +4,5 @@ from setuptools import Extension, setup
 # The big-file line scanner (lib/casebook/scan.py). Optional: without a C compiler the install still
 # succeeds and big files are read line by line, several times slower.
 setup(ext_modules=[Extension("casebook._linescan", ["lib/casebook/_linescan.c"], optional=True,
+                             depends=["lib/casebook/_linescan_search.h", "lib/casebook/_linescan_text.h"],
                              extra_compile_args=["-O3"])])

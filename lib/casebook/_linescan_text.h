@@ -1,0 +1,124 @@
+/* The bytes of a plog line: the slog header grammar (a subset of grammar.HEADER: ASCII digits and spaces
+ * only) and the strict UTF-8 test (what Python's decoder accepts). Included by _linescan.c. */
+#ifndef CASEBOOK_LINESCAN_TEXT_H
+#define CASEBOOK_LINESCAN_TEXT_H
+
+#include <stdint.h>
+#include <string.h>
+
+#define TIME_LEN 27                      /* YYYY-MM-DD-hh:mm:ss.mmm.uuu */
+
+static inline int is_digit(unsigned c) { return c - '0' < 10u; }
+static inline int is_upper(unsigned c) { return c - 'A' < 26u; }
+static inline int is_alpha_(unsigned c) { return is_upper(c) || c - 'a' < 26u || c == '_'; }
+static inline int is_space(unsigned c) { return c == ' ' || c == '\t' || c == '\f' || c == '\v'; }
+
+/* Whether the bytes at q start with a plog time, YYYY-MM-DD-hh:mm:ss.mmm.uuu. */
+static inline int is_time(const unsigned char *q, const unsigned char *e)
+{
+    if (e - q < TIME_LEN || q[4] != '-' || q[7] != '-' || q[10] != '-' || q[13] != ':' || q[16] != ':'
+            || q[19] != '.' || q[23] != '.')
+        return 0;
+    return is_digit(q[0]) & is_digit(q[1]) & is_digit(q[2]) & is_digit(q[3]) & is_digit(q[5]) & is_digit(q[6])
+           & is_digit(q[8]) & is_digit(q[9]) & is_digit(q[11]) & is_digit(q[12]) & is_digit(q[14])
+           & is_digit(q[15]) & is_digit(q[17]) & is_digit(q[18]) & is_digit(q[20]) & is_digit(q[21])
+           & is_digit(q[22]) & is_digit(q[24]) & is_digit(q[25]) & is_digit(q[26]);
+}
+
+/* Length of the level token when the line starts with an slog header, else 0; `body` is set to where the
+ * header ends. The header is `[LEVEL]\s*MODULE(PID,PNAME):YYYY-MM-DD-hh:mm:ss.mmm.uuu` (grammar.HEADER). */
+static Py_ssize_t header(const unsigned char *p, const unsigned char *e, const unsigned char **body)
+{
+    const unsigned char *q = p + 1, *level;
+    Py_ssize_t level_len;
+    if (p >= e || *p != '[')
+        return 0;
+    level = q;
+    if (q < e && is_upper(*q))
+        while (q < e && is_upper(*q)) q++;
+    else
+        while (q < e && is_digit(*q)) q++;
+    level_len = q - level;
+    if (level_len == 0 || q >= e || *q != ']')
+        return 0;
+    for (q++; q < e && is_space(*q); q++) {}
+    if (q < e && is_alpha_(*q))
+        while (q < e && (is_alpha_(*q) || is_digit(*q))) q++;
+    else if (q < e && is_digit(*q))
+        while (q < e && is_digit(*q)) q++;
+    else
+        return 0;
+    if (q >= e || *q++ != '(')
+        return 0;
+    if (q < e && *q == '-')
+        q++;
+    if (q >= e || !is_digit(*q))
+        return 0;
+    while (q < e && is_digit(*q)) q++;
+    if (q >= e || *q++ != ',')
+        return 0;
+    while (q < e && *q != ')') q++;
+    if (e - q < 2 || q[0] != ')' || q[1] != ':')
+        return 0;
+    q += 2;
+    if (!is_time(q, e))
+        return 0;
+    *body = q + TIME_LEN;
+    return level_len;
+}
+
+/* Length of the UTF-8 sequence at p (at most `left` bytes there) if Python's strict decoder accepts it, else 0. */
+static Py_ssize_t utf8_char(const unsigned char *p, Py_ssize_t left)
+{
+    unsigned c = p[0], lo = 0x80, hi = 0xBF;
+    Py_ssize_t need;
+    if (c >= 0xC2 && c <= 0xDF) need = 1;
+    else if (c == 0xE0) { need = 2; lo = 0xA0; }          /* no overlong forms */
+    else if (c == 0xED) { need = 2; hi = 0x9F; }          /* no surrogates */
+    else if (c >= 0xE1 && c <= 0xEF) need = 2;
+    else if (c == 0xF0) { need = 3; lo = 0x90; }
+    else if (c == 0xF4) { need = 3; hi = 0x8F; }          /* nothing above U+10FFFF */
+    else if (c >= 0xF1 && c <= 0xF3) need = 3;
+    else return 0;
+    if (need >= left || p[1] < lo || p[1] > hi)
+        return 0;
+    for (Py_ssize_t k = 2; k <= need; k++)
+        if ((p[k] & 0xC0) != 0x80)
+            return 0;
+    return need + 1;
+}
+
+/* Whether the bytes are strict UTF-8 with no NUL and no CR. ASCII is tested 64 bytes at a time (the
+ * compiler vectorises the inner loop); only the blocks holding other bytes are decoded. */
+static int plain_utf8(const unsigned char *p, Py_ssize_t n)
+{
+    if (memchr(p, 0, (size_t)n) || memchr(p, '\r', (size_t)n))
+        return 0;
+    Py_ssize_t i = 0;
+    while (i < n) {
+        if (i + 64 <= n) {
+            uint64_t acc = 0, w[8];
+            memcpy(w, p + i, 64);
+            for (int k = 0; k < 8; k++)
+                acc |= w[k];
+            if (!(acc & 0x8080808080808080ULL)) {
+                i += 64;
+                continue;
+            }
+        }
+        Py_ssize_t stop = i + 64 < n ? i + 64 : n;
+        while (i < stop) {
+            if (p[i] < 0x80) {
+                i++;
+                continue;
+            }
+            Py_ssize_t len = utf8_char(p + i, n - i);
+            if (!len)
+                return 0;
+            i += len;   /* may run past the block: the next one starts where the character ends */
+        }
+    }
+    return 1;
+}
+
+#endif
