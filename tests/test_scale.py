@@ -103,11 +103,13 @@ def test_bench_reports_every_figure(tmp_path, capsys):
     doc = json.loads(capsys.readouterr().out)
     assert doc["runs"] == 2
     for key in ("bundle_bytes", "grep_mib_s", "baseline_mib_s", "casebook_mib_s", "ratio_to_grep",
-                "ratio_to_baseline", "peak_rss_mb", "walk_step_ms"):
+                "ratio_to_baseline", "peak_rss_mb", "walk_step_ms", "grep_lines_s", "baseline_lines_s",
+                "casebook_lines_s"):
         assert doc[key] > 0, key
     assert doc["bundle_lines"] == sum(1 for p in (tmp_path / "b").rglob("*.log") for _ in p.open())
     assert main(["bench", str(tmp_path / "b"), "--runs", "1"]) == 0
-    assert "casebook / grep" in capsys.readouterr().out
+    table = capsys.readouterr().out
+    assert "casebook / grep" in table and "lines/s" in table
     assert bench.bundle_files(tmp_path / "b")
 
 

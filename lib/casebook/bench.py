@@ -35,8 +35,10 @@ class BenchResult:
     bundle_lines: int
     grep_s: float
     grep_mib_s: float
+    grep_lines_s: float
     baseline_s: float
     baseline_mib_s: float
+    baseline_lines_s: float
     casebook_s: float
     casebook_mib_s: float
     casebook_lines_s: float
@@ -187,8 +189,8 @@ def bench(path: Path, extra: list[str] = (), runs: int = 3) -> BenchResult:
     mib = size / MIB
     return BenchResult(
         bundle=str(path), bundle_files=len(files), bundle_bytes=size, bundle_lines=lines,
-        grep_s=round(grep_s, 3), grep_mib_s=round(mib / grep_s, 1),
-        baseline_s=round(base_s, 3), baseline_mib_s=round(mib / base_s, 1),
+        grep_s=round(grep_s, 3), grep_mib_s=round(mib / grep_s, 1), grep_lines_s=round(lines / grep_s),
+        baseline_s=round(base_s, 3), baseline_mib_s=round(mib / base_s, 1), baseline_lines_s=round(lines / base_s),
         casebook_s=round(cb_s, 3), casebook_mib_s=round(mib / cb_s, 1), casebook_lines_s=round(lines / cb_s),
         ratio_to_grep=round(grep_s / cb_s, 3), ratio_to_baseline=round(base_s / cb_s, 2),
         peak_rss_mb=round(peak / MIB, 1), diagnosis=diagnosis, walk_step_ms=round(walk_step_ms(path), 1),
@@ -197,13 +199,14 @@ def bench(path: Path, extra: list[str] = (), runs: int = 3) -> BenchResult:
 
 def table(r: BenchResult) -> str:
     """The result as a readable table."""
-    rows = [("grep -c ERROR", r.grep_s, r.grep_mib_s, "", ""),
-            ("naive per-line regex", r.baseline_s, r.baseline_mib_s, "", ""),
-            ("casebook triage", r.casebook_s, r.casebook_mib_s, f"{r.peak_rss_mb:.0f}", r.diagnosis or "-")]
+    rows = [("grep -c ERROR", r.grep_s, r.grep_mib_s, r.grep_lines_s, "", ""),
+            ("naive per-line regex", r.baseline_s, r.baseline_mib_s, r.baseline_lines_s, "", ""),
+            ("casebook triage", r.casebook_s, r.casebook_mib_s, r.casebook_lines_s, f"{r.peak_rss_mb:.0f}",
+             r.diagnosis or "-")]
     out = [f"bundle {r.bundle}: {r.bundle_files} files, {r.bundle_bytes / MIB:.1f} MiB, {r.bundle_lines} lines; "
            f"median of {r.runs} run{'s' if r.runs > 1 else ''} each",
-           f"{'':24}{'seconds':>9}{'MiB/s':>9}{'peak RSS MiB':>14}  diagnosis"]
-    out += [f"{name:24}{s:>9.2f}{v:>9.1f}{rss:>14}  {d}" for name, s, v, rss, d in rows]
+           f"{'':24}{'seconds':>9}{'MiB/s':>9}{'lines/s':>12}{'peak RSS MiB':>14}  diagnosis"]
+    out += [f"{name:24}{s:>9.2f}{v:>9.1f}{n:>12,.0f}{rss:>14}  {d}" for name, s, v, n, rss, d in rows]
     out.append(f"casebook / grep = {r.ratio_to_grep:.2f} (target >= 0.33); casebook / baseline = "
                f"{r.ratio_to_baseline:.1f}x (target >= 10); peak RSS {r.peak_rss_mb:.0f} MiB (target <= 300); "
                f"slowest walk step {r.walk_step_ms:.0f} ms (target < 200)")
