@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 
 .PHONY: lab app test install samples kb-check
 
-$(STAMP): requirements.txt pyproject.toml setup.py $(wildcard lib/casebook/_linescan*.[ch])
+$(STAMP): requirements.txt pyproject.toml setup.py $(wildcard lib/casebook/reading/_linescan*.[ch])
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -r requirements.txt

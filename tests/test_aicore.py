@@ -1,14 +1,13 @@
 """AI Core faults: codes, pc start / current, device dumps, the walk's tables and figures, the JSON fields."""
-from matplotlib.figure import Figure
-
-from casebook import walk
-from casebook.addresses import CONSISTENT, PC_CURRENT_MISMATCH, PC_START_SUSPECT, UNKNOWN
-from casebook.contract import to_dict, validate
-from casebook.errcode import NO_BIT_TEXT, decode_bit_list, is_bit_list, meaning, parse_bit_list
-from casebook.evidence import extract_evidence
-from casebook.plog import read_plog
-from casebook.triage import triage
+from casebook.evidence.registry import extract_evidence
+from casebook.judging.contract import to_dict, validate
+from casebook.judging.triage import triage
+from casebook.knowledge.addresses import CONSISTENT, PC_CURRENT_MISMATCH, PC_START_SUSPECT, UNKNOWN
+from casebook.knowledge.errcode import NO_BIT_TEXT, decode_bit_list, is_bit_list, meaning, parse_bit_list
+from casebook.presenting import walk
+from casebook.reading.plog import read_plog
 from conftest import write_log
+from matplotlib.figure import Figure
 
 HDR = "[ERROR] RUNTIME(100,python):2026-03-14-10:00:{s:02d}.{ms:03d}.000 [x.cc:1]100 F:"
 

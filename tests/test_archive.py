@@ -8,10 +8,9 @@ import zipfile
 from pathlib import Path
 
 import pytest
-
-from casebook.archive import MEMBER_SEP, path_for_roles
-from casebook.plog import read_file, read_plog
-from casebook.spool import Limits
+from casebook.reading.archive import MEMBER_SEP, path_for_roles
+from casebook.reading.plog import read_file, read_plog
+from casebook.reading.spool import Limits
 from conftest import COLLECTIONS
 
 

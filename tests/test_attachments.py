@@ -2,12 +2,11 @@
 import json
 
 import pytest
-
-from casebook.attachments import kind_of, settings
 from casebook.cli import main
-from casebook.contract import validate
-from casebook.evidence import extract_evidence
-from casebook.plog import read_plog
+from casebook.evidence.registry import extract_evidence
+from casebook.judging.contract import validate
+from casebook.reading.attachments import kind_of, settings
+from casebook.reading.plog import read_plog
 from conftest import write_log
 
 ENV = """HOSTNAME=node-a

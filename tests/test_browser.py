@@ -18,7 +18,6 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-
 from conftest import ROOT, SAMPLES
 
 CHROMIUM = Path("/usr/bin/chromium")

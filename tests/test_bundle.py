@@ -1,8 +1,7 @@
 """Finding files and saying what each is: roles, sort, node, rank, device and pid from paths and content."""
 import pytest
-
-from casebook.bundle import ROLES, BundleError, classify, find_files
-from casebook.plog import read_plog
+from casebook.reading.bundle import ROLES, BundleError, classify, find_files
+from casebook.reading.plog import read_plog
 from conftest import write_log
 
 

@@ -2,10 +2,9 @@
 import json
 
 import pytest
-
-from casebook import casefile
-from casebook.casefile import CaseFile, CaseFileError
-from casebook.triage import triage
+from casebook.judging.triage import triage
+from casebook.presenting import casefile
+from casebook.presenting.casefile import CaseFile, CaseFileError
 from conftest import SAMPLES
 
 POSITIVE = SAMPLES / "task-queue-shared-cache-race" / "positive-info"

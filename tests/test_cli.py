@@ -4,7 +4,7 @@ import subprocess
 import sys
 
 from casebook.cli import main
-from casebook.contract import validate
+from casebook.judging.contract import validate
 from conftest import ROOT, SAMPLES
 
 POSITIVE = SAMPLES / "task-queue-shared-cache-race" / "positive-info"

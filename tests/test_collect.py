@@ -1,6 +1,6 @@
 """The collect-more request follows what the case misses, and asks nothing the bundle already holds."""
-from casebook import collect
-from casebook.triage import triage
+from casebook.judging.triage import triage
+from casebook.presenting import collect
 from conftest import SAMPLES, write_log
 
 CASE = SAMPLES / "task-queue-shared-cache-race"

@@ -6,11 +6,10 @@ from pathlib import Path
 
 import pytest
 import yaml
-
-from casebook import walk
-from casebook.contract import to_dict, validate
-from casebook.kb import load_kb
-from casebook.triage import triage
+from casebook.judging.contract import to_dict, validate
+from casebook.judging.triage import triage
+from casebook.knowledge.kb import load_kb
+from casebook.presenting import walk
 from conftest import SAMPLES
 
 KB = load_kb()

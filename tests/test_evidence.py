@@ -1,12 +1,11 @@
 """Evidence on the real corpus and on small inline logs: every item points to its file and line."""
 import pytest
-
-from casebook.addresses import (CONSISTENT, CURRENT_SUSPECT, PC_CURRENT_MISMATCH, PC_START_SUSPECT, UNKNOWN,
-                                KernelRange, judge, msaicerr_offset, offset)
-from casebook.errcode import bit_table, decode_error_code, decode_triple
-from casebook.evidence import EXTRACTORS, extract_evidence
-from casebook.evidence.aicore import op_of
-from casebook.plog import read_plog
+from casebook.evidence.registry import EXTRACTORS, extract_evidence
+from casebook.knowledge.addresses import (CONSISTENT, CURRENT_SUSPECT, PC_CURRENT_MISMATCH, PC_START_SUSPECT,
+                                          UNKNOWN, KernelRange, judge, msaicerr_offset, offset)
+from casebook.knowledge.errcode import bit_table, decode_error_code, decode_triple
+from casebook.knowledge.kernels import op_of
+from casebook.reading.plog import read_plog
 from conftest import write_log
 
 HDR = "[{lvl}] RUNTIME({pid},python):2026-03-14-10:00:{s:02d}.000.000 [x.cc:1]{tid} {func}:"

@@ -7,13 +7,12 @@ import tempfile
 import zipfile
 from pathlib import Path
 
+from casebook.reading.bundle import LogFile
+from casebook.reading.grammar import KIND_UNPARSED
+from casebook.reading.plog import PLOG_COLUMNS, parse_bytes, read_plog, split_lines
+from conftest import CORPUS
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from casebook.bundle import LogFile
-from casebook.grammar import KIND_UNPARSED
-from casebook.plog import PLOG_COLUMNS, parse_bytes, read_plog, split_lines
-from conftest import CORPUS
 
 SEED = 20261129
 MUTATED_LINES = 12_000

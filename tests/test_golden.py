@@ -2,7 +2,7 @@
 import json
 from pathlib import Path
 
-from casebook.plog import read_plog
+from casebook.reading.plog import read_plog
 
 GOLDEN = Path(__file__).parent / "golden"
 

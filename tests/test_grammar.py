@@ -1,9 +1,8 @@
 """The line grammar on the forms domain.md §1 and the corpus hold."""
 import pytest
-
-from casebook.grammar import (KIND_BBOX, KIND_BLANK, KIND_BLOCK_HEAD, KIND_BLOCK_LINE, KIND_BLOCK_MSG,
-                              KIND_EXCEPTION_PRINT, KIND_PLOG, KIND_PTA, KIND_PYTHON, KIND_TORCH_WARNING,
-                              KIND_UNPARSED, BlockState, parse_line)
+from casebook.reading.grammar import (KIND_BBOX, KIND_BLANK, KIND_BLOCK_HEAD, KIND_BLOCK_LINE, KIND_BLOCK_MSG,
+                                      KIND_EXCEPTION_PRINT, KIND_PLOG, KIND_PTA, KIND_PYTHON, KIND_TORCH_WARNING,
+                                      KIND_UNPARSED, BlockState, parse_line)
 
 
 def parse(line, state=None):

@@ -11,10 +11,9 @@ import zipfile
 from pathlib import Path
 
 import pytest
-
-from casebook.archive import MEMBER_SEP
-from casebook.plog import read_plog
-from casebook.spool import Limits
+from casebook.reading.archive import MEMBER_SEP
+from casebook.reading.plog import read_plog
+from casebook.reading.spool import Limits
 from conftest import ROOT
 
 LINE = b"[ERROR] APP(7,python):2026-01-01-00:00:00.000.000 [a.cc:1]7 F:hello\n"

@@ -1,9 +1,8 @@
 """Incidents and cascades: first real failure per device and process, fallout and wrappers, consequences."""
 import pytest
-
-from casebook.evidence import extract_evidence
 from casebook.evidence.cascade import CAUSE, DECORATION, FALLOUT, GENERIC, WRAPPER, classify, rules
-from casebook.plog import read_plog
+from casebook.evidence.registry import extract_evidence
+from casebook.reading.plog import read_plog
 from conftest import write_log
 
 HDR = "[ERROR] {mod}({pid},python):2026-03-14-10:{m:02d}:{s:02d}.000.000 [x.cc:1]{pid} F:"

@@ -6,12 +6,11 @@ from dataclasses import replace
 
 import pandas as pd
 import yaml
-
 from casebook.cli import main
-from casebook.kb import load_kb
-from casebook.kb_checks import check, check_code_links, check_samples
-from casebook.ranking import CONFIRMED, POSSIBLE, Observation, judge
-from casebook.triage import triage
+from casebook.judging.ranking import CONFIRMED, POSSIBLE, Observation, judge
+from casebook.judging.triage import triage
+from casebook.knowledge.checks import check, check_code_links, check_samples
+from casebook.knowledge.kb import load_kb
 from conftest import ROOT
 
 GOOD_CASE = (ROOT / "kb" / "cases" / "task-queue-shared-cache-race.md").read_text(encoding="utf-8")
@@ -193,7 +192,7 @@ def test_grouped_alternatives_score_once_and_contradictions_cap_the_verdict():
 
 def test_no_bit_set_is_an_observation():
     from casebook.evidence.items import AicoreFault
-    from casebook.ranking import observations
+    from casebook.judging.ranking import observations
     fault = AicoreFault(file="p.log", line=3, time=None, node=None, pid=1, device=0, serial=1, cores=[0],
                         wording="aicore error", pc_start_raw=None, current_raw=None, error_code=0, errcode=(0, 0, 0))
     base = triage(ROOT / "kb" / "samples" / "_unknown" / "not-contiguous").evidence

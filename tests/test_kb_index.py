@@ -4,8 +4,8 @@ from __future__ import annotations
 import re
 import shutil
 
-from casebook.kb import load_kb
-from casebook.kb_checks import check_index, index_table
+from casebook.knowledge.checks import check_index, index_table
+from casebook.knowledge.kb import load_kb
 from conftest import ROOT
 
 README = ROOT / "kb" / "README.md"

@@ -1,6 +1,6 @@
 """KB search: codes, kernel names and words in either language, every word required, exact ids first."""
-from casebook.kb import load_kb
-from casebook.kb_search import CASE, CODE, page, search
+from casebook.knowledge.kb import load_kb
+from casebook.knowledge.search import CASE, CODE, page, search
 
 KB = load_kb()
 FOUNDING = "task-queue-shared-cache-race"

@@ -1,6 +1,6 @@
 """The founding case as a lesson: each step's reasons come from the case file and follow the evidence."""
-from casebook.lesson import lessons
-from casebook.triage import triage
+from casebook.judging.triage import triage
+from casebook.presenting.lesson import lessons
 from conftest import SAMPLES
 
 CASE = "task-queue-shared-cache-race"

@@ -1,8 +1,7 @@
 """Exploring a bundle: level counts, filters, and raw lines around a line as they are on disk."""
 import pytest
-
-from casebook import logview
-from casebook.plog import read_plog
+from casebook.presenting import logview
+from casebook.reading.plog import read_plog
 from conftest import write_log
 
 LOG = ("[INFO] RUNTIME(7,python):2026-01-01-10:00:00.000.000 [a.cc:1]7 F:start\n"

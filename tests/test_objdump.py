@@ -2,10 +2,9 @@
 import json
 
 import pytest
-
-from casebook import objdump
 from casebook.cli import main
 from casebook.evidence.items import AicoreFault
+from casebook.judging import objdump
 
 DUMP = """
 gather.o:     file format elf64-hiipu

@@ -2,9 +2,8 @@
 from pathlib import Path
 
 import pytest
-
-from casebook.bundle import BundleError, classify
-from casebook.plog import PLOG_COLUMNS, read_plog
+from casebook.reading.bundle import BundleError, classify
+from casebook.reading.plog import PLOG_COLUMNS, read_plog
 from conftest import COLLECTIONS, write_log
 
 

@@ -1,11 +1,10 @@
 """Figures: the address map of a fault and the incident timeline, built without pyplot."""
 import matplotlib.pyplot as plt
-from matplotlib.figure import Figure
-
-from casebook import plots
-from casebook.evidence import extract_evidence
 from casebook.evidence.items import AicoreFault
-from casebook.plog import read_plog
+from casebook.evidence.registry import extract_evidence
+from casebook.presenting import plots
+from casebook.reading.plog import read_plog
+from matplotlib.figure import Figure
 
 
 def fault(**kw):

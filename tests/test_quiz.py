@@ -1,11 +1,10 @@
 """The quiz: seeded, graded, explained; its questions come from the library's evidence."""
-import pytest
-
-from casebook.addresses import PC_VERDICTS
 import random
 
-from casebook.kb import load_kb
-from casebook.quiz import NONE_OF_THEM, make_quiz, pick_sample, samples
+import pytest
+from casebook.knowledge.addresses import PC_VERDICTS
+from casebook.knowledge.kb import load_kb
+from casebook.presenting.quiz import NONE_OF_THEM, make_quiz, pick_sample, samples
 from conftest import SAMPLES
 
 CASE = SAMPLES / "task-queue-shared-cache-race"

@@ -1,5 +1,5 @@
 """Redaction: every kind of sensitive value replaced, placeholders stable, log structure left readable."""
-from casebook.redact import Redactor
+from casebook.presenting.redact import Redactor
 
 LINE = ("[ERROR] HCCL(4242,python):2026-03-14-10:02:09.831.406 [hccl.cc:12][4242] connect to 192.168.10.21:60000 "
         "from node-a.cluster.local failed, script /home/alice/train/run.py")

@@ -3,12 +3,11 @@ import re
 
 import pandas as pd
 import pytest
-from matplotlib.figure import Figure
-
-from casebook import report, walk
 from casebook.cli import main
-from casebook.triage import triage
+from casebook.judging.triage import triage
+from casebook.presenting import report, walk
 from conftest import SAMPLES, write_log
+from matplotlib.figure import Figure
 
 POSITIVE = SAMPLES / "task-queue-shared-cache-race" / "positive-info"
 HOSTILE = ("[ERROR] RUNTIME(100,python):2026-01-01-10:00:00.000.000 [x.cc:1]100 "

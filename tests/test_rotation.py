@@ -1,6 +1,6 @@
 """Rotated plogs: joined in time order, and a warning when the first error may have been rotated away."""
-from casebook.plog import read_plog
-from casebook.rotation import DEFAULT_FILE_NUM, streams
+from casebook.reading.plog import read_plog
+from casebook.reading.rotation import DEFAULT_FILE_NUM, streams
 from conftest import COLLECTIONS, write_log
 
 
@@ -28,7 +28,8 @@ def test_at_the_rotation_limit_the_oldest_file_carries_the_warning(tmp_path):
 
 
 def test_the_walk_says_so_in_its_first_step(tmp_path):
-    from casebook import triage, walk
+    from casebook import triage
+    from casebook.presenting import walk
     rotated(tmp_path, 5, DEFAULT_FILE_NUM)
     symptom = walk.build(triage(tmp_path))[0]
     assert any("rotated away" in line for line in symptom.findings)

@@ -3,10 +3,9 @@ they mimic, samples of unknown failures get no diagnosis; coverage and unexplain
 
 import pytest
 import yaml
-
-from casebook.contract import to_dict, validate
-from casebook.kb import load_kb
-from casebook.triage import triage
+from casebook.judging.contract import to_dict, validate
+from casebook.judging.triage import triage
+from casebook.knowledge.kb import load_kb
 from conftest import SAMPLES
 
 KB = load_kb()

@@ -3,14 +3,13 @@ import re
 from collections import Counter
 
 import pytest
+from casebook.evidence.registry import KEEP
+from casebook.reading import plog, scan
+from casebook.reading.encoding import split_lines
+from casebook.reading.plog import read_plog
+from casebook.reading.scan import DEVICE, Selection, select
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from casebook import plog, scan
-from casebook.encoding import split_lines
-from casebook.evidence import KEEP
-from casebook.plog import read_plog
-from casebook.scan import DEVICE, Selection, select
 
 pytestmark = pytest.mark.skipif(not scan.available(), reason="the compiled scanner is not built")
 

@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 import yaml
-
 from casebook.synth import BUILDERS, write_samples
 from casebook.synth.founding import CASE
 

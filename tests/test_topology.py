@@ -1,8 +1,8 @@
 """Topology across processes, devices, threads and ranks; the cross-rank view of who failed first."""
-from casebook.contract import to_dict, validate
-from casebook.evidence import extract_evidence
-from casebook.plog import read_plog
-from casebook.triage import triage
+from casebook.evidence.registry import extract_evidence
+from casebook.judging.contract import to_dict, validate
+from casebook.judging.triage import triage
+from casebook.reading.plog import read_plog
 from conftest import write_log
 
 
@@ -54,7 +54,7 @@ def test_set_device_semantics_unchanged_by_rank_lines(tmp_path):
 
 
 def test_walk_shows_ranks_incidents_and_timeline(corpus):
-    from casebook import walk
+    from casebook.presenting import walk
     steps = {s.key: s for s in walk.build(triage(corpus / "hccl-event-timeout-2workers"))}
     topo = steps["topology"]
     ranks = dict(topo.tables)["Ranks"]

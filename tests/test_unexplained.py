@@ -7,12 +7,11 @@ import shutil
 
 import pandas as pd
 import pytest
-
-from casebook.contract import to_dict, validate
-from casebook.kb import load_kb
-from casebook.kb_checks import check, index_table
-from casebook.triage import triage
-from casebook.unexplained import Template, draft_case, mine, template_regex, write_draft
+from casebook.judging.contract import to_dict, validate
+from casebook.judging.triage import triage
+from casebook.judging.unexplained import Template, draft_case, mine, template_regex, write_draft
+from casebook.knowledge.checks import check, index_table
+from casebook.knowledge.kb import load_kb
 from conftest import ROOT, SAMPLES
 
 

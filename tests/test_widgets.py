@@ -1,10 +1,9 @@
 """TriageApp driven the way an engineer drives it: clicks and values only."""
 import ipywidgets as w
 import pytest
-
-from casebook.ranking import CONFIRMED, LIKELY
-from casebook.triage import triage
-from casebook.walk import STEP_KEYS, TITLES
+from casebook.judging.ranking import CONFIRMED, LIKELY
+from casebook.judging.triage import triage
+from casebook.presenting.walk import STEP_KEYS, TITLES
 from casebook.widgets import TriageApp
 from conftest import SAMPLES, write_log
 
@@ -191,9 +190,8 @@ def test_language_switches_the_app_labels_too(hostile_app):
 
 def test_step_tables_and_figures_are_shown_escaped(hostile_app, monkeypatch):
     import pandas as pd
-    from matplotlib.figure import Figure
-
     from casebook.widgets import triage_app
+    from matplotlib.figure import Figure
     original = triage_app.walk.build
 
     def build(t):
@@ -224,7 +222,7 @@ def test_case_walk_pairs_evidence_with_reasons():
 
 
 def test_quiz_widget_grades_explains_and_scores():
-    from casebook.quiz import make_quiz
+    from casebook.presenting.quiz import make_quiz
     from casebook.widgets import Quiz
     ui = Quiz(make_quiz(0, sample=SAMPLES / CASE / "negative-process-per-card"))
     ui.checks["case"].click()
@@ -240,7 +238,7 @@ def test_quiz_widget_grades_explains_and_scores():
 
 
 def test_kb_browser_searches_codes_kernels_and_chinese():
-    from casebook.kb import load_kb
+    from casebook.knowledge.kb import load_kb
     from casebook.widgets import KbBrowser
     b = KbBrowser(load_kb(), "CCU_BUS_ERR")
     assert b.hits[0].id == "CCU_BUS_ERR" and "<h1>CCU_BUS_ERR" in b.page.value

@@ -1,17 +1,43 @@
-"""Ascend Casebook: from a plog bundle to a diagnosis with evidence, the way an expert walks the case."""
-from .evidence import Evidence, extract_evidence
-from .kb import KnowledgeBase, load_kb
-from .plog import PLOG_COLUMNS, LogTable, read_plog
-from .ranking import Hypothesis
-from .triage import Triage, triage
+"""Ascend Casebook: from a plog bundle to a diagnosis with evidence, the way an expert walks the case.
 
-__all__ = ["PLOG_COLUMNS", "Evidence", "Hypothesis", "KnowledgeBase", "LogTable", "Triage", "TriageApp",
-           "extract_evidence", "load_kb", "read_plog", "triage"]
+The package's folders are the pipeline's stages, each importing only the stages before it:
+reading → knowledge → evidence → judging → presenting → widgets (then synth, bench and the CLI).
+The public names below load on first use, so `import casebook` stays cheap.
+"""
+from __future__ import annotations
+
+from importlib import import_module
+
+#: public name -> the module that defines it
+_API = {
+    "triage": "casebook.judging.triage",
+    "Triage": "casebook.judging.triage",
+    "Hypothesis": "casebook.judging.ranking",
+    "read_plog": "casebook.reading.plog",
+    "LogTable": "casebook.reading.plog",
+    "PLOG_COLUMNS": "casebook.reading.plog",
+    "load_kb": "casebook.knowledge.kb",
+    "KnowledgeBase": "casebook.knowledge.kb",
+    "Evidence": "casebook.evidence.items",
+    "extract_evidence": "casebook.evidence.registry",
+    "KEEP": "casebook.evidence.registry",
+    "TriageApp": "casebook.widgets.triage_app",
+    "CaseWalk": "casebook.widgets.case_walk",
+    "Quiz": "casebook.widgets.quiz",
+    "KbBrowser": "casebook.widgets.kb_browser",
+    "PlogExplorer": "casebook.widgets.plog_explorer",
+}
+
+__all__ = sorted(_API)
 
 
 def __getattr__(name: str):
-    # the widgets pull in ipywidgets; load them only when asked for
-    if name == "TriageApp":
-        from .widgets import TriageApp
-        return TriageApp
-    raise AttributeError(name)
+    if name not in _API:
+        raise AttributeError(f"module 'casebook' has no attribute {name!r}")
+    value = getattr(import_module(_API[name]), name)
+    globals()[name] = value   # later look-ups skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_API))

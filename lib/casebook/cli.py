@@ -7,12 +7,12 @@ import sys
 from contextlib import contextmanager
 from pathlib import Path
 
-from . import walk
-from .bundle import BundleError
-from .engine import ENGINES, EngineError
-from .facts import FactError, parse_assignments
-from .objdump import ObjdumpError
-from .spool import Limits
+from .judging.objdump import ObjdumpError
+from .knowledge.vocabulary import FactError, parse_assignments
+from .presenting import walk
+from .reading.bundle import BundleError
+from .reading.engine import ENGINES, EngineError
+from .reading.spool import Limits
 
 
 @contextmanager
@@ -35,8 +35,8 @@ def _progress_bar(mode: str):
 
 
 def _triage(args: argparse.Namespace) -> int:
-    from .contract import to_dict
-    from .triage import triage
+    from .judging.contract import to_dict
+    from .judging.triage import triage
     try:
         answers = parse_assignments(args.fact)
     except FactError as e:
@@ -78,8 +78,8 @@ def _triage(args: argparse.Namespace) -> int:
 
 
 def _report(args: argparse.Namespace) -> int:
-    from . import report
-    from .triage import triage
+    from .judging.triage import triage
+    from .presenting import report
     if Path(args.output).suffix.lower() not in report.FORMATS:
         print(f"casebook: {args.output}: the report is written as .md or .html", file=sys.stderr)
         return 2
@@ -96,7 +96,7 @@ def _report(args: argparse.Namespace) -> int:
 
 
 def _kb_check(args: argparse.Namespace) -> int:
-    from .kb_checks import check
+    from .knowledge.checks import check
     problems = check(Path(args.root) if args.root else None)
     for p in problems:
         print(p)
@@ -113,15 +113,15 @@ def _synth(args: argparse.Namespace) -> int:
     if not args.size:
         print("casebook: synth OUT needs --size (e.g. --size 1GB)", file=sys.stderr)
         return 2
-    from .workload import parse_size, write_workload
+    from .bench.workload import parse_size, write_workload
     summary = write_workload(Path(args.target), parse_size(args.size), samples=Path(args.out))
     print(f"{summary.root}: {summary.files} files, {summary.bytes} bytes, {summary.lines} lines")
     return 0
 
 
 def _bench(args: argparse.Namespace) -> int:
-    from . import bench
-    from .workload import parse_size
+    from .bench import benchmark as bench
+    from .bench.workload import parse_size
     path = Path(args.path) if args.path else bench.default_bundle(parse_size(args.size), Path(args.cache))
     if not path.exists():
         print(f"casebook: {path}: no such file or directory", file=sys.stderr)

@@ -14,13 +14,14 @@ import re
 
 import pandas as pd
 
-from .. import addresses
-from ..addresses import KernelRange, hexs, mask48
-from ..errcode import (DAVID, NO_BIT_TEXT, STARS, ZERO_CODE_NOTE, decode_bit_list, decode_error_code, decode_triple,
-                       parse_bit_list, parse_int)
-from ..grammar import KIND_PLOG
-from ..plog import LogTable
-from ..scan import any_of
+from ..knowledge import addresses
+from ..knowledge.addresses import KernelRange, hexs, mask48
+from ..knowledge.errcode import (DAVID, NO_BIT_TEXT, STARS, ZERO_CODE_NOTE, decode_bit_list, decode_error_code,
+                                 decode_triple, parse_bit_list, parse_int)
+from ..knowledge.kernels import op_of
+from ..reading.grammar import KIND_PLOG
+from ..reading.plog import LogTable
+from ..reading.scan import any_of
 from . import device_dump
 from .device_id import device_in
 from .items import AicoreFault, LineRef
@@ -50,17 +51,6 @@ _STREAM_TASK = re.compile(r"\bstream_id=(?P<s>\d+).*?\btask_id=(?P<t>\d+)")
 _DAVID_KEYS = re.compile(r"\b(?:sc|su|l1) error info:")
 
 _BIN_SIZE = re.compile(r"\bbinSize=(\d+)")
-_DROP_SUFFIX = re.compile(r"_mix_ai[cv]$")
-
-
-def op_of(kernel: str) -> str | None:
-    """The operator type in a kernel name: `2_0_11_GatherV2` -> GatherV2, `FlashAttentionScoreGrad_<hash>_...` ->
-    FlashAttentionScoreGrad, `16805736118314619649-1_0_1_Add_35` -> Add."""
-    for token in _DROP_SUFFIX.sub("", kernel).split("_"):
-        if token[:1].isalpha() and not token.startswith("te"):
-            return token
-    return None
-
 
 #: Lines this family reads besides error lines (the reader keeps them in big files too).
 KEEP = ("serial number is", "extend info: errcode", "retCode=", "fault kernel_name=", "binSize=", "kernel addr",

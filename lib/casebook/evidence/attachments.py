@@ -2,9 +2,10 @@
 and `ascend_install.info`, `npu-smi info` (the reader marks these files with the `environment` role)."""
 from __future__ import annotations
 
-from .. import attachments
-from ..bundle import ROLE_ENVIRONMENT
-from ..plog import LogTable
+from ..knowledge.vocabulary import FACTS
+from ..reading import attachments
+from ..reading.bundle import ROLE_ENVIRONMENT
+from ..reading.plog import LogTable
 from .items import Fact
 
 _NOTES = {
@@ -14,7 +15,6 @@ _NOTES = {
 
 def extract(log: LogTable) -> dict[str, Fact]:
     """Each fact an attachment states (first file in path order, first line wins), with its file and line."""
-    from ..facts import FACTS   # facts imports the evidence package: import it when called, not at load time
     dumps = [f for f in log.files if f.role == ROLE_ENVIRONMENT and f.attachment and not f.skipped]
     if not dumps:
         return {}

@@ -45,7 +45,7 @@ class RuleError(ValueError):
 @lru_cache(maxsize=1)
 def rules() -> tuple[Rule, ...]:
     """The cascade rules, in the table's order."""
-    text = resources.files("casebook").joinpath("data/cascade-rules.tsv").read_text(encoding="utf-8")
+    text = resources.files("casebook.knowledge").joinpath("data/cascade-rules.tsv").read_text(encoding="utf-8")
     out = []
     for row, r in enumerate(csv.DictReader(text.splitlines(), delimiter="\t", quoting=csv.QUOTE_NONE), start=2):
         if r["role"] not in ROLES:

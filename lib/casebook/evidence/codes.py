@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import re
 
-from ..plog import LogTable
+from ..reading.plog import LogTable
 from .items import CodeSighting
 
 _ECODE = re.compile(r"(?<![0-9A-Za-z])(E[0-9A-Z]\d{4})(?![0-9A-Za-z])")

@@ -12,9 +12,9 @@ import re
 
 import pandas as pd
 
-from ..errcode import parse_int
-from ..grammar import KIND_EXCEPTION_PRINT, KIND_PLOG
-from ..plog import LogTable
+from ..knowledge.errcode import parse_int
+from ..reading.grammar import KIND_EXCEPTION_PRINT, KIND_PLOG
+from ..reading.plog import LogTable
 from .items import CoreDump, DeviceDump, LineRef
 
 _TIME = re.compile(r"^TIME:(?P<t>[\d:.-]+), device_id=(?P<dev>\d+), stream_id=(?P<stream>\d+), task_id=(?P<task>\d+)"

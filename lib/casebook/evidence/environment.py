@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import re
 
-from ..grammar import KIND_ATTACHMENT
-from ..plog import LogTable
-from ..scan import any_of
+from ..reading.grammar import KIND_ATTACHMENT
+from ..reading.plog import LogTable
+from ..reading.scan import any_of
 from . import attachments
 from .items import Fact
 

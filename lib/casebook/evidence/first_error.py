@@ -5,9 +5,9 @@ import re
 
 import pandas as pd
 
-from ..bundle import ROLE_BBOX, ROLE_DEVICE_LOG, ROLE_DEVICE_OS_LOG
-from ..grammar import KIND_PTA
-from ..plog import LogTable
+from ..reading.bundle import ROLE_BBOX, ROLE_DEVICE_LOG, ROLE_DEVICE_OS_LOG
+from ..reading.grammar import KIND_PTA
+from ..reading.plog import LogTable
 from .cascade import CAUSE, DECORATION, classify
 from .codes import codes_in
 from .device_id import device_in

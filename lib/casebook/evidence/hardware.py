@@ -12,10 +12,10 @@ import re
 
 import pandas as pd
 
-from ..bundle import ROLE_BBOX
-from ..grammar import KIND_BBOX
-from ..plog import LogTable
-from ..scan import any_of
+from ..reading.bundle import ROLE_BBOX
+from ..reading.grammar import KIND_BBOX
+from ..reading.plog import LogTable
+from ..reading.scan import any_of
 from . import device_dump
 from .items import DeviceEvent, LineRef
 

@@ -12,7 +12,7 @@ from collections import Counter
 from dataclasses import replace
 from datetime import datetime
 
-from ..plog import LogTable
+from ..reading.plog import LogTable
 from . import hardware, ranks
 from .cascade import BENIGN, CAUSE, DECORATION, DEVICE_FAULTS, GENERIC, PEER_SYMPTOMS, classify
 from .first_error import error_lines, time_order

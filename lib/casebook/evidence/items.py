@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..addresses import PcVerdict
+from ..knowledge.addresses import PcVerdict
 
 
 @dataclass(frozen=True)

@@ -14,8 +14,8 @@ import re
 from collections import Counter
 from datetime import datetime
 
-from ..plog import LogTable
-from ..scan import any_of
+from ..reading.plog import LogTable
+from ..reading.scan import any_of
 from .first_error import error_lines, time_order
 from .items import LineRef, LinkFailure, RankInfo, RankView
 

@@ -10,8 +10,8 @@ import re
 
 import pandas as pd
 
-from ..bundle import ROLE_DEVICE_LOG
-from ..plog import LogTable
+from ..reading.bundle import ROLE_DEVICE_LOG
+from ..reading.plog import LogTable
 from . import ranks
 from .items import LineRef, ProcessTopology, Topology
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import re
 
-from ..plog import LogTable
-from ..scan import any_of
+from ..reading.plog import LogTable
+from ..reading.scan import any_of
 from .items import Fact
 
 _V = r"(?P<v>\d+\.\d+(?:\.(?:RC\d+|rc\d+|alpha\d+|beta\d+|post\d+|T\d+|\d+|[a-z](?![a-z])))*(?:\+\w+)?)"

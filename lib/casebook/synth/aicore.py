@@ -9,8 +9,7 @@ import random
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from ..errcode import decode_triple
-
+from ..knowledge.errcode import decode_triple
 from .job import Job, Proc, ecode_block, failure_exit, files, pta_line, stop, sync_frames, torchrun, traceback
 from .lines import launch, rt, slog, stamp, us
 

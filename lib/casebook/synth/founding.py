@@ -23,8 +23,8 @@ from datetime import datetime, timedelta
 import yaml
 
 from .lines import (FA_GRAD, Card, Fault, Line, background, card_start, card_step, card_stop, fault_block,
-                          file_stamp, launch, load_kernel, process_start, prof_set_device, run_events, run_start,
-                          run_stop, torch_npu_error, us)
+                    file_stamp, launch, load_kernel, process_start, prof_set_device, run_events, run_start, run_stop,
+                    torch_npu_error, us)
 
 CASE = "task-queue-shared-cache-race"
 BIN_SIZE = 187392        #: size of the FlashAttentionScoreGrad binary (0x2dc00)

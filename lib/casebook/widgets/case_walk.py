@@ -5,8 +5,8 @@ from html import escape
 
 import ipywidgets as w
 
-from ..lesson import Lesson, lessons
-from ..triage import Triage
+from ..judging.triage import Triage
+from ..presenting.lesson import Lesson, lessons
 from .step_view import markdown_html, step_html
 
 

@@ -9,9 +9,9 @@ from typing import Callable
 
 import ipywidgets as w
 
-from .. import casefile, report
-from ..bundle import BundleError
-from ..triage import Triage
+from ..judging.triage import Triage
+from ..presenting import casefile, report
+from ..reading.bundle import BundleError
 
 
 class ExportPanel:

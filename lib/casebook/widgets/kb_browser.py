@@ -5,8 +5,8 @@ from html import escape
 
 import ipywidgets as w
 
-from ..kb import KnowledgeBase
-from ..kb_search import Hit, page, search
+from ..knowledge.kb import KnowledgeBase
+from ..knowledge.search import Hit, page, search
 from .step_view import markdown_html
 
 

@@ -13,12 +13,12 @@ from typing import Callable
 
 import ipywidgets as w
 
-from ..bundle import BundleError
-from ..evidence import extract_evidence
-from ..facts import FactError, normalize
-from ..kb import KnowledgeBase, load_kb
-from ..plog import read_plog
-from ..triage import Triage
+from ..evidence.registry import KEEP, extract_evidence
+from ..judging.triage import Triage
+from ..knowledge.kb import KnowledgeBase, load_kb
+from ..knowledge.vocabulary import FactError, normalize
+from ..reading.bundle import BundleError
+from ..reading.plog import read_plog
 
 #: What the progress bar steps through.
 STAGES = ("reading the logs", "extracting evidence", "ranking known cases", "done")
@@ -51,7 +51,7 @@ class BundleOpener:
         self.progress.value = 0
         self.status.value = ""
         self._stage(0)
-        log = read_plog(*paths, progress=self._reading)
+        log = read_plog(*paths, keep=KEEP, progress=self._reading)
         if log.unusable_reason():
             raise BundleError(f"{', '.join(map(str, paths))}: {log.unusable_reason()}")
         self.stage.value = f"{STAGES[1]} ({len(log.files)} files, {log.lines} lines read)"

@@ -5,8 +5,8 @@ from html import escape
 
 import ipywidgets as w
 
-from .. import logview
-from ..triage import Triage
+from ..judging.triage import Triage
+from ..presenting import logview
 
 
 def _table(df) -> str:

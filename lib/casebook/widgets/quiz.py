@@ -5,7 +5,7 @@ from html import escape
 
 import ipywidgets as w
 
-from .. import quiz as quiz_logic
+from ..presenting import quiz as quiz_logic
 from .step_view import cited_html
 
 

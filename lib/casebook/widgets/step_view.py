@@ -10,8 +10,8 @@ from html import escape
 
 import mistune
 
-from .. import walk
-from ..report import png_of
+from ..presenting import walk
+from ..presenting.report import png_of
 
 _CELL = "padding:2px 8px;text-align:left;vertical-align:top"
 # KB pages are Markdown: raw HTML inside them is shown as text, not rendered

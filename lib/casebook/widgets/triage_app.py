@@ -9,10 +9,10 @@ from pathlib import Path
 
 import ipywidgets as w
 
-from .. import walk
-from ..casefile import CaseFile
-from ..facts import FACTS, FactError
-from ..triage import Triage
+from ..judging.triage import Triage
+from ..knowledge.vocabulary import FACTS, FactError
+from ..presenting import walk
+from ..presenting.casefile import CaseFile
 from .export import ExportPanel
 from .opener import BundleOpener
 from .step_view import figure_png, step_html

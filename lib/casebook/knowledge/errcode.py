@@ -38,7 +38,7 @@ class ErrorBit:
 
 
 def _read_tsv(name: str) -> list[dict]:
-    path = resources.files("casebook").joinpath(name)
+    path = resources.files("casebook.knowledge").joinpath(name)
     if not path.is_file():
         return []
     return list(csv.DictReader(path.read_text(encoding="utf-8").splitlines(), delimiter="\t"))

@@ -5,10 +5,10 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from ..judging.triage import Triage
+from ..reading.grammar import KIND_PLOG
+from ..reading.plog import LogTable
 from . import walk
-from .grammar import KIND_PLOG
-from .plog import LogTable
-from .triage import Triage
 
 ANY = "(any)"
 NO_LEVEL = "(none)"   #: records without a level: block lines, screen output, unparsed lines

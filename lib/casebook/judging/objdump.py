@@ -11,8 +11,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from .addresses import hexs, offset
-from .evidence.items import AicoreFault
+from ..evidence.items import AicoreFault
+from ..knowledge.addresses import hexs, offset
 
 _SYMBOL = re.compile(r"^(?P<addr>[0-9a-fA-F]+) <(?P<name>[^>]+)>:\s*$")
 _INSN = re.compile(r"^\s*(?P<addr>[0-9a-fA-F]+):\s+(?P<rest>\S.*)$")

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .evidence.aicore import op_of
 from .kb import CodePage, KnowledgeBase, KnownCase
+from .kernels import op_of
 
 CASE, CODE = "case", "code"
 _WEIGHTS = {"id": 10, "code": 8, "kernel": 6, "title": 4, "meaning": 3, "body": 1}

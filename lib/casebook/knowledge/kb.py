@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
-from .facts import FACTS
-from .kb_doc import KbDocument, Problem, sections
+from .document import KbDocument, Problem, sections
+from .vocabulary import FACTS
 
 CASE_KEYS = {"id", "title", "title_zh", "status", "severity", "action", "summary", "components", "codes",
              "signatures", "contradicted_by", "requires", "against", "supports", "fix", "references"}
@@ -136,7 +136,7 @@ class KnowledgeBase:
 def default_root() -> Path:
     """`$CASEBOOK_KB`, else the `kb/` folder of the source tree this package runs from."""
     env = os.environ.get("CASEBOOK_KB")
-    return Path(env) if env else Path(__file__).resolve().parents[2] / "kb"
+    return Path(env) if env else Path(__file__).resolve().parents[3] / "kb"
 
 
 def load_kb(root: str | os.PathLike | None = None) -> KnowledgeBase:

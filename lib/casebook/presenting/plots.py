@@ -9,8 +9,8 @@ from datetime import datetime
 
 from matplotlib.figure import Figure
 
-from .addresses import hexs, mask48, offset
-from .evidence.items import AicoreFault, Incident
+from ..evidence.items import AicoreFault, Incident
+from ..knowledge.addresses import hexs, mask48, offset
 
 _ROLE_COLOURS = {"cause": "tab:red", "consequence": "tab:orange"}
 

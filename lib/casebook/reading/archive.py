@@ -12,8 +12,8 @@ from __future__ import annotations
 import gzip
 import os
 import re
-import struct
 import stat
+import struct
 import tarfile
 import zipfile
 import zlib

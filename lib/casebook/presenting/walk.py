@@ -9,12 +9,12 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from .addresses import hexs, mask48, msaicerr_offset, offset
-from .errcode import NO_BIT_TEXT, decode_bit_list, decode_error_code, decode_triple, meaning
-from .evidence.items import AicoreFault
-from .ranking import CONFIRMED, LIKELY, explained_lines
-from .triage import Triage
-from .unexplained import mine
+from ..evidence.items import AicoreFault
+from ..judging.ranking import CONFIRMED, LIKELY, explained_lines
+from ..judging.triage import Triage
+from ..judging.unexplained import mine
+from ..knowledge.addresses import hexs, mask48, msaicerr_offset, offset
+from ..knowledge.errcode import NO_BIT_TEXT, decode_bit_list, decode_error_code, decode_triple, meaning
 
 STEP_KEYS = ("symptom", "error_code", "pc_start", "topology", "root_cause", "fix")
 TITLES = {
@@ -71,7 +71,7 @@ def build(t: Triage) -> list[Step]:
 def _figure(caption: str, draw: str, *args):
     """A figure drawn on demand by the plots function named `draw`, with the caption renderers show under it."""
     def make():
-        from . import plots   # matplotlib loads only when a figure is drawn, not for every walk
+        from . import plots  # matplotlib loads only when a figure is drawn, not for every walk
         return getattr(plots, draw)(*args)
     make.caption = caption
     # the same drawing of the same evidence: lets a renderer keep the image across rebuilds of the walk

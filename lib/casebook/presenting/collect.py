@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .addresses import UNKNOWN as PC_UNKNOWN
-from .bundle import ROLE_DEVICE_LOG, ROLE_HOST_PLOG
-from .facts import FACTS
-from .triage import Triage
+from ..judging.triage import Triage
+from ..knowledge.addresses import UNKNOWN as PC_UNKNOWN
+from ..knowledge.vocabulary import FACTS
+from ..reading.bundle import ROLE_DEVICE_LOG, ROLE_HOST_PLOG
 
 #: Environment variables the request names, with what they change.
 LOG_SETTINGS = {

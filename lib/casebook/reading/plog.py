@@ -338,21 +338,20 @@ def _share_identity(files: list[LogFile]) -> None:
             f.rank = next(iter(known))
 
 
-def read_plog(*paths: str | os.PathLike, limits: Limits | None = None, selective: bool = True,
-              engine: str = "local", scheduler: str | None = None, workers: int | None = None,
-              progress: Callable[[int, int], None] | None = None) -> LogTable:
+def read_plog(*paths: str | os.PathLike, keep: tuple[str, ...] = (), limits: Limits | None = None,
+              selective: bool = True, engine: str = "local", scheduler: str | None = None,
+              workers: int | None = None, progress: Callable[[int, int], None] | None = None) -> LogTable:
     """Read folders, files and archives into one LogTable; raises BundleError on unusable input.
 
     `limits` bounds what archives may expand to (spool.Limits: total bytes, ratio, entries, depth).
-    `selective` reads big files selectively (FULL_RECORDS_BELOW, and every file of a SELECTIVE_BUNDLE);
-    False gives every line a record.
+    `selective` reads big files selectively (FULL_RECORDS_BELOW, and every file of a SELECTIVE_BUNDLE): only
+    error lines, lines that are not slog headers and lines holding one of the `keep` literals get a record
+    (the triage passes the evidence families' KEEP); False gives every line a record.
     The files are read in parallel on `engine` (engine.run: "local" threads, or "dask" with an optional
     `scheduler` address); `progress(done, total)` is called after each file.
     """
     files = find_files(list(paths), limits=limits)
-    keep = None
-    if selective:
-        from .evidence import KEEP as keep   # the evidence package imports this module: import late
+    keep = tuple(keep) if selective else None
     every = sum(f.size for f in files if not f.skipped) >= SELECTIVE_BUNDLE
     least = 1 if every else FULL_RECORDS_BELOW
     done = engine_run(partial(read_one, keep=keep, selective_from=least), files, engine, scheduler, workers, progress)
@@ -369,7 +368,7 @@ def read_plog(*paths: str | os.PathLike, limits: Limits | None = None, selective
     warnings = [w for f in files for w in f.warnings]
     warnings += [f"{f.path}: skipped ({f.skipped})" for f in files if f.skipped]
     if keep is not None and not scan.available() and any(f.size >= least for f in files if not f.skipped):
-        warnings.append("the compiled line scanner (casebook._linescan) is not built: big files were read line by "
+        warnings.append("the compiled line scanner (casebook.reading._linescan) is not built: big files were read line by "
                         "line, several times slower (reinstall the package where a C compiler is)")
     return LogTable(paths=[os.fspath(p) for p in paths], files=files, records=records, warnings=warnings,
                     rotation=rotated)

@@ -10,8 +10,8 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import facts as fact_rules
-from .triage import Triage, triage
+from ..judging.triage import Triage, triage
+from ..knowledge.vocabulary import FactError, normalize
 
 CASEFILE_VERSION = 1
 
@@ -79,8 +79,8 @@ def load(path: str | os.PathLike) -> CaseFile:
     if not isinstance(answers, dict):
         raise CaseFileError(f"{path}: 'answers' must be an object")
     try:
-        answers = {k: fact_rules.normalize(k, v) for k, v in answers.items()}
-    except fact_rules.FactError as e:
+        answers = {k: normalize(k, v) for k, v in answers.items()}
+    except FactError as e:
         raise CaseFileError(f"{path}: {e}") from e
     base = path.resolve().parent
     resolved = [p if Path(p).is_absolute() else os.path.relpath(base / p) for p in paths]

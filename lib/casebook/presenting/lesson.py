@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..judging.triage import Triage
 from . import walk
-from .triage import Triage
 
 #: Which signature fields a step's evidence speaks to.
 STEP_SIGNATURES = {"symptom": ("aicore_fault", "message", "kernel", "op"), "error_code": ("error_bits", "code"),

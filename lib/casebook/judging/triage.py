@@ -5,12 +5,13 @@ import os
 from dataclasses import dataclass, field
 from typing import Callable
 
-from . import facts as fact_rules
-from .evidence import Evidence, extract_evidence
-from .evidence.items import Fact
-from .kb import KnowledgeBase, load_kb
-from .plog import LogTable, read_plog
-from .spool import Limits
+from ..evidence.items import Evidence, Fact
+from ..evidence.registry import KEEP, extract_evidence
+from ..knowledge.kb import KnowledgeBase, load_kb
+from ..knowledge.vocabulary import normalize
+from ..reading.plog import LogTable, read_plog
+from ..reading.spool import Limits
+from .facts import resolve as resolve_facts
 from .ranking import RULED_OUT, Hypothesis, diagnosis, rank
 
 
@@ -30,7 +31,7 @@ class Triage:
 
     def rerank(self) -> None:
         """Recompute facts and hypotheses from the evidence and the answers so far."""
-        self.facts = fact_rules.resolve(self.evidence, self.answers)
+        self.facts = resolve_facts(self.evidence, self.answers)
         self.candidates = rank(self.kb, self.evidence, self.log.errors(), self.facts)
 
     def answer(self, name: str, value: object) -> None:
@@ -38,7 +39,7 @@ class Triage:
         if value is None:
             self.answers.pop(name, None)
         else:
-            self.answers[name] = fact_rules.normalize(name, value)
+            self.answers[name] = normalize(name, value)
         self.rerank()
 
     @property
@@ -70,9 +71,10 @@ def triage(*paths: str | os.PathLike, facts: dict[str, object] | None = None,
            workers: int | None = None, progress: Callable[[int, int], None] | None = None) -> Triage:
     """Read the bundle(s), extract evidence and rank the known cases; `objdump` is the kernel's `objdump -d` text;
     `limits` bounds what archives may expand to; `engine`, `scheduler`, `workers` and `progress` say where and
-    how the files are read (plog.read_plog)."""
-    log = read_plog(*paths, limits=limits, engine=engine, scheduler=scheduler, workers=workers, progress=progress)
-    answers = {k: fact_rules.normalize(k, v) for k, v in (facts or {}).items()}
+    how the files are read (reading.plog.read_plog)."""
+    log = read_plog(*paths, keep=KEEP, limits=limits, engine=engine, scheduler=scheduler, workers=workers,
+                    progress=progress)
+    answers = {k: normalize(k, v) for k, v in (facts or {}).items()}
     evidence = extract_evidence(log)
     if objdump is not None:
         from . import objdump as disassembly

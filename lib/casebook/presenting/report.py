@@ -19,9 +19,9 @@ from typing import Callable
 import pandas as pd
 from matplotlib.figure import Figure
 
+from ..judging.triage import Triage
 from . import collect, plots, walk
 from .redact import Redactor, no_redaction
-from .triage import Triage
 
 FORMATS = {".md": "md", ".markdown": "md", ".html": "html", ".htm": "html"}
 _CSS = ("body{font-family:system-ui,sans-serif;max-width:70em;margin:2em auto;padding:0 1em;color:#222}"

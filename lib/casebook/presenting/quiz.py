@@ -10,11 +10,11 @@ import random
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .addresses import PC_VERDICTS, hexs
-from .errcode import bit_table
-from .evidence.first_error import error_lines, time_order
-from .kb import KnowledgeBase, load_kb
-from .triage import Triage, triage
+from ..evidence.first_error import error_lines, time_order
+from ..judging.triage import Triage, triage
+from ..knowledge.addresses import PC_VERDICTS, hexs
+from ..knowledge.errcode import bit_table
+from ..knowledge.kb import KnowledgeBase, load_kb
 from .walk import Cited
 
 NONE_OF_THEM = "none of the known cases"

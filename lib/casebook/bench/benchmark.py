@@ -52,7 +52,7 @@ class BenchResult:
 
 def default_bundle(size: int, cache: Path) -> Path:
     """The generated bundle of this size, written under `cache` on first use and reused after."""
-    from .kb import default_root
+    from ..knowledge.kb import default_root
     from .workload import write_workload
     root = cache / f"workload-{size >> 20}MiB"
     done = cache / f"workload-{size >> 20}MiB.complete"   # beside the bundle, so it is not read as a log
@@ -161,8 +161,8 @@ def run_casebook(paths: list[Path], extra: list[str] = ()) -> tuple[float, int, 
 def walk_step_ms(path: Path) -> float:
     """Milliseconds of the slowest step of TriageApp's walk on this bundle, once it is read: each step is
     reached by a click on Next, as an engineer would."""
-    from .triage import triage
-    from .widgets import TriageApp
+    from ..judging.triage import triage
+    from ..widgets.triage_app import TriageApp
     app = TriageApp(triage(path))
     slowest = 0.0
     for _ in range(len(app.steps) - 1):
@@ -193,7 +193,7 @@ def bench(path: Path, extra: list[str] = (), runs: int = 3) -> BenchResult:
         baseline_s=round(base_s, 3), baseline_mib_s=round(mib / base_s, 1), baseline_lines_s=round(lines / base_s),
         casebook_s=round(cb_s, 3), casebook_mib_s=round(mib / cb_s, 1), casebook_lines_s=round(lines / cb_s),
         ratio_to_grep=round(grep_s / cb_s, 3), ratio_to_baseline=round(base_s / cb_s, 2),
-        peak_rss_mb=round(peak / MIB, 1), diagnosis=diagnosis, walk_step_ms=round(walk_step_ms(path), 1),
+        peak_rss_mb=round(peak / MIB, 1), diagnosis=diagnosis, walk_step_ms=round(walk_step_ms(path), 2),
         runs=len(greps))
 
 

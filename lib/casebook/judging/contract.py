@@ -5,9 +5,9 @@ import json
 from functools import lru_cache
 from importlib import resources
 
-from .addresses import hexs, mask48, msaicerr_offset, offset
-from .errcode import meaning
-from .evidence.items import AicoreFault, ErrorLine, RankView
+from ..evidence.items import AicoreFault, ErrorLine, RankView
+from ..knowledge.addresses import hexs, mask48, msaicerr_offset, offset
+from ..knowledge.errcode import meaning
 from .ranking import Hypothesis, explained_lines
 from .triage import Triage
 from .unexplained import mine
@@ -18,7 +18,7 @@ SCHEMA_VERSION = 1
 @lru_cache(maxsize=1)
 def schema() -> dict:
     """The JSON Schema of `casebook triage --json`."""
-    return json.loads(resources.files("casebook").joinpath("data/triage.schema.json").read_text(encoding="utf-8"))
+    return json.loads(resources.files("casebook.knowledge").joinpath("data/triage.schema.json").read_text(encoding="utf-8"))
 
 
 def validate(doc: dict) -> None:

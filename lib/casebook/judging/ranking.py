@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from .evidence.items import Evidence, Fact
-from .kb import NO_BIT, Condition, KnowledgeBase, KnownCase, Signature
+from ..evidence.items import Evidence, Fact
+from ..knowledge.kb import NO_BIT, Condition, KnowledgeBase, KnownCase, Signature
 
 CONFIRMED, LIKELY, POSSIBLE, RULED_OUT = "confirmed", "likely", "possible", "ruled_out"
 VERDICTS = (CONFIRMED, LIKELY, POSSIBLE, RULED_OUT)

@@ -1,0 +1,1 @@
+"""Benchmarks: the harness behind `casebook bench` and the realistic workload it reads."""

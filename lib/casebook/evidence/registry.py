@@ -1,0 +1,39 @@
+"""The evidence families, wired in one explicit table: what each fills, in the order they run."""
+from __future__ import annotations
+
+from ..reading.plog import LogTable
+from . import (aicore, attachments, codes, device_dump, environment, first_error, hardware, incidents, ranks,
+               topology, versions)
+from .items import Evidence
+
+
+def _facts(log: LogTable):
+    """Settings and versions: a setting the job logged beats an attachment (env dump, version.info, pip list),
+    which beats a version read from a log line."""
+    return {**versions.extract(log), **attachments.extract(log), **environment.extract(log)}
+
+
+#: Evidence field -> the extractor that fills it, in the order they run.
+EXTRACTORS = {
+    "first_error": first_error.extract,
+    "first_errors": first_error.extract_all,
+    "aicore_faults": aicore.extract,
+    "topology": topology.extract,
+    "codes": codes.extract,
+    "incidents": incidents.extract,
+    "device_dumps": device_dump.extract,
+    "device_events": hardware.extract,
+    "facts": _facts,
+}
+
+
+#: Lines besides error lines that some family reads: in big files the reader builds records only for error
+#: lines, lines that are not slog headers, and these (reading.plog.read_plog `keep`; the triage passes them).
+KEEP = (aicore.KEEP + topology.KEEP + environment.KEEP + ranks.KEEP + versions.KEEP + hardware.KEEP
+        + device_dump.KEEP)
+
+
+def extract_evidence(log: LogTable) -> Evidence:
+    """Run every extractor over the log table."""
+    found = {name: extract(log) for name, extract in EXTRACTORS.items()}
+    return Evidence(error_lines=len(log.errors()), **found)
