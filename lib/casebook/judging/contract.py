@@ -8,6 +8,7 @@ from importlib import resources
 from ..evidence.items import AicoreFault, ErrorLine, RankView
 from ..knowledge.addresses import hexs, mask48, msaicerr_offset, offset
 from ..knowledge.errcode import meaning
+from .families import FamilyVerdict
 from .ranking import Hypothesis, explained_lines
 from .triage import Triage
 from .unexplained import mine
@@ -82,6 +83,7 @@ def _hypothesis(h: Hypothesis) -> dict:
         "case": h.case.id, "title": h.case.title, "verdict": h.verdict, "score": h.score,
         "for": [{"id": i.id, "text": i.text, "file": i.file, "line": i.line, "why": i.why} for i in h.for_],
         "against": [{"id": i.id, "text": i.text, "file": i.file, "line": i.line, "why": i.why} for i in h.against],
+        "family": h.case.family or None,
         "missing": [{"fact": m.fact, "ask": m.ask, "required": m.required} for m in h.missing],
         "fix": h.case.fix,
     }
@@ -124,4 +126,13 @@ def to_dict(t: Triage) -> dict:
                          "text": u.text} for u in mine(err, explained)],
         "candidates": [_hypothesis(h) for h in t.candidates],
         "diagnosis": t.diagnosis.case.id if t.diagnosis else None,
+        "family": _family(t.family),
     }
+
+
+def _family(v: FamilyVerdict | None) -> dict | None:
+    if v is None:
+        return None
+    q = v.next_question
+    return {"id": v.family.id, "title": v.family.title, "verdict": v.verdict, "open_causes": v.open_causes,
+            "next_question": {"fact": q.fact, "ask": q.ask} if q else None}

@@ -13,11 +13,13 @@ another cause: it is listed under `against` and keeps the case at `possible` at 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime
 
 import pandas as pd
 
-from ..evidence.items import Evidence, Fact
-from ..knowledge.kb import NO_BIT, Condition, KnowledgeBase, KnownCase, Signature
+from ..evidence.items import ErrorLine, Evidence, Fact, Incident
+from ..knowledge.kb import KnowledgeBase, KnownCase
+from ..knowledge.rules import NO_BIT, Condition, Signature
 
 CONFIRMED, LIKELY, POSSIBLE, RULED_OUT = "confirmed", "likely", "possible", "ruled_out"
 VERDICTS = (CONFIRMED, LIKELY, POSSIBLE, RULED_OUT)
@@ -133,20 +135,25 @@ def _units(signatures: list[Signature]) -> dict[str, list[Signature]]:
     return units
 
 
-def judge(case: KnownCase, obs: Observed | list[Observation], facts: dict[str, Fact]) -> Hypothesis | None:
-    """The hypothesis for one case, or None when none of its signatures match."""
+def judge(case: KnownCase, obs: Observed | list[Observation], facts: dict[str, Fact],
+          inherited: tuple[Signature, ...] = ()) -> Hypothesis | None:
+    """The hypothesis for one case, or None when none of its signatures match; `inherited` are the signatures of
+    the case's family, which place it among the family's causes without telling it from its siblings."""
     if not isinstance(obs, Observed):
         obs = Observed(obs)
-    matched = [(s, o) for s in case.signatures if (o := obs.first(s))]
-    if not matched:
+    own = [(s, o) for s in case.signatures if (o := obs.first(s))]
+    family = [(s, o) for s in inherited if (o := obs.first(s))]
+    if not own and not family:
         return None
-    units = _units(case.signatures)
+    matched = own + family
+    signatures = [*case.signatures, *inherited]
+    units = _units(signatures)
     hit = {s.id for s, _ in matched}
     total = sum(max(s.weight for s in sigs) for sigs in units.values()) + sum(c.weight for c in case.supports)
     got = sum(max((s.weight for s in sigs if s.id in hit), default=0) for sigs in units.values())
     h = Hypothesis(case, POSSIBLE, 0.0)
     h.for_ = [Item(s.id, o.text, o.file, o.line, s.why) for s, o in matched]
-    h.explains = {(o.file, o.line) for s in case.signatures for group in obs.hits(s) for o in group
+    h.explains = {(o.file, o.line) for s in signatures for group in obs.hits(s) for o in group
                   if o.file is not None}
     contradicted = [(s, o) for s in case.contradicted_by if (o := obs.first(s))]
     h.against = [Item(s.id, o.text, o.file, o.line, s.why) for s, o in contradicted]
@@ -176,8 +183,11 @@ def judge(case: KnownCase, obs: Observed | list[Observation], facts: dict[str, F
         elif cond.holds(fact.value):
             got += cond.weight
             h.for_.append(_fact_item(cond, fact, cond.why))
-    key_units = [sigs for sigs in units.values() if any(s.key for s in sigs)]
-    strong = all(any(s.id in hit for s in sigs) for sigs in key_units) and got * 2 >= total and not contradicted
+    key_units = [sigs for sigs in units.values() if any(s.key for s in sigs if s not in inherited)]
+    # a root cause needs evidence of its own (a signature or a required fact that holds), not just its family's
+    distinct = bool(own) or bool(required_known)
+    strong = (all(any(s.id in hit for s in sigs) for sigs in key_units) and got * 2 >= total and not contradicted
+              and distinct)
     if ruled_out:
         h.verdict = RULED_OUT
     elif strong and not required_unknown and not required_failing:
@@ -190,11 +200,52 @@ def judge(case: KnownCase, obs: Observed | list[Observation], facts: dict[str, F
     return h
 
 
-def rank(kb: KnowledgeBase, evidence: Evidence, errors: pd.DataFrame, facts: dict[str, Fact]) -> list[Hypothesis]:
-    """Every case with a matching signature, best first."""
-    obs = Observed(observations(evidence, errors))
-    hyps = [h for case in kb.cases.values() if (h := judge(case, obs, facts))]
+def rank(kb: KnowledgeBase, evidence: Evidence, errors: pd.DataFrame, facts: dict[str, Fact],
+         obs: Observed | None = None) -> list[Hypothesis]:
+    """Every case with a matching signature (its own or its family's), best first."""
+    obs = obs or Observed(observations(evidence, errors))
+    causes = [i for i in evidence.incidents if i.role == "cause"]
+    timed = sorted((i for i in causes if i.first.time), key=lambda i: i.first.time)
+    hyps = []
+    for case in kb.cases.values():
+        family = kb.families.get(case.family)
+        h = judge(case, obs, facts, tuple(family.signatures) if family else ())
+        if h is None:
+            continue
+        # an incident without a time (a screen capture's line) cannot be ordered: nothing is known to come before it
+        untimed = any(not i.first.time and (i.first.file, i.first.line) in h.explains for i in causes)
+        if h.verdict == CONFIRMED and timed and not untimed and not explains_incident(h, timed[0], timed):
+            _unexplained_first_cause(h, timed[0].first)
+        hyps.append(h)
     return sorted(hyps, key=lambda h: (-h.score, h.case.id))
+
+
+#: Two incidents this close on one device or in one process are one failure seen from two sides (a device log
+#: line and the runtime's report of it).
+SAME_FAILURE_S = 5.0
+
+
+def explains_incident(h: Hypothesis, incident: Incident, incidents: list[Incident]) -> bool:
+    """Does the hypothesis explain this incident's first line, or that of a cause incident of the same failure?"""
+    start = datetime.fromisoformat(incident.first.time)
+    for other in incidents:
+        if (other.first.file, other.first.line) not in h.explains:
+            continue
+        if other is incident:
+            return True
+        same_place = ((incident.device is not None and other.device == incident.device)
+                      or (incident.pid is not None and other.pid == incident.pid))
+        if same_place and abs((datetime.fromisoformat(other.first.time) - start).total_seconds()) <= SAME_FAILURE_S:
+            return True
+    return False
+
+
+def _unexplained_first_cause(h: Hypothesis, first: ErrorLine) -> None:
+    """A case that leaves the earliest cause unexplained is likely at most: something failed before what it explains."""
+    h.verdict = LIKELY
+    h.score = round(h.score / _VERDICT_FACTOR[CONFIRMED] * _VERDICT_FACTOR[LIKELY], 3)
+    h.against.append(Item("earliest_cause", first.text, first.file, first.line,
+                          "the bundle's earliest failure is not among the lines this case explains"))
 
 
 def explained_lines(hypotheses: list[Hypothesis]) -> set[tuple[str, int]]:

@@ -12,7 +12,8 @@ from ..knowledge.vocabulary import normalize
 from ..reading.plog import LogTable, read_plog
 from ..reading.spool import Limits
 from .facts import resolve as resolve_facts
-from .ranking import RULED_OUT, Hypothesis, diagnosis, rank
+from .families import FamilyVerdict, judge_families, supported_family
+from .ranking import RULED_OUT, Hypothesis, Observed, diagnosis, observations, rank
 
 
 @dataclass
@@ -25,14 +26,23 @@ class Triage:
     answers: dict[str, object] = field(default_factory=dict)
     facts: dict[str, Fact] = field(default_factory=dict)
     candidates: list[Hypothesis] = field(default_factory=list)
+    families: list[FamilyVerdict] = field(default_factory=list)   #: every family whose signatures match, best first
 
     def __post_init__(self) -> None:
+        # the observations depend on the evidence only; answers change facts, not what the logs show
+        self._observed = Observed(observations(self.evidence, self.log.errors()))
         self.rerank()
 
     def rerank(self) -> None:
-        """Recompute facts and hypotheses from the evidence and the answers so far."""
+        """Recompute facts, hypotheses and families from the evidence and the answers so far."""
         self.facts = resolve_facts(self.evidence, self.answers)
-        self.candidates = rank(self.kb, self.evidence, self.log.errors(), self.facts)
+        self.candidates = rank(self.kb, self.evidence, self.log.errors(), self.facts, self._observed)
+        self.families = judge_families(self.kb, self._observed, self.facts, self.candidates)
+
+    @property
+    def family(self) -> FamilyVerdict | None:
+        """The symptom family the evidence supports (also when no root cause is known yet)."""
+        return supported_family(self.families, self.diagnosis)
 
     def answer(self, name: str, value: object) -> None:
         """Record the engineer's answer (None forgets it) and re-rank."""

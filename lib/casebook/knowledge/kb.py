@@ -1,4 +1,4 @@
-"""Load the knowledge base: case files and code pages (markdown with YAML front matter).
+"""Load the knowledge base: symptom families, root-cause cases and code pages (markdown with YAML front matter).
 
 Every problem found while loading is collected with its file and line; a file with problems is still
 loaded as far as it can be, so one bad case never hides the others.
@@ -6,17 +6,19 @@ loaded as far as it can be, so one bad case never hides the others.
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import dataclass, field
-from functools import cached_property
 from pathlib import Path
 
 from .document import KbDocument, Problem, sections
-from .vocabulary import FACTS
+from .rules import Condition, Signature, check_keys, condition, enum, signature
 
-CASE_KEYS = {"id", "title", "title_zh", "status", "severity", "action", "summary", "components", "codes",
-             "signatures", "contradicted_by", "requires", "against", "supports", "fix", "references"}
-CASE_REQUIRED = CASE_KEYS - {"supports", "components", "contradicted_by"}
+CASE_KEYS = {"id", "title", "title_zh", "status", "severity", "action", "summary", "summary_zh", "family", "components",
+             "codes", "signatures", "contradicted_by", "requires", "against", "supports", "fix", "fix_zh", "references"}
+CASE_REQUIRED = CASE_KEYS - {"supports", "components", "contradicted_by", "family", "summary_zh", "fix_zh"}
+FAMILY_KEYS = {"id", "title", "title_zh", "summary", "summary_zh", "signatures", "contradicted_by", "questions",
+               "references"}
+FAMILY_REQUIRED = FAMILY_KEYS - {"contradicted_by", "questions"}
+FAMILY_SECTIONS = ("Symptom", "How the causes differ", "References")
 CODE_KEYS = {"code", "kind", "title", "title_zh", "meaning", "cases", "index", "word", "mask", "maps_to", "name",
              "table"}
 CODE_REQUIRED = {"code", "kind", "title", "meaning", "cases"}
@@ -25,60 +27,9 @@ SEVERITIES = ("low", "medium", "high", "critical")
 ACTIONS = ("fix-config", "upgrade", "fix-operator", "hardware", "collect-more")
 CODE_KINDS = ("ecode", "runtime", "retcode", "errcode_bit")
 SECTIONS = ("Symptom", "Root cause", "How to confirm", "Fix", "Confirming the fix", "References")
-#: Observation fields a signature may test (built by ranking from the evidence).
-SIGNATURE_FIELDS = ("aicore_fault", "error_bits", "op", "kernel", "code", "message", "pc_verdict")
-#: The value an `error_bits` observation takes when a fault's extend triple has no bit set.
-NO_BIT = "none"
 #: Columns that name the code of a row in a table page.
 TABLE_CODE_COLUMNS = ("code", "name")
-MATCHERS = ("equals", "in", "contains", "regex")
 FIX_KEYS = {"workaround", "fix", "version_advice", "confirm"}
-
-
-@dataclass(frozen=True)
-class Signature:
-    """A pattern in the evidence that speaks for a case."""
-
-    id: str
-    field: str
-    matcher: str
-    value: object
-    weight: int
-    key: bool
-    why: str
-    group: str = ""   #: signatures of one group are alternatives (other wordings, other codes of one fact)
-
-    def test(self, observed: object) -> bool:
-        """Does one observed value match?"""
-        if self.matcher == "equals":
-            return observed == self.value
-        if self.matcher == "in":
-            return observed in self.value
-        if self.matcher == "contains":
-            return str(self.value) in str(observed)
-        return self.pattern.search(str(observed)) is not None
-
-    @cached_property
-    def pattern(self) -> re.Pattern:
-        """The compiled regex of a `regex` signature."""
-        return re.compile(str(self.value))
-
-
-@dataclass(frozen=True)
-class Condition:
-    """A fact test: required, against, or supporting."""
-
-    fact: str
-    matcher: str
-    value: object
-    ask: str | None = None
-    ask_zh: str | None = None
-    why: str | None = None
-    weight: int = 0
-
-    def holds(self, value: object) -> bool:
-        """Does the fact's value satisfy this condition?"""
-        return value in self.value if self.matcher == "in" else value == self.value
 
 
 @dataclass
@@ -93,6 +44,8 @@ class KnownCase:
     severity: str = "medium"
     action: str = "collect-more"
     summary: str = ""
+    summary_zh: str = ""
+    family: str = ""       #: id of the symptom family this root cause belongs to
     components: list[str] = field(default_factory=list)
     codes: list[str] = field(default_factory=list)
     signatures: list[Signature] = field(default_factory=list)
@@ -101,9 +54,33 @@ class KnownCase:
     against: list[Condition] = field(default_factory=list)
     supports: list[Condition] = field(default_factory=list)
     fix: dict[str, str] = field(default_factory=dict)
+    fix_zh: dict[str, str] = field(default_factory=dict)
     references: list[dict] = field(default_factory=list)
     sections: dict[str, str] = field(default_factory=dict)
     body: str = ""
+
+
+@dataclass
+class Family:
+    """A symptom family: the signatures that place a failure in it, and the root causes it splits into."""
+
+    id: str
+    path: str
+    title: str = ""
+    title_zh: str = ""
+    summary: str = ""
+    summary_zh: str = ""
+    signatures: list[Signature] = field(default_factory=list)
+    contradicted_by: list[Signature] = field(default_factory=list)
+    questions: list[Condition] = field(default_factory=list)   #: how to ask for the facts that split the causes
+    references: list[dict] = field(default_factory=list)
+    causes: list[str] = field(default_factory=list)            #: ids of the cases that name this family
+    sections: dict[str, str] = field(default_factory=dict)
+    body: str = ""
+    # a family is judged like a case with no facts of its own
+    requires: tuple = ()
+    against: tuple = ()
+    supports: tuple = ()
 
 
 @dataclass
@@ -129,6 +106,7 @@ class KnowledgeBase:
 
     root: Path
     cases: dict[str, KnownCase] = field(default_factory=dict)
+    families: dict[str, Family] = field(default_factory=dict)
     codes: dict[str, CodePage] = field(default_factory=dict)
     problems: list[Problem] = field(default_factory=list)
 
@@ -146,11 +124,17 @@ def load_kb(root: str | os.PathLike | None = None) -> KnowledgeBase:
     if not root.is_dir():
         kb.problems.append(Problem(str(root), 0, "knowledge base folder not found"))
         return kb
+    for path in sorted((root / "families").glob("*.md")):
+        family = _load_family(path, path.relative_to(root.parent).as_posix(), kb.problems)
+        kb.families[family.id] = family
     for path in sorted((root / "cases").glob("*.md")):
         case = _load_case(path, path.relative_to(root.parent).as_posix(), kb.problems)
-        if case.id in kb.cases:
-            kb.problems.append(Problem(case.path, 1, f"duplicate case id {case.id!r} (also {kb.cases[case.id].path})"))
+        if case.id in kb.cases or case.id in kb.families:
+            other = kb.cases[case.id].path if case.id in kb.cases else kb.families[case.id].path
+            kb.problems.append(Problem(case.path, 1, f"duplicate id {case.id!r} (also {other})"))
         kb.cases[case.id] = case
+        if case.family in kb.families:
+            kb.families[case.family].causes.append(case.id)
     rows: list[CodePage] = []
     for path in sorted((root / "codes").glob("*.md")):
         page = _load_code(path, path.relative_to(root.parent).as_posix(), kb.problems, rows)
@@ -173,31 +157,63 @@ def _load_case(path: Path, rel: str, problems: list[Problem]) -> KnownCase:
     case = KnownCase(id=str(d.get("id", path.stem)), path=rel, body=doc.body)
     if not d:
         return case
-    _check_keys(doc, CASE_KEYS, CASE_REQUIRED)
-    for name in ("title", "title_zh", "summary"):
-        setattr(case, name, str(d.get(name, "")))
-    case.status = _enum(doc, "status", STATUSES, "draft")
-    case.severity = _enum(doc, "severity", SEVERITIES, "medium")
-    case.action = _enum(doc, "action", ACTIONS, "collect-more")
+    check_keys(doc, CASE_KEYS, CASE_REQUIRED)
+    for name in ("title", "title_zh", "summary", "summary_zh", "family"):
+        setattr(case, name, str(d.get(name, "") or ""))
+    case.status = enum(doc, "status", STATUSES, "draft")
+    case.severity = enum(doc, "severity", SEVERITIES, "medium")
+    case.action = enum(doc, "action", ACTIONS, "collect-more")
     case.components = [str(c) for c in d.get("components") or []]
     case.codes = [str(c) for c in d.get("codes") or []]
     for name in ("signatures", "contradicted_by"):
-        setattr(case, name, [s for i, raw in enumerate(d.get(name) or []) if (s := _signature(doc, i, raw, name))])
+        setattr(case, name, [s for i, raw in enumerate(d.get(name) or []) if (s := signature(doc, i, raw, name))])
     for name in ("requires", "against", "supports"):
-        setattr(case, name, [c for i, raw in enumerate(d.get(name) or []) if (c := _condition(doc, name, i, raw))])
-    case.fix = d.get("fix") or {}
-    if not isinstance(case.fix, dict) or set(case.fix) - FIX_KEYS or not {"workaround", "confirm"} <= set(case.fix):
-        doc.problem(doc.line("fix"), f"fix must map {sorted(FIX_KEYS)} (workaround and confirm required)")
-        case.fix = case.fix if isinstance(case.fix, dict) else {}
-    case.references = list(d.get("references") or [])
-    for i, ref in enumerate(case.references):
+        setattr(case, name, [c for i, raw in enumerate(d.get(name) or []) if (c := condition(doc, name, i, raw))])
+    for name in ("fix", "fix_zh"):
+        fix = d.get(name) or {}
+        if name in d or name == "fix":
+            if not isinstance(fix, dict) or set(fix) - FIX_KEYS or not {"workaround", "confirm"} <= set(fix):
+                doc.problem(doc.line(name), f"{name} must map {sorted(FIX_KEYS)} (workaround and confirm required)")
+                fix = fix if isinstance(fix, dict) else {}
+        setattr(case, name, fix)
+    case.references = _references(doc)
+    case.sections = _sections(doc, SECTIONS)
+    return case
+
+
+def _load_family(path: Path, rel: str, problems: list[Problem]) -> Family:
+    doc = KbDocument(path, rel, problems)
+    d = doc.data
+    family = Family(id=str(d.get("id", path.stem)), path=rel, body=doc.body)
+    if not d:
+        return family
+    check_keys(doc, FAMILY_KEYS, FAMILY_REQUIRED)
+    if family.id != path.stem:
+        doc.problem(doc.line("id"), f"id {family.id!r} differs from the file name {path.stem!r}")
+    for name in ("title", "title_zh", "summary", "summary_zh"):
+        setattr(family, name, str(d.get(name, "") or ""))
+    for name in ("signatures", "contradicted_by"):
+        setattr(family, name, [s for i, raw in enumerate(d.get(name) or []) if (s := signature(doc, i, raw, name))])
+    family.questions = [c for i, raw in enumerate(d.get("questions") or []) if (c := condition(doc, "questions", i, raw))]
+    family.references = _references(doc)
+    family.sections = _sections(doc, FAMILY_SECTIONS)
+    return family
+
+
+def _references(doc: KbDocument) -> list[dict]:
+    refs = list(doc.data.get("references") or [])
+    for i, ref in enumerate(refs):
         if not (isinstance(ref, dict) and str(ref.get("url", "")).startswith("http") and ref.get("title")):
             doc.problem(doc.line("references", i), "a reference needs a title and an http(s) url")
-    case.sections = sections(doc.body)
-    for name in SECTIONS:
-        if name not in case.sections:
+    return refs
+
+
+def _sections(doc: KbDocument, required: tuple[str, ...]) -> dict[str, str]:
+    found = sections(doc.body)
+    for name in required:
+        if name not in found:
             doc.problem(doc.body_line, f"body lacks the section '## {name}'")
-    return case
+    return found
 
 
 def _load_code(path: Path, rel: str, problems: list[Problem], rows: list[CodePage]) -> CodePage:
@@ -206,8 +222,8 @@ def _load_code(path: Path, rel: str, problems: list[Problem], rows: list[CodePag
     page = CodePage(code=str(d.get("code", path.stem)), path=rel, body=doc.body)
     if not d:
         return page
-    _check_keys(doc, CODE_KEYS, CODE_REQUIRED)
-    page.kind = _enum(doc, "kind", CODE_KINDS, "")
+    check_keys(doc, CODE_KEYS, CODE_REQUIRED)
+    page.kind = enum(doc, "kind", CODE_KINDS, "")
     page.title, page.title_zh, page.meaning = (str(d.get(k, "")) for k in ("title", "title_zh", "meaning"))
     page.cases = [str(c) for c in d.get("cases") or []]
     page.extra = {k: d[k] for k in ("index", "word", "mask", "maps_to", "name") if k in d}
@@ -248,71 +264,3 @@ def _table_rows(doc: KbDocument, page: CodePage) -> list[CodePage]:
     return out
 
 
-def _check_keys(doc: KbDocument, allowed: set, required: set) -> None:
-    for k in doc.data:
-        if k not in allowed:
-            doc.problem(doc.line(k), f"unknown key {k!r}")
-    for k in sorted(required - set(doc.data)):
-        doc.problem(1, f"missing key {k!r}")
-
-
-def _enum(doc: KbDocument, key: str, allowed: tuple, default: str) -> str:
-    value = doc.data.get(key, default)
-    if value not in allowed and key in doc.data:
-        doc.problem(doc.line(key), f"{key} must be one of {', '.join(allowed)}, not {value!r}")
-    return str(value)
-
-
-def _signature(doc: KbDocument, i: int, raw, section: str = "signatures") -> Signature | None:
-    where = doc.line(section, i)
-    if not isinstance(raw, dict):
-        doc.problem(where, "a signature is a mapping")
-        return None
-    matchers = [m for m in MATCHERS if m in raw]
-    problems = []
-    if raw.get("field") not in SIGNATURE_FIELDS:
-        problems.append(f"field must be one of {', '.join(SIGNATURE_FIELDS)}, not {raw.get('field')!r}")
-    if len(matchers) != 1:
-        problems.append(f"a signature has exactly one of {', '.join(MATCHERS)}")
-    elif matchers[0] == "regex":
-        try:
-            re.compile(str(raw["regex"]))
-        except re.error as e:
-            problems.append(f"regex does not compile: {e}")
-    weight = raw.get("weight", 1)
-    if not isinstance(weight, int) or not 1 <= weight <= 3:
-        problems.append("weight is an integer from 1 to 3")
-    if not raw.get("id"):
-        problems.append("a signature needs an id")
-    for p in problems:
-        doc.problem(where, p)
-    if problems:
-        return None
-    m = matchers[0]
-    unknown = set(raw) - {"id", "field", "weight", "key", "why", "group", *MATCHERS}
-    if unknown:
-        doc.problem(where, f"unknown signature key(s) {sorted(unknown)}")
-    if section == "contradicted_by" and not raw.get("why"):
-        doc.problem(where, "an entry of contradicted_by needs a 'why' (what the match points to instead)")
-    return Signature(str(raw["id"]), raw["field"], m, raw[m], weight, bool(raw.get("key", False)), str(raw.get("why", "")),
-                     str(raw.get("group", "")))
-
-
-def _condition(doc: KbDocument, section: str, i: int, raw) -> Condition | None:
-    where = doc.line(section, i)
-    if not isinstance(raw, dict) or "fact" not in raw:
-        doc.problem(where, f"an entry of {section} is a mapping with a 'fact'")
-        return None
-    if raw["fact"] not in FACTS:
-        doc.problem(where, f"unknown fact {raw['fact']!r}; known: {', '.join(FACTS)}")
-        return None
-    matchers = [m for m in ("equals", "in") if m in raw]
-    if len(matchers) != 1:
-        doc.problem(where, "a fact test has exactly one of equals, in")
-        return None
-    if section in ("requires", "supports") and not raw.get("ask"):
-        doc.problem(where, f"an entry of {section} needs an 'ask' (the question the walk puts)")
-    if section == "against" and not raw.get("why"):
-        doc.problem(where, "an entry of against needs a 'why'")
-    m = matchers[0]
-    return Condition(raw["fact"], m, raw[m], raw.get("ask"), raw.get("ask_zh"), raw.get("why"), int(raw.get("weight", 1)))

@@ -1,0 +1,132 @@
+"""The rule vocabulary of knowledge-base front matter: signatures over the evidence, fact conditions, and
+their parsing with problems at file:line."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cached_property
+
+from .document import KbDocument
+from .vocabulary import FACTS
+
+#: Observation fields a signature may test (built by ranking from the evidence).
+SIGNATURE_FIELDS = ("aicore_fault", "error_bits", "op", "kernel", "code", "message", "pc_verdict")
+#: The value an `error_bits` observation takes when a fault's extend triple has no bit set.
+NO_BIT = "none"
+MATCHERS = ("equals", "in", "contains", "regex")
+
+
+@dataclass(frozen=True)
+class Signature:
+    """A pattern in the evidence that speaks for a case."""
+
+    id: str
+    field: str
+    matcher: str
+    value: object
+    weight: int
+    key: bool
+    why: str
+    group: str = ""   #: signatures of one group are alternatives (other wordings, other codes of one fact)
+
+    def test(self, observed: object) -> bool:
+        """Does one observed value match?"""
+        if self.matcher == "equals":
+            return observed == self.value
+        if self.matcher == "in":
+            return observed in self.value
+        if self.matcher == "contains":
+            return str(self.value) in str(observed)
+        return self.pattern.search(str(observed)) is not None
+
+    @cached_property
+    def pattern(self) -> re.Pattern:
+        """The compiled regex of a `regex` signature."""
+        return re.compile(str(self.value))
+
+
+@dataclass(frozen=True)
+class Condition:
+    """A fact test: required, against, or supporting."""
+
+    fact: str
+    matcher: str
+    value: object
+    ask: str | None = None
+    ask_zh: str | None = None
+    why: str | None = None
+    weight: int = 0
+
+    def holds(self, value: object) -> bool:
+        """Does the fact's value satisfy this condition?"""
+        return value in self.value if self.matcher == "in" else value == self.value
+
+
+def check_keys(doc: KbDocument, allowed: set, required: set) -> None:
+    for k in doc.data:
+        if k not in allowed:
+            doc.problem(doc.line(k), f"unknown key {k!r}")
+    for k in sorted(required - set(doc.data)):
+        doc.problem(1, f"missing key {k!r}")
+
+
+def enum(doc: KbDocument, key: str, allowed: tuple, default: str) -> str:
+    value = doc.data.get(key, default)
+    if value not in allowed and key in doc.data:
+        doc.problem(doc.line(key), f"{key} must be one of {', '.join(allowed)}, not {value!r}")
+    return str(value)
+
+
+def signature(doc: KbDocument, i: int, raw, section: str = "signatures") -> Signature | None:
+    where = doc.line(section, i)
+    if not isinstance(raw, dict):
+        doc.problem(where, "a signature is a mapping")
+        return None
+    matchers = [m for m in MATCHERS if m in raw]
+    problems = []
+    if raw.get("field") not in SIGNATURE_FIELDS:
+        problems.append(f"field must be one of {', '.join(SIGNATURE_FIELDS)}, not {raw.get('field')!r}")
+    if len(matchers) != 1:
+        problems.append(f"a signature has exactly one of {', '.join(MATCHERS)}")
+    elif matchers[0] == "regex":
+        try:
+            re.compile(str(raw["regex"]))
+        except re.error as e:
+            problems.append(f"regex does not compile: {e}")
+    weight = raw.get("weight", 1)
+    if not isinstance(weight, int) or not 1 <= weight <= 3:
+        problems.append("weight is an integer from 1 to 3")
+    if not raw.get("id"):
+        problems.append("a signature needs an id")
+    for p in problems:
+        doc.problem(where, p)
+    if problems:
+        return None
+    m = matchers[0]
+    unknown = set(raw) - {"id", "field", "weight", "key", "why", "group", *MATCHERS}
+    if unknown:
+        doc.problem(where, f"unknown signature key(s) {sorted(unknown)}")
+    if section == "contradicted_by" and not raw.get("why"):
+        doc.problem(where, "an entry of contradicted_by needs a 'why' (what the match points to instead)")
+    return Signature(str(raw["id"]), raw["field"], m, raw[m], weight, bool(raw.get("key", False)), str(raw.get("why", "")),
+                     str(raw.get("group", "")))
+
+
+def condition(doc: KbDocument, section: str, i: int, raw) -> Condition | None:
+    where = doc.line(section, i)
+    if not isinstance(raw, dict) or "fact" not in raw:
+        doc.problem(where, f"an entry of {section} is a mapping with a 'fact'")
+        return None
+    if raw["fact"] not in FACTS:
+        doc.problem(where, f"unknown fact {raw['fact']!r}; known: {', '.join(FACTS)}")
+        return None
+    matchers = [m for m in ("equals", "in") if m in raw]
+    if len(matchers) != 1:
+        doc.problem(where, "a fact test has exactly one of equals, in")
+        return None
+    if section in ("requires", "supports") and not raw.get("ask"):
+        doc.problem(where, f"an entry of {section} needs an 'ask' (the question the walk puts)")
+    if section == "against" and not raw.get("why"):
+        doc.problem(where, "an entry of against needs a 'why'")
+    m = matchers[0]
+    return Condition(raw["fact"], m, raw[m], raw.get("ask"), raw.get("ask_zh"), raw.get("why"), int(raw.get("weight", 1)))
