@@ -69,11 +69,11 @@ def test_kb_check_command_exits_1_on_problems(tmp_path, capsys):
 
 # --- the sixteen cases, the code pages, and the rules added with them -------------------------------
 
-CASE_IDS = {"task-queue-shared-cache-race", "aicore-out-of-range-access", "aicore-trap-or-timeout",
-            "aicore-illegal-instruction", "aicpu-exception", "hccl-notify-wait-timeout", "hccl-socket-timeout",
+CASE_IDS = {"task-queue-shared-cache-race", "aicore-out-of-range-access", "aicore-kernel-execution-timeout",
+            "aicore-illegal-instruction", "aicpu-kernel-rejects-input", "hccl-notify-wait-timeout", "hccl-socket-timeout",
             "roce-cqe-link-error", "npu-out-of-memory", "driver-memory-allocation-failure", "device-heartbeat-lost",
             "hbm-ecc-hardware-fault", "op-binary-not-found", "aclnn-tiling-unsupported-shape",
-            "visible-devices-misconfigured", "sdma-copy-exception"}
+            "visible-devices-misconfigured", "sdma-unmapped-address"}
 ECODES = {"EZ9999", "EZ1001", "EE9999", "EE1001", "EE1002", "EH9999", "EI0002", "EI0006", "EI0011", "EI0013",
           "EL0001", "EL0004", "E19999"}
 RUNTIME = {"107022", "207001", "507010", "507013", "507015", "507018", "507035", "507048", "507053", "507054",

@@ -127,11 +127,14 @@ def _fact_item(cond: Condition, fact: Fact, why: str | None) -> Item:
     return Item(cond.fact, f"{cond.fact} = {fact.value} [{fact.source}]{note}", fact.file, fact.line, why)
 
 
-def _units(signatures: list[Signature]) -> dict[str, list[Signature]]:
-    """Signatures by scoring unit: a named group, or the signature alone."""
+def _units(signatures: list[Signature], inherited: tuple[Signature, ...] = ()) -> dict[str, list[Signature]]:
+    """Signatures by scoring unit: a named group, or the signature alone; a family's signatures are one unit, so
+    belonging to the family counts once however many of its signs show."""
     units: dict[str, list[Signature]] = {}
     for s in signatures:
         units.setdefault(s.group or f"#{s.id}", []).append(s)
+    if inherited:
+        units["@family"] = list(inherited)
     return units
 
 
@@ -147,7 +150,7 @@ def judge(case: KnownCase, obs: Observed | list[Observation], facts: dict[str, F
         return None
     matched = own + family
     signatures = [*case.signatures, *inherited]
-    units = _units(signatures)
+    units = _units(case.signatures, inherited)
     hit = {s.id for s, _ in matched}
     total = sum(max(s.weight for s in sigs) for sigs in units.values()) + sum(c.weight for c in case.supports)
     got = sum(max((s.weight for s in sigs if s.id in hit), default=0) for sigs in units.values())

@@ -14,6 +14,8 @@ SIGNATURE_FIELDS = ("aicore_fault", "error_bits", "op", "kernel", "code", "messa
 #: The value an `error_bits` observation takes when a fault's extend triple has no bit set.
 NO_BIT = "none"
 MATCHERS = ("equals", "in", "contains", "regex")
+#: The front-matter section of a family's questions.
+QUESTIONS = "questions"
 
 
 @dataclass(frozen=True)
@@ -121,6 +123,11 @@ def condition(doc: KbDocument, section: str, i: int, raw) -> Condition | None:
         doc.problem(where, f"unknown fact {raw['fact']!r}; known: {', '.join(FACTS)}")
         return None
     matchers = [m for m in ("equals", "in") if m in raw]
+    if section == QUESTIONS:
+        # a family's question only words how to ask for a fact; its causes hold the tests
+        if matchers or not raw.get("ask"):
+            doc.problem(where, "a question has a 'fact' and an 'ask' (and 'ask_zh'), and no equals / in")
+        return Condition(raw["fact"], "asks", None, raw.get("ask"), raw.get("ask_zh"))
     if len(matchers) != 1:
         doc.problem(where, "a fact test has exactly one of equals, in")
         return None

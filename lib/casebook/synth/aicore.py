@@ -124,7 +124,7 @@ def ras_event(p: Proc, t: datetime) -> list:
 # --- the samples --------------------------------------------------------------------------------
 
 OOR = "aicore-out-of-range-access"
-TRAP = "aicore-trap-or-timeout"
+TRAP = "aicore-kernel-execution-timeout"
 ILLEGAL = "aicore-illegal-instruction"
 HBM = "hbm-ecc-hardware-fault"
 NOTIFY = "hccl-notify-wait-timeout"
@@ -200,11 +200,11 @@ def trap_negative_hccl() -> dict[str, str]:
                            "EI0002: The wait execution of the Notify register times out. Reason: The Notify "
                            "register has not received the Notify record from remote rank [1]."))
     job, p, _ = fault_job(260409, 74020, datetime(2026, 4, 9, 11, 27, 5, 330_660), 0, f, extra=hccl)
-    return files(job, {"about": """Near miss for aicore-trap-or-timeout: device 0 reports an exception of 'hccl
+    return files(job, {"about": """Near miss for aicore-kernel-execution-timeout: device 0 reports an exception of 'hccl
         fftsplus timeout' with errcode (0, 0, 0) and 'timeout or trap error.', like an operator timeout, but the
         task is an HCCL all-reduce, and ranks 0, 2 and 3 log EI0002 naming remote rank 1, which never arrived
         (stuck in its data loader, no error of its own). The collective wait is the failure: the notify wait
-        timeout is confirmed and the AI Core timeout case stays possible.""",
+        timeout is confirmed and the kernel-timeout case stays possible.""",
         "runs": [{"facts": {}, "diagnosis": NOTIFY, "verdicts": {TRAP: "possible", NOTIFY: "confirmed"}}]})
 
 

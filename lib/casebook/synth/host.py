@@ -8,7 +8,7 @@ from .comm import lost_heartbeat
 from .job import Job, Proc, failure_exit, files, pta_line, stop, sync_frames, torchrun, traceback
 from .lines import rt, slog, stamp, us
 
-AICPU = "aicpu-exception"
+AICPU = "aicpu-kernel-rejects-input"
 HEARTBEAT = "device-heartbeat-lost"
 NOTIFY = "hccl-notify-wait-timeout"
 BINARY = "op-binary-not-found"
@@ -56,7 +56,7 @@ def aicpu_positive() -> dict[str, str]:
     return files(job, {"about": """Four ranks at INFO level. On device 2 the AI CPU kernel of Unique refuses an
         input of 2147483904 elements (its device log says so), the runtime logs retCode 0x2a [aicpu exception]
         and 'Aicpu kernel execute failed ... fault op_name=Unique', and the host gets 507018. The failing AI CPU
-        op is named and nothing failed before it: AI CPU exception, confirmed.""",
+        op is named and nothing failed before it: the kernel rejected its input, confirmed.""",
         "runs": [{"facts": {}, "diagnosis": AICPU, "verdicts": {AICPU: "confirmed"}}]})
 
 
@@ -69,7 +69,7 @@ def aicpu_negative_device_lost() -> dict[str, str]:
     job.screen += [f"[PID: {p.pid}] {stamp(t + us(5_000))} Device_Absent/Abnormal(EL0001): Device not found or invalid."]
     job.screen += failure_exit(job, 1, t + timedelta(seconds=1))
     stop(job, t)
-    return files(job, {"about": """Near miss for aicpu-exception: device 1 reports retCode 0x2a [aicpu exception]
+    return files(job, {"about": """Near miss for aicpu-kernel-rejects-input: device 1 reports retCode 0x2a [aicpu exception]
         and 507018, but 3 ms after 'Device[1] lost heartbeat', drv_ret_code=33 and 507010, and the screen says
         EL0001 'Device not found or invalid'. The AI CPU task failed because the device went away: lost heartbeat
         is confirmed, the AI CPU case stays possible (507018 alone is generic).""",

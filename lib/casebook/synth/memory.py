@@ -9,7 +9,7 @@ from .lines import rt, slog, stamp, us
 
 OOM = "npu-out-of-memory"
 DRIVER = "driver-memory-allocation-failure"
-SDMA = "sdma-copy-exception"
+SDMA = "sdma-unmapped-address"
 HBM = "hbm-ecc-hardware-fault"
 SCRIPT = "/home/ma-user/work/llm/train_ddp.py"
 TORCH = "/usr/local/python3.10.14/lib/python3.10/site-packages/torch"
@@ -149,7 +149,7 @@ def sdma_positive() -> dict[str, str]:
     return files(job, {"about": """Four ranks at INFO level. On device 1 an SDMA copy fails: 'there is a sdma
         error, sdma channel is 2' with an SMMU page-table translation error, then 'Memory async copy failed ...
         copy_type=2 ... length=8388608' and 507001. The copy's address was not mapped for the device (a buffer
-        freed early by another stream); no memory fault, no device loss: SDMA copy exception, confirmed.""",
+        freed early by another stream); no memory fault, no device loss: an unmapped copy address, confirmed.""",
         "runs": [{"facts": {}, "diagnosis": SDMA, "verdicts": {SDMA: "confirmed"}}]})
 
 
@@ -163,7 +163,7 @@ def sdma_negative_poison() -> dict[str, str]:
     p.device_log.append((t - us(31_000), f"[ERROR] DRV(1893,dmp_daemon):{stamp(t - us(31_000))} [ras][hbm_ras_proc 412]"
                          f"device {p.device} ras event 0x80F38008 HBMA Multi Bit Ecc, module HBMA, addr 0x1f0c2e380"))
     stop(job, t)
-    return files(job, {"about": """Near miss for sdma-copy-exception: the same 'there is a sdma error' and
+    return files(job, {"about": """Near miss for sdma-unmapped-address: the same 'there is a sdma error' and
         'Memory async copy failed' on device 3, but the channel reports sdma poison, the device log a RAS event
         'HBMA Multi Bit Ecc', and the runtime 507053. The copy read failing HBM: the hardware case is confirmed,
         the copy exception stays possible.""",
