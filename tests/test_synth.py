@@ -284,11 +284,26 @@ ANY_HEADER = re.compile(r"^\[(?P<level>[A-Z]+)\] (?P<module>[A-Z_]+)\((?P<pid>\d
                         r"(?P<ts>\d{4}-\d\d-\d\d-\d\d:\d\d:\d\d\.\d{3}\.\d{3}) \S")
 
 
-def test_every_committed_sample_is_generated(fresh_all):
-    committed, generated = tree(ALL), tree(fresh_all)
-    assert sorted(committed) == sorted(generated), "run `casebook synth samples` and commit kb/samples"
-    for rel, data in generated.items():
-        assert committed[rel] == data, f"{rel} differs from a fresh generation"
+def generated_folders() -> list[tuple[str, str]]:
+    """(case, sample) of every sample the generator writes."""
+    return sorted({(case, name) for case, name, _ in BUILDERS})
+
+
+def test_every_generated_sample_is_committed_as_generated(fresh_all):
+    for case, name in generated_folders():
+        committed, generated = tree(ALL / case / name), tree(fresh_all / case / name)
+        assert sorted(committed) == sorted(generated), f"run `casebook synth samples` and commit kb/samples/{case}/{name}"
+        for rel, data in generated.items():
+            assert committed[rel] == data, f"{case}/{name}/{rel} differs from a fresh generation"
+
+
+def test_every_other_sample_names_its_public_source():
+    # a sample built by hand from a public log's format says where that format was seen
+    made = set(generated_folders())
+    for folder in sorted(s for c in ALL.iterdir() if c.is_dir() for s in c.iterdir() if s.is_dir()):
+        if (folder.parent.name, folder.name) not in made:
+            source = folder / "SOURCE.md"
+            assert source.is_file() and "http" in source.read_text(encoding="utf-8"), folder
 
 
 def test_builders_cover_each_case_with_a_positive_and_a_negative():
@@ -303,8 +318,8 @@ def test_builders_cover_each_case_with_a_positive_and_a_negative():
 
 
 def sample_folders() -> list[Path]:
-    """Every committed sample folder."""
-    return sorted(s for c in ALL.iterdir() if c.is_dir() for s in c.iterdir() if s.is_dir())
+    """Every committed sample folder the generator writes."""
+    return [ALL / case / name for case, name in generated_folders()]
 
 
 def test_every_sample_is_a_realistic_bundle():

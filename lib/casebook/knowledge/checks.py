@@ -20,6 +20,41 @@ def check_case_ids(kb: KnowledgeBase) -> list[Problem]:
             for c in kb.cases.values() if c.id != Path(c.path).stem]
 
 
+def check_families(kb: KnowledgeBase) -> list[Problem]:
+    """A verified case names a known family; a family has root causes; the facts its causes test can be asked."""
+    out = [Problem(c.path, 1, f"family {c.family!r} has no page kb/families/{c.family}.md" if c.family else
+                   "a verified case names its family (family: <id>)")
+           for c in kb.cases.values() if c.status == "verified" and c.family not in kb.families]
+    for family in kb.families.values():
+        causes = [kb.cases[c] for c in family.causes]
+        if not any(c.status == "verified" for c in causes):
+            out.append(Problem(family.path, 1, "a family lists no verified root cause (no case names it)"))
+        asked = {q.fact for q in family.questions} | {c.fact for case in causes for c in (*case.requires, *case.supports)}
+        for case in causes:
+            for cond in case.against:
+                if cond.fact not in asked:
+                    out.append(Problem(case.path, 1, f"fact {cond.fact!r} rules the case out but nothing asks for it: "
+                                                     f"add a question to {family.path} or an ask to the case"))
+    return out
+
+
+def check_chinese(kb: KnowledgeBase) -> list[Problem]:
+    """Everything a verified case or a family shows has its Chinese text: title, summary, questions and fix."""
+    out = []
+    for c in kb.cases.values():
+        if c.status != "verified":
+            continue
+        missing = [k for k in ("title_zh", "summary_zh") if not getattr(c, k)]
+        missing += [f"fix_zh.{k}" for k in c.fix if not c.fix_zh.get(k)]
+        missing += [f"ask_zh of {cond.fact}" for cond in (*c.requires, *c.supports) if not cond.ask_zh]
+        out += [Problem(c.path, 1, f"no Chinese text: {m}") for m in missing]
+    for f in kb.families.values():
+        missing = [k for k in ("title_zh", "summary_zh") if not getattr(f, k)]
+        missing += [f"ask_zh of {q.fact}" for q in f.questions if not q.ask_zh]
+        out += [Problem(f.path, 1, f"no Chinese text: {m}") for m in missing]
+    return out
+
+
 def check_code_pages(kb: KnowledgeBase) -> list[Problem]:
     """A code page is named by its code (rows of a table page are named by their table)."""
     return [Problem(p.path, 2, f"code {p.code!r} differs from the file name {Path(p.path).stem!r}")
@@ -67,8 +102,8 @@ def check_samples(kb: KnowledgeBase) -> list[Problem]:
     root = kb.root / "samples"
     folders = sorted(p for p in root.iterdir() if p.is_dir()) if root.is_dir() else []
     for folder in folders:
-        if folder.name != UNKNOWN_SAMPLES and folder.name not in kb.cases:
-            out.append(Problem(folder.relative_to(kb.root.parent).as_posix(), 1, "samples of an unknown case"))
+        if folder.name != UNKNOWN_SAMPLES and folder.name not in kb.cases and folder.name not in kb.families:
+            out.append(Problem(folder.relative_to(kb.root.parent).as_posix(), 1, "samples of an unknown case or family"))
     for case in kb.cases.values():
         folder = root / case.id
         names = [p.name for p in folder.iterdir() if p.is_dir()] if folder.is_dir() else []
@@ -92,6 +127,11 @@ def check_samples(kb: KnowledgeBase) -> list[Problem]:
                         out.append(Problem(rel, 1, f"run {i + 1} names unknown case {cid!r}"))
                 if folder.name == UNKNOWN_SAMPLES and run.get("diagnosis") is not None:
                     out.append(Problem(rel, 1, f"run {i + 1}: a sample of an unknown failure expects no diagnosis"))
+                if run.get("family") is not None and run["family"] not in kb.families:
+                    out.append(Problem(rel, 1, f"run {i + 1} names unknown family {run['family']!r}"))
+                if folder.name in kb.families and (run.get("diagnosis") is not None or run.get("family") != folder.name):
+                    out.append(Problem(rel, 1, f"run {i + 1}: a family's sample expects no diagnosis and "
+                                               f"family: {folder.name}"))
     return out
 
 
@@ -139,7 +179,8 @@ def check_index(kb: KnowledgeBase) -> list[Problem]:
 
 
 #: The checks, in the order they run.
-CHECKS = (check_case_ids, check_code_pages, check_code_links, check_samples, check_references, check_index)
+CHECKS = (check_case_ids, check_families, check_chinese, check_code_pages, check_code_links, check_samples,
+          check_references, check_index)
 
 
 def check(root: Path | None = None) -> list[Problem]:
