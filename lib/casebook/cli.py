@@ -104,6 +104,38 @@ def _kb_check(args: argparse.Namespace) -> int:
     return 1 if problems else 0
 
 
+def _kb_stats(args: argparse.Namespace) -> int:
+    from .knowledge.kb import load_kb
+    from .knowledge.stats import stats
+    counts = stats(load_kb(Path(args.root) if args.root else None)).as_dict()
+    print(json.dumps(counts) if args.json else "\n".join(f"{k}: {v}" for k, v in counts.items()))
+    return 0
+
+
+def _kb_new(args: argparse.Namespace) -> int:
+    from .judging.triage import triage
+    from .knowledge.kb import default_root
+    from .presenting.casefile import CaseFileError, load
+    from .presenting.draft import draft
+    if bool(args.case_file) == bool(args.paths):
+        print("casebook: kb new takes --from CASE.json or PATH..., not both or neither", file=sys.stderr)
+        return 2
+    try:
+        t = (load(args.case_file).resume() if args.case_file
+             else triage(*args.paths, facts=parse_assignments(args.fact)))
+        family = args.family or (t.family.family.id if t.family else None)
+        if family is None:
+            print("casebook: no family fits the evidence; name one with --family", file=sys.stderr)
+            return 2
+        made = draft(t, Path(args.root) if args.root else default_root(), family, args.id)
+    except (CaseFileError, FactError, BundleError, FileExistsError, ValueError) as e:
+        print(f"casebook: {e}", file=sys.stderr)
+        return 2
+    print(f"{made.case}\n{made.sample}/ ({made.lines} cited lines)")
+    print("`casebook kb check` lists what the draft still needs.")
+    return 0
+
+
 def _synth(args: argparse.Namespace) -> int:
     if args.target == "samples":
         from .synth import write_samples
@@ -169,6 +201,18 @@ def parser() -> argparse.ArgumentParser:
     kc = ksub.add_parser("check", help="check every case, code page and sample; exit 1 on any problem")
     kc.add_argument("--root", help="knowledge base folder (default: the project's kb/)")
     kc.set_defaults(run=_kb_check)
+    ks = ksub.add_parser("stats", help="counts: verified root causes, families, sourced codes, samples")
+    ks.add_argument("--root", help="knowledge base folder (default: the project's kb/)")
+    ks.add_argument("--json", action="store_true", help="one JSON object")
+    ks.set_defaults(run=_kb_stats)
+    kn = ksub.add_parser("new", help="draft a root-cause case and its regression sample from a solved case")
+    kn.add_argument("paths", nargs="*", metavar="PATH", help="the bundle (with --family and --fact answers)")
+    kn.add_argument("--from", dest="case_file", metavar="CASE.json", help="a saved case (the triage app's case file)")
+    kn.add_argument("--family", help="the family the new cause belongs to (default: the one the evidence supports)")
+    kn.add_argument("--fact", action="append", default=[], metavar="K=V", help="an answer given on the ticket")
+    kn.add_argument("--id", help="the new case's id (default: <family>-<op or code>-draft)")
+    kn.add_argument("--root", help="knowledge base folder (default: the project's kb/)")
+    kn.set_defaults(run=_kb_new)
     s = sub.add_parser("synth", help="generate the KB sample bundles, or a large bundle for the benchmark")
     s.add_argument("target", metavar="samples|OUT",
                    help="'samples' rewrites the KB samples; a folder gets a large realistic bundle (needs --size)")

@@ -97,8 +97,7 @@ def draft_case(t: Template, case_id: str) -> str:
                         "weight": 3, "why": "The error lines this draft was made from."}],
         "requires": [],
         "against": [],
-        "fix": {"workaround": "Not known yet: the author fills this in once the cause is understood.",
-                "confirm": "Not known yet: the author describes how to prove the fix."},
+        "fix": {"workaround": "", "confirm": ""},   # left empty: `kb check` reports the draft until they are written
         "references": [],
     }
     where = f"{t.file}:{t.line}" + (f" at {t.time}" if t.time else "")

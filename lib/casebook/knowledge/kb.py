@@ -9,6 +9,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .codes import CodeRow, load_tables
 from .document import KbDocument, Problem, sections
 from .rules import Condition, Signature, check_keys, condition, enum, signature
 
@@ -19,8 +20,8 @@ FAMILY_KEYS = {"id", "title", "title_zh", "summary", "summary_zh", "signatures",
                "references"}
 FAMILY_REQUIRED = FAMILY_KEYS - {"contradicted_by", "questions"}
 FAMILY_SECTIONS = ("Symptom", "How the causes differ", "References")
-CODE_KEYS = {"code", "kind", "title", "title_zh", "meaning", "cases", "index", "word", "mask", "maps_to", "name",
-             "table"}
+CODE_KEYS = {"code", "kind", "title", "title_zh", "meaning", "meaning_zh", "cases", "index", "word", "mask", "maps_to",
+             "name", "table"}
 CODE_REQUIRED = {"code", "kind", "title", "meaning", "cases"}
 STATUSES = ("draft", "verified")
 SEVERITIES = ("low", "medium", "high", "critical")
@@ -93,6 +94,7 @@ class CodePage:
     title: str = ""
     title_zh: str = ""
     meaning: str = ""
+    meaning_zh: str = ""
     cases: list[str] = field(default_factory=list)
     extra: dict = field(default_factory=dict)
     body: str = ""
@@ -108,6 +110,7 @@ class KnowledgeBase:
     cases: dict[str, KnownCase] = field(default_factory=dict)
     families: dict[str, Family] = field(default_factory=dict)
     codes: dict[str, CodePage] = field(default_factory=dict)
+    catalog: list[CodeRow] = field(default_factory=list)   #: every row of the public code catalogs
     problems: list[Problem] = field(default_factory=list)
 
 
@@ -141,6 +144,13 @@ def load_kb(root: str | os.PathLike | None = None) -> KnowledgeBase:
         if page.code in kb.codes:
             kb.problems.append(Problem(page.path, 1, f"duplicate code {page.code!r} (also {kb.codes[page.code].path})"))
         kb.codes[page.code] = page
+    kb.catalog = load_tables(root, kb.problems)
+    for r in kb.catalog:   # a code with a page of its own keeps it; the catalog row still counts it as sourced
+        if r.code not in kb.codes:
+            kb.codes[r.code] = CodePage(code=r.code, path=r.path, kind=r.kind, title=r.name, meaning=r.meaning,
+                                        meaning_zh=r.meaning_zh, line=r.line, table=r.catalog,
+                                        extra={"cause": r.cause, "source": r.source},
+                                        cases=[c.id for c in kb.cases.values() if r.code in c.codes])
     for row in rows:   # a code with a page of its own keeps it; its table row must agree on the cases
         own = kb.codes.get(row.code)
         if own is None:
@@ -224,7 +234,8 @@ def _load_code(path: Path, rel: str, problems: list[Problem], rows: list[CodePag
         return page
     check_keys(doc, CODE_KEYS, CODE_REQUIRED)
     page.kind = enum(doc, "kind", CODE_KINDS, "")
-    page.title, page.title_zh, page.meaning = (str(d.get(k, "")) for k in ("title", "title_zh", "meaning"))
+    page.title, page.title_zh, page.meaning, page.meaning_zh = (str(d.get(k, "") or "") for k in
+                                                                 ("title", "title_zh", "meaning", "meaning_zh"))
     page.cases = [str(c) for c in d.get("cases") or []]
     page.extra = {k: d[k] for k in ("index", "word", "mask", "maps_to", "name") if k in d}
     if d.get("table"):

@@ -1,0 +1,99 @@
+"""The public error-code catalogs as data: one table per catalog under `kb/codes/tables/`, a row per code.
+
+Each row gives the code as logged, its official name, its meaning in English and Chinese, the usual cause and
+the source that defines it. A row with a malformed cell is reported with its file and line and left out.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from .document import Problem
+
+COLUMNS = ("code", "name", "meaning", "meaning_zh", "cause", "source")
+
+#: Catalog (file stem) -> the code kind its rows have, in the order catalogs are loaded: when two catalogs
+#: hold the same code string, the earlier one names it (retCodes and runtime codes are what logs show most).
+CATALOGS = {
+    "ecodes": "ecode",
+    "runtime-codes": "runtime",
+    "retcodes": "retcode",
+    "acl-codes": "acl",
+    "torch-npu-codes": "torch_npu",
+    "device-event-ids": "device_event",
+    "runtime-inner-codes": "runtime_inner",
+    "hccl-codes": "hccl",
+}
+
+#: How a code of each kind is spelled in a log line.
+_SPELLING = {
+    "ecode": re.compile(r"[EW][A-Z0-9]\d{4}"),   # W-codes are the error manager's warnings
+    "runtime": re.compile(r"\d{1,6}"),
+    "retcode": re.compile(r"0x[0-9a-f]+"),
+    "acl": re.compile(r"\d{1,6}"),
+    "torch_npu": re.compile(r"ERR\d{5}"),
+    "device_event": re.compile(r"0x[0-9a-f]{8}"),
+    "runtime_inner": re.compile(r"-?\d+|0x[0-9a-f]+"),
+    "hccl": re.compile(r"\d{1,5}"),
+}
+
+
+@dataclass(frozen=True)
+class CodeRow:
+    """One code of a public catalog."""
+
+    code: str
+    kind: str
+    catalog: str
+    name: str
+    meaning: str
+    meaning_zh: str
+    cause: str
+    source: str
+    path: str      #: the table file, relative to the knowledge base's parent
+    line: int
+
+
+def load_tables(root: Path, problems: list[Problem]) -> list[CodeRow]:
+    """Every row of every catalog table under `root/codes/tables`, in catalog order."""
+    rows: list[CodeRow] = []
+    folder = root / "codes" / "tables"
+    known = {p.stem: p for p in folder.glob("*.tsv")} if folder.is_dir() else {}
+    for stem in sorted(set(known) - set(CATALOGS)):
+        problems.append(Problem(known[stem].relative_to(root.parent).as_posix(), 1,
+                                f"unknown catalog {stem!r}; known: {', '.join(CATALOGS)}"))
+    for catalog, kind in CATALOGS.items():
+        if catalog in known:
+            rows += _read(known[catalog], known[catalog].relative_to(root.parent).as_posix(), catalog, kind, problems)
+    return rows
+
+
+def _read(path: Path, rel: str, catalog: str, kind: str, problems: list[Problem]) -> list[CodeRow]:
+    lines = path.read_text(encoding="utf-8").splitlines()
+    if not lines or tuple(lines[0].split("\t")) != COLUMNS:
+        problems.append(Problem(rel, 1, f"the header must be the columns {', '.join(COLUMNS)} separated by tabs"))
+        return []
+    out: list[CodeRow] = []
+    seen: dict[str, int] = {}
+    for no, line in enumerate(lines[1:], start=2):
+        if not line.strip():
+            continue
+        cells = line.split("\t")
+        if len(cells) != len(COLUMNS):
+            problems.append(Problem(rel, no, f"{len(cells)} cells, the header has {len(COLUMNS)}"))
+            continue
+        row = dict(zip(COLUMNS, (c.strip() for c in cells)))
+        wrong = [f"{c} is empty" for c in ("code", "name", "meaning", "meaning_zh", "source") if not row[c]]
+        if row["code"] and not _SPELLING[kind].fullmatch(row["code"]):
+            wrong.append(f"code {row['code']!r} is not spelled as a {kind} code is logged")
+        if row["source"] and not row["source"].startswith(("http://", "https://")):
+            wrong.append("source is not an http(s) URL")
+        if row["code"] in seen:
+            wrong.append(f"code {row['code']!r} repeats line {seen[row['code']]}")
+        if wrong:
+            problems += [Problem(rel, no, w) for w in wrong]
+            continue
+        seen[row["code"]] = no
+        out.append(CodeRow(kind=kind, catalog=catalog, path=rel, line=no, **row))
+    return out
