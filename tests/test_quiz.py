@@ -4,7 +4,7 @@ import random
 import pytest
 from casebook.knowledge.addresses import PC_VERDICTS
 from casebook.knowledge.kb import load_kb
-from casebook.presenting.quiz import NONE_OF_THEM, make_quiz, pick_sample, samples
+from casebook.presenting.quiz import NONE_OF_THEM, ROOT_OPEN, make_quiz, pick_sample, samples
 from conftest import SAMPLES
 
 CASE = SAMPLES / "task-queue-shared-cache-race"
@@ -21,28 +21,33 @@ def test_same_seed_same_quiz_and_every_sample_is_reachable():
 
 def test_positive_info_questions_and_answers():
     quiz = make_quiz(0, sample=CASE / "positive-info")
-    assert [q.key for q in quiz.questions] == ["first_failure", "error_bit", "pc_start", "case"]
+    assert [q.key for q in quiz.questions] == ["first_failure", "error_bit", "pc_start", "family", "case"]
     first = quiz.question("first_failure")
     assert first.answer.startswith("ascend/log/debug/plog/plog-48213_20260314100209828.log:4172 ")
     assert len(first.choices) == 4 and first.answer in first.choices
     assert quiz.question("error_bit").answer == "CCU_BUS_ERR"
     assert quiz.question("pc_start").answer == "pc_start_suspect" and quiz.question("pc_start").choices == PC_VERDICTS
-    assert quiz.question("case").answer == "task-queue-shared-cache-race"
+    assert quiz.question("family").answer == "aicore-exception"
+    case = quiz.question("case")
+    assert case.answer == "task-queue-shared-cache-race" and "AI Core" in case.prompt
+    # the cause is picked among the family's own causes, not among every case of the KB
+    assert set(case.choices) == set(load_kb().families["aicore-exception"].causes) | {ROOT_OPEN}
     assert "task-queue" not in " ".join(first.choices), "the choices do not give the case away"
 
 
 def test_grading_scores_and_explains():
     quiz = make_quiz(0, sample=CASE / "negative-process-per-card")
-    assert quiz.question("case").answer == NONE_OF_THEM
+    assert quiz.question("case").answer == ROOT_OPEN
     g = quiz.answer("case", "task-queue-shared-cache-race")
     assert not g.correct and "ruled_out" in g.explanation and "own process" in g.explanation
+    assert "first question to ask" in g.explanation
     quiz.answer("pc_start", "consistent")
-    assert quiz.score == (1, 4) and not quiz.finished
-    quiz.answer("case", NONE_OF_THEM)           # a second try replaces the first
-    assert quiz.score == (2, 4)
+    assert quiz.score == (1, 5) and not quiz.finished
+    quiz.answer("case", ROOT_OPEN)           # a second try replaces the first
+    assert quiz.score == (2, 5)
     for q in quiz.questions:
         quiz.answer(q.key, q.answer)
-    assert quiz.finished and quiz.score == (4, 4)
+    assert quiz.finished and quiz.score == (5, 5)
     assert quiz.reveal() == "task-queue-shared-cache-race/negative-process-per-card"
 
 
@@ -60,3 +65,11 @@ def test_cases_narrow_the_pool():
     assert picked == set((SAMPLES / "task-queue-shared-cache-race").glob("*/"))
     with pytest.raises(ValueError, match="no samples"):
         make_quiz(0, cases=["no-such-case"])
+
+
+def test_without_a_family_the_case_is_picked_among_the_candidates():
+    quiz = make_quiz(0, sample=SAMPLES / "_unknown" / "not-contiguous")
+    assert "family" not in [q.key for q in quiz.questions]
+    case = quiz.question("case")
+    assert case.answer == NONE_OF_THEM and case.choices[-1] == NONE_OF_THEM
+    assert set(case.choices[:-1]) == {h.case.id for h in quiz.triage.candidates}

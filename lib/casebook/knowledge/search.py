@@ -1,4 +1,4 @@
-"""Search the knowledge base: cases and code pages by code, kernel name, or words in English or Chinese.
+"""Search the knowledge base: families, cases and code pages by code, kernel name, or words in English or Chinese.
 
 Every word of the query must match somewhere in an entry; entries are ranked by where they matched
 (an exact id or code first, then a kernel or op the case's signatures accept, then titles, then body text).
@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .kb import CodePage, KnowledgeBase, KnownCase
+from .kb import CodePage, Family, KnowledgeBase, KnownCase
 from .kernels import op_of
 
-CASE, CODE = "case", "code"
+CASE, CODE, FAMILY = "case", "code", "family"
 _WEIGHTS = {"id": 10, "code": 8, "kernel": 6, "title": 4, "meaning": 3, "body": 1}
 
 
@@ -18,7 +18,7 @@ _WEIGHTS = {"id": 10, "code": 8, "kernel": 6, "title": 4, "meaning": 3, "body": 
 class Hit:
     """One entry that matched, with where it matched."""
 
-    kind: str       #: case or code
+    kind: str       #: case, family or code
     id: str
     title: str
     path: str
@@ -37,7 +37,11 @@ def _case_fields(c: KnownCase) -> dict[str, str]:
 
 
 def _code_fields(p: CodePage) -> dict[str, str]:
-    return {"id": p.code, "title": f"{p.title} {p.title_zh}", "meaning": p.meaning, "body": p.body}
+    return {"id": p.code, "title": f"{p.title} {p.title_zh}", "meaning": f"{p.meaning} {p.meaning_zh}", "body": p.body}
+
+
+def _family_fields(f: Family) -> dict[str, str]:
+    return {"id": f.id, "title": f"{f.title} {f.title_zh} {f.summary} {f.summary_zh}", "body": f.body}
 
 
 def _kernel_match(c: KnownCase, word: str) -> bool:
@@ -78,6 +82,10 @@ def search(kb: KnowledgeBase, query: str) -> list[Hit]:
         score, matched = _score(_case_fields(c), words, lambda word, c=c: _kernel_match(c, word)) if words else (1, [])
         if score:
             hits.append(Hit(CASE, c.id, c.title, c.path, score, tuple(dict.fromkeys(matched))))
+    for f in kb.families.values():
+        score, matched = _score(_family_fields(f), words) if words else (1, [])
+        if score:
+            hits.append(Hit(FAMILY, f.id, f.title, f.path, score, tuple(dict.fromkeys(matched))))
     for p in kb.codes.values():
         score, matched = _score(_code_fields(p), words) if words else (1, [])
         if score:
@@ -89,11 +97,23 @@ def page(kb: KnowledgeBase, kind: str, id: str) -> str:
     """The Markdown of one entry: a short head from its front matter, then its body."""
     if kind == CASE:
         c = kb.cases[id]
+        family = kb.families.get(c.family)
         head = [f"# {c.title}", "", f"*{c.title_zh}*" if c.title_zh else "", "",
                 f"`{c.id}` · status {c.status} · severity {c.severity} · action {c.action} · "
-                f"codes {', '.join(c.codes) or 'none'}", ""]
+                f"codes {', '.join(c.codes) or 'none'}", "",
+                f"Root cause in the family **{family.title}** (`{family.id}`)" if family else "", ""]
         return "\n".join(head) + "\n" + c.body
+    if kind == FAMILY:
+        f = kb.families[id]
+        causes = [kb.cases[c] for c in sorted(f.causes)]
+        tree = [f"- `{c.id}`: {c.title}" + (f" / {c.title_zh}" if c.title_zh else "") for c in causes] or ["- none yet"]
+        head = [f"# {f.title}", "", f"*{f.title_zh}*" if f.title_zh else "", "", f.summary, "",
+                f"## Root causes ({len(causes)})", "", *tree, ""]
+        return "\n".join(head) + "\n" + f.body
     p = kb.codes[id]
     head = [f"# {p.code} — {p.title}", "", f"*{p.title_zh}*" if p.title_zh else "", "", p.meaning, "",
-            f"Cases: {', '.join(p.cases) or 'none'}", ""]
+            p.meaning_zh, "", f"Cases: {', '.join(p.cases) or 'none'}", ""]
+    if p.extra.get("source"):   # a catalog row: no prose page, its cause and source instead
+        head += [f"Usual cause: {p.extra['cause'] or 'not documented'}", "",
+                 f"Catalog: `{p.table}` · source: {p.extra['source']}", ""]
     return "\n".join(head) + "\n" + p.body

@@ -18,6 +18,7 @@ from ..knowledge.kb import KnowledgeBase, load_kb
 from .walk import Cited
 
 NONE_OF_THEM = "none of the known cases"
+ROOT_OPEN = "root cause still open"
 _CHOICES = 4
 _SHOWN = 140   # characters of a log line shown in a choice
 
@@ -26,7 +27,7 @@ _SHOWN = 140   # characters of a log line shown in a choice
 class Question:
     """One question: what is asked, the choices, the right one, and why."""
 
-    key: str                 #: first_failure, error_bit, pc_start, case
+    key: str                 #: first_failure, error_bit, pc_start, family, case
     step: str                #: the walk step it trains
     prompt: str
     choices: tuple[str, ...]
@@ -108,7 +109,7 @@ def make_quiz(seed: int, kb: KnowledgeBase | None = None, sample: str | Path | N
     if sample is None:
         sample = pick_sample(rng, kb, cases)
     t = triage(sample, kb=kb)
-    qs = [q for q in (_first_failure(t, rng), _error_bit(t, rng), _pc_start(t), _case(t, kb)) if q]
+    qs = [q for q in (_first_failure(t, rng), _error_bit(t, rng), _pc_start(t), _family(t, kb), _case(t, kb)) if q]
     return Quiz(Path(sample), qs, t)
 
 
@@ -167,13 +168,41 @@ def _pc_start(t: Triage) -> Question | None:
                     fault.pc.verdict, fault.pc.reason, shown[:3])
 
 
+def _verdicts(t: Triage, ids: list[str]) -> str:
+    parts = [f"{h.case.id} is {h.verdict} (score {h.score:.2f})"
+             + (f": {h.against[0].why.rstrip('.')}" if h.against and h.against[0].why else "")
+             for h in t.candidates if h.case.id in ids]
+    return "; ".join(parts) if parts else "No known cause has evidence of its own here."
+
+
+def _family(t: Triage, kb: KnowledgeBase) -> Question | None:
+    if t.family is None:
+        return None
+    f = t.family
+    shown = ", ".join(i.text[:80] for i in f.for_[:2])
+    why = f"{f.family.title}: its signs show ({shown})." if shown else f"{f.family.title}."
+    return Question("family", "root_cause", "Which symptom family does this failure belong to?",
+                    tuple(sorted(kb.families)) + (NONE_OF_THEM,), f.family.id, why)
+
+
 def _case(t: Triage, kb: KnowledgeBase) -> Question:
     d = t.diagnosis
-    choices = tuple(sorted(kb.cases)) + (NONE_OF_THEM,)
-    parts = [f"{h.case.id} is {h.verdict} (score {h.score:.2f})"
-             + (f": {h.against[0].why.rstrip('.')}" if h.against and h.against[0].why else "") for h in t.candidates]
-    why = "; ".join(parts) if parts else "No known case has a matching signature."
+    f = t.family
+    if f is not None:
+        # walk down the tree: among this family's known causes, which one (or none yet)?
+        causes = sorted(f.family.causes)
+        answer = d.case.id if d is not None and d.case.id in causes else ROOT_OPEN
+        why = _verdicts(t, causes)
+        if answer == ROOT_OPEN:
+            q = f.next_question
+            why += (f". Nothing tells the {len(f.open_causes)} open causes apart yet"
+                    + (f"; the first question to ask: {q.ask}" if q else "") + ".")
+        return Question("case", "root_cause",
+                        f"This is a {f.family.title}. Which of its known causes fits (before any question is answered)?",
+                        tuple(causes) + (ROOT_OPEN,), answer, why)
+    ids = [h.case.id for h in t.candidates]
+    why = _verdicts(t, ids)
     if d is None:
         why += ". No case is confirmed or likely, so the answer is none of the known cases."
     return Question("case", "root_cause", "Which known case explains this failure (before any question is answered)?",
-                    choices, d.case.id if d else NONE_OF_THEM, why)
+                    tuple(sorted(ids)) + (NONE_OF_THEM,), d.case.id if d else NONE_OF_THEM, why)
