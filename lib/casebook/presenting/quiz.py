@@ -198,7 +198,7 @@ def _case(t: Triage, kb: KnowledgeBase) -> Question:
             why += (f". Nothing tells the {len(f.open_causes)} open causes apart yet"
                     + (f"; the first question to ask: {q.ask}" if q else "") + ".")
         return Question("case", "root_cause",
-                        f"This is a {f.family.title}. Which of its known causes fits (before any question is answered)?",
+                        f"Family: {f.family.title}. Which of its known causes fits (before any question is answered)?",
                         tuple(causes) + (ROOT_OPEN,), answer, why)
     ids = [h.case.id for h in t.candidates]
     why = _verdicts(t, ids)
