@@ -3,7 +3,7 @@ from casebook.evidence.registry import extract_evidence
 from casebook.judging.contract import to_dict, validate
 from casebook.judging.triage import triage
 from casebook.knowledge.addresses import CONSISTENT, PC_CURRENT_MISMATCH, PC_START_SUSPECT, UNKNOWN
-from casebook.knowledge.errcode import NO_BIT_TEXT, decode_bit_list, is_bit_list, meaning, parse_bit_list
+from casebook.knowledge.errcode import NO_BIT_TEXT, decode_bit_list, meaning, parse_bit_list
 from casebook.presenting import walk
 from casebook.reading.plog import read_plog
 from conftest import write_log
@@ -81,7 +81,7 @@ def test_950_decimal_bit_list_is_decoded_with_the_950_table(tmp_path):
     (f,) = faults_of(tmp_path, text)
     assert (f.family, f.device, f.serial, f.error_bit_list) == ("david", 1, 9, [4, 79])
     assert f.error_bits == ["CUBE_INVLD_INPUT", "MTE_ATM_ADD_ADDR_MISALIGN"]
-    assert is_bit_list("4, 79") and not is_bit_list("0x10") and parse_bit_list("4 79") == [4, 79]
+    assert parse_bit_list("4 79") == [4, 79] and parse_bit_list("4, 79") == [4, 79]
     # indices from the runtime's enum: unit offsets 0/64/128/160/192/256/320/352 plus the position in the unit
     assert decode_bit_list([264, 341, 195, 1]) == [(264, "SU_CCU_BUS_ERR_T0"), (341, "VEC_UB_WRAP_AROUND"),
                                                    (195, "SC_BUS_RESP_TIMEOUT_ERR"), (1, None)]

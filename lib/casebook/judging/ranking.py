@@ -22,7 +22,6 @@ from ..knowledge.kb import KnowledgeBase, KnownCase
 from ..knowledge.rules import NO_BIT, Condition, Signature
 
 CONFIRMED, LIKELY, POSSIBLE, RULED_OUT = "confirmed", "likely", "possible", "ruled_out"
-VERDICTS = (CONFIRMED, LIKELY, POSSIBLE, RULED_OUT)
 _VERDICT_FACTOR = {CONFIRMED: 1.0, LIKELY: 0.8, POSSIBLE: 0.5, RULED_OUT: 0.05}
 
 
@@ -152,7 +151,7 @@ def judge(case: KnownCase, obs: Observed | list[Observation], facts: dict[str, F
     signatures = [*case.signatures, *inherited]
     units = _units(case.signatures, inherited)
     hit = {s.id for s, _ in matched}
-    total = sum(max(s.weight for s in sigs) for sigs in units.values()) + sum(c.weight for c in case.supports)
+    total = sum(max(s.weight for s in sigs) for sigs in units.values())
     got = sum(max((s.weight for s in sigs if s.id in hit), default=0) for sigs in units.values())
     h = Hypothesis(case, POSSIBLE, 0.0)
     h.for_ = [Item(s.id, o.text, o.file, o.line, s.why) for s, o in matched]
@@ -181,9 +180,11 @@ def judge(case: KnownCase, obs: Observed | list[Observation], facts: dict[str, F
                 h.against.append(_fact_item(cond, fact, f"required: {cond.fact} {cond.matcher} {cond.value}"))
     for cond in case.supports:
         fact = facts.get(cond.fact)
-        if fact is None:
+        if fact is None:   # unknown: neither for nor against, so it stays out of the total too
             h.missing.append(Missing(cond.fact, cond.ask or "", cond.ask_zh, required=False))
-        elif cond.holds(fact.value):
+            continue
+        total += cond.weight
+        if cond.holds(fact.value):
             got += cond.weight
             h.for_.append(_fact_item(cond, fact, cond.why))
     key_units = [sigs for sigs in units.values() if any(s.key for s in sigs if s not in inherited)]

@@ -93,14 +93,6 @@ def decode_error_code(value: int) -> list[ErrorBit]:
     return decode_triple(value, 0, 0)
 
 
-_BIT_LIST = re.compile(r"^\s*\d+(?:\s*[,; ]\s*\d+)*\s*$")
-
-
-def is_bit_list(text: str) -> bool:
-    """True for the 950 form: decimal bit indices, comma or space separated (`3, 79` or `79`), no hex."""
-    return bool(_BIT_LIST.match(text)) and ("," in text or ";" in text or " " in text.strip())
-
-
 def parse_bit_list(text: str) -> list[int]:
     """`3, 79` or `3 79` -> [3, 79]."""
     return [int(x) for x in re.findall(r"\d+", text)]

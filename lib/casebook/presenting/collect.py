@@ -13,15 +13,6 @@ from ..knowledge.addresses import UNKNOWN as PC_UNKNOWN
 from ..knowledge.vocabulary import FACTS
 from ..reading.bundle import ROLE_DEVICE_LOG, ROLE_HOST_PLOG
 
-#: Environment variables the request names, with what they change.
-LOG_SETTINGS = {
-    "ASCEND_GLOBAL_LOG_LEVEL": "plog level of every module: 0 DEBUG, 1 INFO, 2 WARNING, 3 ERROR (the default)",
-    "ASCEND_MODULE_LOG_LEVEL": "per-module level, e.g. RUNTIME=1:HCCL=1, so only those modules log at INFO",
-    "ASCEND_HOST_LOG_FILE_NUM": "rotated plog files kept per process (default 10); the oldest are deleted first",
-    "ASCEND_PROCESS_LOG_PATH": "where the plogs are written (default ~/ascend/log)",
-}
-
-
 @dataclass(frozen=True)
 class Ask:
     """One thing to collect."""

@@ -176,7 +176,3 @@ def expect_text(about: str, runs: list[dict]) -> str:
     return yaml.safe_dump({"about": " ".join(about.split()), "runs": runs}, sort_keys=False,
                           default_flow_style=None, width=110, allow_unicode=True)
 
-
-def device_line(level: str, module: str, pid: int, pname: str, t: datetime, body: str) -> Line:
-    """A line of a device-side log, written by a device process (`aicpu_scheduler`, `tsd`...)."""
-    return t, f"[{level}] {module}({pid},{pname}):{stamp(t)} {body}"

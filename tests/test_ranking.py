@@ -1,0 +1,111 @@
+"""The verdict rules of ranking.judge, each pinned by exact values on small made-up cases."""
+from __future__ import annotations
+
+import pytest
+from casebook.evidence.items import Fact
+from casebook.judging.ranking import CONFIRMED, LIKELY, POSSIBLE, RULED_OUT, Observation, judge
+from casebook.knowledge.kb import KnownCase
+from casebook.knowledge.rules import Condition, Signature
+
+
+def sig(id: str, value: str, weight: int = 1, key: bool = False, group: str = "") -> Signature:
+    return Signature(id, "message", "contains", value, weight, key, f"why {id}", group)
+
+
+def obs(*texts: str) -> list[Observation]:
+    return [Observation("message", t, t, "plog.log", i + 1) for i, t in enumerate(texts)]
+
+
+def fact(name: str, value) -> Fact:
+    return Fact(name, value, "engineer")
+
+
+def case(*signatures: Signature, requires=(), against=(), supports=(), contradicted=()) -> KnownCase:
+    return KnownCase(id="c", path="kb/cases/c.md", signatures=list(signatures), requires=list(requires),
+                     against=list(against), supports=list(supports), contradicted_by=list(contradicted))
+
+
+KEY = sig("key", "alpha", weight=3, key=True)
+SIDE = sig("side", "beta", weight=1)
+ONE_PROCESS = Condition("single_process_multi_device", "equals", True, ask="one process?")
+QUEUE_ON = Condition("TASK_QUEUE_ENABLE", "in", ["1", "2"], ask="queue?", weight=2)
+
+
+def test_score_is_matched_weight_over_total_times_the_verdict_factor():
+    h = judge(case(KEY, SIDE), obs("alpha", "beta"), {})
+    assert (h.verdict, h.score) == (CONFIRMED, 1.0)
+    h = judge(case(KEY, SIDE), obs("alpha"), {})
+    assert (h.verdict, h.score) == (CONFIRMED, 0.75)          # 3 of 4, factor 1.0
+    h = judge(case(KEY, SIDE, requires=[ONE_PROCESS]), obs("alpha"), {})
+    assert (h.verdict, h.score) == (LIKELY, 0.6)              # 3 of 4, factor 0.8
+    h = judge(case(KEY, SIDE), obs("beta"), {})
+    assert (h.verdict, h.score) == (POSSIBLE, 0.125)          # 1 of 4, factor 0.5
+    h = judge(case(KEY, SIDE, against=[Condition("single_process_multi_device", "equals", False, why="no")]),
+              obs("alpha", "beta"), {"single_process_multi_device": fact("single_process_multi_device", False)})
+    assert (h.verdict, h.score) == (RULED_OUT, 0.05)          # 4 of 4, factor 0.05
+
+
+def test_strong_needs_every_key_unit_and_half_the_weight():
+    heavy = sig("heavy", "gamma", weight=3)
+    # the key matched but 3 of 7 is under half: possible
+    assert judge(case(KEY, heavy, sig("x", "delta")), obs("alpha"), {}).verdict == POSSIBLE
+    # exactly half is enough
+    assert judge(case(KEY, heavy), obs("alpha"), {}).verdict == CONFIRMED
+    # everything but the key: possible, whatever the weight
+    assert judge(case(KEY, heavy, SIDE), obs("gamma", "beta"), {}).verdict == POSSIBLE
+
+
+def test_a_group_scores_once_with_its_best_match():
+    a, b = sig("a", "alpha", weight=3, key=True, group="g"), sig("b", "beta", weight=1, group="g")
+    h = judge(case(a, b, SIDE := sig("side", "gamma")), obs("beta", "gamma"), {})
+    assert h.score == pytest.approx(round(2 / 4 * 1.0, 3))   # group g counts 1 (its best match), side 1; total 3 + 1
+    assert h.verdict == CONFIRMED                              # the key group matched through its alternative
+
+
+def test_required_facts_unknown_give_likely_known_give_confirmed_failing_give_possible():
+    c = case(KEY, requires=[ONE_PROCESS])
+    assert judge(c, obs("alpha"), {}).verdict == LIKELY
+    assert [m.fact for m in judge(c, obs("alpha"), {}).missing] == ["single_process_multi_device"]
+    yes = {"single_process_multi_device": fact("single_process_multi_device", True)}
+    assert judge(c, obs("alpha"), yes).verdict == CONFIRMED
+    no = {"single_process_multi_device": fact("single_process_multi_device", False)}
+    h = judge(c, obs("alpha"), no)
+    # a required fact that fails and is not mirrored by an `against` keeps the case possible, shown against it
+    assert h.verdict == POSSIBLE and [i.id for i in h.against] == ["single_process_multi_device"]
+    assert "required" in h.against[0].why
+
+
+def test_ruled_out_wins_over_everything_else():
+    against = Condition("TASK_QUEUE_ENABLE", "equals", "0", why="queue off")
+    h = judge(case(KEY, SIDE, against=[against]), obs("alpha", "beta"),
+              {"TASK_QUEUE_ENABLE": fact("TASK_QUEUE_ENABLE", "0")})
+    assert h.verdict == RULED_OUT and h.against[-1].why == "queue off"
+
+
+def test_a_contradiction_caps_the_verdict_at_possible():
+    contra = Signature("other", "message", "contains", "lost heartbeat", 1, False, "device went first")
+    h = judge(case(KEY, SIDE, contradicted=[contra]), obs("alpha", "beta", "Device[1] lost heartbeat"), {})
+    assert h.verdict == POSSIBLE and [(i.id, i.line) for i in h.against] == [("other", 3)]
+
+
+def test_an_unknown_supporting_fact_does_not_count_against_the_case():
+    c = case(KEY, SIDE, supports=[QUEUE_ON])
+    unknown = judge(c, obs("alpha"), {})
+    assert unknown.score == 0.75 and unknown.verdict == CONFIRMED            # total stays 4 while the fact is unknown
+    assert [(m.fact, m.required) for m in unknown.missing] == [("TASK_QUEUE_ENABLE", False)]
+    holds = judge(c, obs("alpha"), {"TASK_QUEUE_ENABLE": fact("TASK_QUEUE_ENABLE", "1")})
+    assert holds.score == round(5 / 6, 3)                                      # 3 + 2 of 4 + 2
+    fails = judge(c, obs("alpha"), {"TASK_QUEUE_ENABLE": fact("TASK_QUEUE_ENABLE", "0")})
+    assert fails.score == 0.5                                                  # 3 of 4 + 2: known and not holding
+
+
+def test_family_signatures_place_a_cause_but_do_not_make_it_likely():
+    family = (Signature("fam", "message", "contains", "aicore exception", 1, True, "family"),)
+    c = case(KEY, requires=[ONE_PROCESS])
+    h = judge(c, obs("aicore exception"), {}, family)
+    assert h is not None and h.verdict == POSSIBLE          # only the family shows: no evidence of its own
+    assert judge(c, obs("aicore exception"), {"single_process_multi_device":
+                                              fact("single_process_multi_device", True)}, family).verdict == POSSIBLE
+    h = judge(c, obs("aicore exception", "alpha"), {}, family)
+    assert (h.verdict, h.score) == (LIKELY, 0.8)            # own key + the family unit: 4 of 4, factor 0.8
+    assert judge(c, obs("nothing"), {}, family) is None
