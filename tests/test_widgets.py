@@ -229,7 +229,7 @@ def test_quiz_widget_grades_explains_and_scores():
     assert "Pick an answer first" in ui.feedback["case"].value
     ui.choices["case"].value = CASE
     ui.checks["case"].click()
-    assert "Not quite" in ui.feedback["case"].value and "Score: 0/4" in ui.score.value
+    assert "Not quite" in ui.feedback["case"].value and "Score: 0/5" in ui.score.value
     for q in ui.quiz.questions:
         ui.choices[q.key].value = q.answer
         ui.checks[q.key].click()

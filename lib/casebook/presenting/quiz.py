@@ -195,8 +195,8 @@ def _case(t: Triage, kb: KnowledgeBase) -> Question:
         why = _verdicts(t, causes)
         if answer == ROOT_OPEN:
             q = f.next_question
-            why += (f". Nothing tells the {len(f.open_causes)} open causes apart yet"
-                    + (f"; the first question to ask: {q.ask}" if q else "") + ".")
+            why += f". Nothing tells the {len(f.open_causes)} open causes apart yet" + (
+                f"; the first question to ask: {q.ask}" if q else ".")
         return Question("case", "root_cause",
                         f"Family: {f.family.title}. Which of its known causes fits (before any question is answered)?",
                         tuple(causes) + (ROOT_OPEN,), answer, why)
