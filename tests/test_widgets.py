@@ -234,7 +234,7 @@ def test_quiz_widget_grades_explains_and_scores():
         ui.choices[q.key].value = q.answer
         ui.checks[q.key].click()
         assert "Right." in ui.feedback[q.key].value
-    assert "Score: 4/4" in ui.score.value and "negative-process-per-card" in ui.score.value
+    assert "Score: 5/5" in ui.score.value and "negative-process-per-card" in ui.score.value
 
 
 def test_kb_browser_searches_codes_kernels_and_chinese():
