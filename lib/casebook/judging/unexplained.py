@@ -13,9 +13,6 @@ from pathlib import Path
 
 import pandas as pd
 import yaml
-from drain3 import TemplateMiner
-from drain3.masking import MaskingInstruction
-from drain3.template_miner_config import TemplateMinerConfig
 
 #: (regex, mask name), applied in order; the mask shows as `<NAME>` in a template.
 MASKS = (
@@ -43,7 +40,11 @@ class Template:
     text: str          #: the first line as logged
 
 
-def _miner() -> TemplateMiner:
+def _miner():
+    """A Drain3 template miner with our masks (drain3 loads here, when error lines are mined, not at import)."""
+    from drain3 import TemplateMiner
+    from drain3.masking import MaskingInstruction
+    from drain3.template_miner_config import TemplateMinerConfig
     config = TemplateMinerConfig()
     config.masking_instructions = [MaskingInstruction(rx, name) for rx, name in MASKS]
     config.drain_sim_th = 0.5
