@@ -110,3 +110,13 @@ def test_torch_npu_screen_capture(tmp_path):
     assert (f.role, f.rank, f.lines, f.unparsed) == ("screen_capture", 5, 10, 1)
     assert list(log.records["kind"]) == ["unparsed", "python", "python", "python", "python", "pta", "block_head",
                                          "block_msg", "block_line", "block_line"]
+
+
+def test_a_source_note_is_sample_metadata_only_beside_expect_yaml(tmp_path):
+    write_log(tmp_path, "sample/SOURCE.md", "# Source\nhttps://example.org\n")
+    write_log(tmp_path, "sample/expect.yaml", "runs: []\n")
+    write_log(tmp_path, "ticket/SOURCE.md", "# notes the customer wrote\n")
+    log = read_plog(tmp_path)
+    skipped = {f.path: f.skipped for f in log.files}
+    assert skipped["sample/SOURCE.md"] and skipped["sample/expect.yaml"]
+    assert skipped["ticket/SOURCE.md"] is None and log.file("ticket/SOURCE.md").lines == 1

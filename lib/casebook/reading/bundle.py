@@ -167,7 +167,15 @@ def _one_namespace(per_path: list[tuple[Path, list[LogFile]]]) -> list[LogFile]:
 
 
 #: Files that belong to a casebook sample, not to the customer's bundle: listed, never read.
-SAMPLE_METADATA = {"expect.yaml": "sample expectations of the knowledge base, not a log"}
+SAMPLE_METADATA = {"expect.yaml": "sample expectations of the knowledge base, not a log",
+                   "SOURCE.md": "where a knowledge-base sample's lines come from, not a log"}
+
+
+def _sample_metadata(full: Path) -> str | None:
+    """Why a file is a sample's metadata (a SOURCE.md only beside an expect.yaml), or None."""
+    if full.name == "SOURCE.md" and not (full.parent / "expect.yaml").is_file():
+        return None
+    return SAMPLE_METADATA.get(full.name)
 
 
 def _entry(rel: str, full: Path, expander: Expander, given: bool = False) -> list[LogFile]:
@@ -180,8 +188,8 @@ def _entry(rel: str, full: Path, expander: Expander, given: bool = False) -> lis
         return [_log_file(rel, full, skipped=f"symbolic link to {printable(os.readlink(full))}: not followed")]
     if not stat.S_ISREG(st.st_mode):
         return [_log_file(rel, full, skipped=f"not a regular file ({_file_type(st.st_mode)})")]
-    if full.name in SAMPLE_METADATA:
-        return [_log_file(rel, full, size=st.st_size, skipped=SAMPLE_METADATA[full.name])]
+    if meta := _sample_metadata(full):
+        return [_log_file(rel, full, size=st.st_size, skipped=meta)]
     try:
         kind = sniff(full)
     except OSError as e:
