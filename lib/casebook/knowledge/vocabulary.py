@@ -62,6 +62,8 @@ FACTS = {s.name: s for s in (
     FactSpec("cann_versions_match", "bool", "Every node runs the same CANN / HCCL version."),
     FactSpec("rank_process_hung", "bool",
              "The rank named by HCCL was alive but made no progress (stack dump shows a wait, a lock or the dataloader)."),
+    FactSpec("roce_config_mismatch", "bool",
+             "The NPU port's MTU, PFC priority or QoS/TC settings differ from the switch's, or its PFC pause counters grow."),
 )}
 
 
