@@ -50,6 +50,20 @@ FACTS = {s.name: s for s in (
     FactSpec("peer_rank_exited_or_stalled", "bool",
              "A rank exited, hung or paused (data loading, checkpointing) before the others timed out."),
     FactSpec("link_flaps_seen", "bool", "The NPU network port shows link down/up events or growing error counters."),
+    # HCCL configuration and links: communicator setup, collective timeouts, RoCE links
+    FactSpec("several_jobs_share_node", "bool",
+             "Another job, or a second copy of this one, ran on the same node or the same card at the same time."),
+    FactSpec("all_ranks_launched", "bool",
+             "Every rank of the communicator was launched and reached communicator creation."),
+    FactSpec("host_network_reaches_root", "bool",
+             "Every node reaches the root rank's host IP and port over the NIC HCCL uses (ping, nc)."),
+    FactSpec("collective_sequence_differs", "bool",
+             "Ranks issued different collectives, different arguments or a different number of them."),
+    FactSpec("cann_versions_match", "bool", "Every node runs the same CANN / HCCL version."),
+    FactSpec("rank_process_hung", "bool",
+             "The rank named by HCCL was alive but made no progress (stack dump shows a wait, a lock or the dataloader)."),
+    FactSpec("roce_config_mismatch", "bool",
+             "The NPU port's MTU, PFC priority or QoS/TC settings differ from the switch's, or its PFC pause counters grow."),
 )}
 
 
