@@ -22,10 +22,10 @@ def test_index_lists_every_verified_case_with_its_symptom_and_codes():
     kb = load_kb()
     table = rows(README.read_text(encoding="utf-8"), "<!-- index:start -->", "<!-- index:end -->")
     verified = sorted(c.id for c in kb.cases.values() if c.status == "verified")
-    assert [r[0] for r in table] == verified and len(verified) == 16
+    assert [r[0] for r in table] == verified and len(verified) >= 16
     for case_id, symptom, codes in table:
         case = kb.cases[case_id]
-        assert symptom == case.summary
+        assert symptom.replace("\\|", "|") == case.summary   # a pipe in the summary is escaped in its cell
         assert codes == (", ".join(case.codes) or "-")
     assert check_index(kb) == []
 

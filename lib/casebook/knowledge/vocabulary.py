@@ -64,6 +64,30 @@ FACTS = {s.name: s for s in (
              "The rank named by HCCL was alive but made no progress (stack dump shows a wait, a lock or the dataloader)."),
     FactSpec("roce_config_mismatch", "bool",
              "The NPU port's MTU, PFC priority or QoS/TC settings differ from the switch's, or its PFC pause counters grow."),
+    # device-side faults and data loading: aicore-exception, aicore-trap-or-timeout, aicpu-exception,
+    # sdma-copy-exception, dataloader-failure
+    FactSpec("hccl_buffsize_below_op_need", "bool",
+             "HCCL_BUFFSIZE is smaller than the window a fused MoE dispatch/combine (MC2) op needs for its batch, "
+             "hidden size, top-k and expert count."),
+    FactSpec("passes_with_longer_timeout", "bool",
+             "With the timeout that fired raised or back at its default (operator execute timeout, "
+             "ACL_DEVICE_SYNC_TIMEOUT), the same step completes."),
+    FactSpec("kernel_syncs_more_blocks_than_cores", "bool",
+             "The failing kernel synchronises all its blocks (SyncAll, cross-core flags) and is launched with more "
+             "blocks than the cores that can run at once."),
+    FactSpec("copy_fails_only_with_expandable_segments", "bool",
+             "The copy failure goes away with PYTORCH_NPU_ALLOC_CONF expandable_segments:False and returns with True."),
+    FactSpec("collective_buffer_invalid", "bool",
+             "A collective's input or output buffer was smaller than its count, not allocated, or freed before the "
+             "collective finished."),
+    FactSpec("aicpu_so_staged_by_several_devices", "bool",
+             "Several devices (the two dies of one card) stage a custom AI CPU .so under one file name in the shared "
+             "aicpu_kernels directory at the same time."),
+    FactSpec("device_ecc_errors_seen", "bool",
+             "npu-smi or the device logs show uncorrectable (multi-bit) ECC errors on the card."),
+    FactSpec("host_oom_kill_seen", "bool",
+             "The host kernel or the container's memory limit killed a process for memory (dmesg 'Out of memory: "
+             "Killed process', cgroup OOM event)."),
 )}
 
 
