@@ -8,9 +8,9 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from casebook.reading.archive import MEMBER_SEP, path_for_roles
+from casebook.reading.entries import MEMBER_SEP, path_for_roles
 from casebook.reading.plog import read_file, read_plog
-from casebook.reading.spool import Limits
+from casebook.reading.limits import Limits
 from conftest import COLLECTIONS
 
 

@@ -12,7 +12,7 @@ from .knowledge.vocabulary import FactError, parse_assignments
 from .presenting import walk
 from .reading.bundle import BundleError
 from .reading.engine import ENGINES, EngineError
-from .reading.spool import Limits
+from .reading.limits import Limits
 
 
 @contextmanager

@@ -10,7 +10,7 @@ from ..evidence.registry import KEEP, extract_evidence
 from ..knowledge.kb import KnowledgeBase, load_kb
 from ..knowledge.vocabulary import normalize
 from ..reading.plog import LogTable, read_plog
-from ..reading.spool import Limits
+from ..reading.limits import Limits
 from .facts import resolve as resolve_facts
 from .families import FamilyVerdict, judge_families, supported_family
 from .ranking import RULED_OUT, Hypothesis, Observed, diagnosis, observations, rank

@@ -15,8 +15,11 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .archive import MEMBER_SEP, Expander, path_for_roles, printable, sniff
-from .spool import Budget, Limits, Spool
+from .archive import Expander, sniff
+from .entries import MEMBER_SEP, path_for_roles, printable
+from .grammar import number
+from .limits import Budget, Limits
+from .spool import Spool
 
 ROLE_HOST_PLOG = "host_plog"
 ROLE_DEVICE_LOG = "device_log"
@@ -84,7 +87,7 @@ class LogFile:
 
 def classify(rel: str) -> dict:
     """Role and identity of a file from its display path alone (archive names count as folders)."""
-    parts = Path(path_for_roles(rel)).parts
+    parts = Path(path_for_roles(rel)).parts or ("",)
     name = parts[-1]
     dirs = parts[:-1]
     info: dict = {"role": ROLE_TEXT, "sort": None, "node": None, "rank": None, "device": None, "pid": None}
@@ -94,24 +97,24 @@ def classify(rel: str) -> dict:
         if m := _WORKER_DIR.match(d):
             info["node"] = d
         if m := _RANK_DIR.match(d):
-            info["rank"] = int(m["n"])
+            info["rank"] = number(m["n"])
     dev_dirs = [m for d in dirs if (m := _DEVICE_DIR.match(d))]
     if m := _PLOG_NAME.match(name):
-        info.update(role=ROLE_HOST_PLOG, pid=int(m["pid"]))
+        info.update(role=ROLE_HOST_PLOG, pid=number(m["pid"]))
     elif (m := _DEVICE_NAME.match(name)) and dev_dirs and dirs[-1].startswith("device-"):
         # new layout: device-<id>/device-<pid>_<ts>.log; old layout: slog/device-<id>/device-<id>_<ts>.log
-        dev = int(dev_dirs[-1]["dev"])
-        pid = int(m["pid"])
+        dev = number(dev_dirs[-1]["dev"])
+        pid = number(m["pid"])
         info.update(role=ROLE_DEVICE_LOG, device=dev, pid=None if pid == dev else pid)
     elif m := _OLD_HOST.match(name):
         info.update(role=ROLE_HOST_PLOG)
     elif m := _DEVICE_OS.match(name):
         dev = m["dev"] if m["dev"] is not None else (dev_dirs[-1]["dev"] if dev_dirs else None)
-        info.update(role=ROLE_DEVICE_OS_LOG, device=int(dev) if dev is not None else None)
+        info.update(role=ROLE_DEVICE_OS_LOG, device=number(dev) if dev is not None else None)
     elif m := _OLD_DEVICE.match(name):
-        info.update(role=ROLE_DEVICE_LOG, device=int(m["dev"]))
+        info.update(role=ROLE_DEVICE_LOG, device=number(m["dev"]))
     elif "hisi_logs" in dirs:
-        info.update(role=ROLE_BBOX, device=int(dev_dirs[0]["dev"]) if dev_dirs else None)
+        info.update(role=ROLE_BBOX, device=number(dev_dirs[0]["dev"]) if dev_dirs else None)
     elif _ENV_NAMES.match(name):
         info.update(role=ROLE_ENVIRONMENT)
     return info
@@ -125,8 +128,12 @@ def find_files(paths: list[str | os.PathLike], limits: Limits | None = None,
     per_path: list[tuple[Path, list[LogFile]]] = []
     for given in paths:
         p = Path(given)
-        if not p.exists():
-            raise BundleError(f"{given}: no such file or directory")
+        try:
+            p.stat()
+        except (FileNotFoundError, NotADirectoryError):
+            raise BundleError(f"{printable(os.fspath(given))}: no such file or directory") from None
+        except OSError as e:   # a folder on the way that may not be searched, a name too long, …
+            raise BundleError(f"{printable(os.fspath(given))}: cannot open: {e.strerror}") from None
         found: list[LogFile] = []
         per_path.append((p, found))
         if p.is_dir():
@@ -136,7 +143,7 @@ def find_files(paths: list[str | os.PathLike], limits: Limits | None = None,
                 for name in sorted(filenames) + sorted(d for d in dirnames if (Path(root) / d).is_symlink()):
                     full = Path(root) / name
                     found.extend(_entry(full.relative_to(p).as_posix(), full, expander))
-            found.extend(_log_file(Path(e.filename).relative_to(p).as_posix() or ".", Path(e.filename),
+            found.extend(_log_file(_relative(Path(e.filename), p), Path(e.filename),
                                    skipped=f"cannot list folder: {e.strerror}") for e in unlisted)
         else:
             found.extend(_entry(p.name, p, expander, given=True))
@@ -145,6 +152,12 @@ def find_files(paths: list[str | os.PathLike], limits: Limits | None = None,
     if not found:
         raise BundleError(f"{', '.join(map(str, paths))}: no files in it")
     return found
+
+
+def _relative(path: Path, given: Path) -> str:
+    """A path found under a given folder as shown: relative to it, or the folder's own name for itself."""
+    rel = path.relative_to(given).as_posix()
+    return rel if rel != "." else (given.name or os.fspath(given))
 
 
 def _one_namespace(per_path: list[tuple[Path, list[LogFile]]]) -> list[LogFile]:

@@ -4,6 +4,7 @@ warning that names the lines)."""
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 from .bundle import LogFile
 
@@ -62,18 +63,82 @@ def as_read(data: bytes) -> bytes:
     return data
 
 
+#: A line longer than this many characters is parsed from its first LONG_LINE: the grammar and the evidence
+#: families run dozens of regex passes over each parsed line, and a line that long is a dump, not a message.
+LONG_LINE = 1 << 20
+_NUL_RUN = re.compile(rb"\x00*")
+
+
+def leading_nuls(data: bytes) -> int:
+    """How many NUL bytes a file starts with (space a writer preallocated, then died before filling)."""
+    return _NUL_RUN.match(data).end()
+
+
 def lines_named(nos: list[int]) -> str:
     """`line 7`, or `12 lines (3, 4, 9, 10, 11, …)`: which lines a warning is about."""
     shown = ", ".join(map(str, nos[:5]))
     return f"line {shown}" if len(nos) == 1 else f"{len(nos)} lines ({shown}{', …' if len(nos) > 5 else ''})"
 
 
-def warn_text(f: LogFile, odd: dict[str, list[int]]) -> None:
-    """Named warnings for lines that are not plain UTF-8 text."""
-    if odd["gbk"]:
-        f.warnings.append(f"{f.path}: {lines_named(odd['gbk'])} not valid UTF-8, read as GBK (Chinese) text")
-    if odd["replaced"]:
-        f.warnings.append(f"{f.path}: {lines_named(odd['replaced'])} not valid UTF-8; bad bytes shown as U+FFFD, "
-                          f"the original bytes kept (LogTable.raw_line)")
-    if odd["nul"]:
-        f.warnings.append(f"{f.path}: {lines_named(odd['nul'])} hold NUL bytes (kept in the text)")
+class LineTexts:
+    """The lines of one file turned into the text the grammar reads, noting what was odd for the file's warnings."""
+
+    def __init__(self, f: LogFile) -> None:
+        self.f = f
+        self.how: Counter = Counter()   #: lines per decoding
+        self.odd: dict[str, list[int]] = {k: [] for k in ("gbk", "replaced", "nul", "crlf", "cr", "long")}
+
+    def text(self, no: int, raw: bytes) -> str:
+        """The text of line `no`: decoded, without a byte-order mark, a leading NUL run or the CR of a CRLF, and
+        cut at LONG_LINE. Whenever it is not an exact decoding of the bytes, they are kept in `raw_lines`."""
+        text, enc = decode(raw)
+        self.how[enc] += 1
+        if enc != "utf-8":
+            self.odd[enc].append(no)
+            if enc == "replaced" or text.encode("gbk", errors="replace") != raw:
+                self.f.raw_lines[no] = raw
+        if no == 1 and text.startswith("\ufeff"):
+            text = text[1:]                    # a byte-order mark is not part of the first line
+            self.f.raw_lines[no] = raw
+        if "\x00" in text:
+            self.odd["nul"].append(no)
+            text = text.lstrip("\x00") or text   # the line after a NUL run is parsed; a line of NULs stays one
+        if "\r" in text:
+            if text.endswith("\r"):
+                self.odd["crlf"].append(no)
+                text = text.rstrip("\r")
+            if "\r" in text:
+                self.odd["cr"].append(no)
+        return self.cut(no, text)
+
+    def cut(self, no: int, text: str) -> str:
+        """The text of line `no` cut at LONG_LINE characters."""
+        if len(text) <= LONG_LINE:
+            return text
+        self.odd["long"].append(no)
+        return text[:LONG_LINE]
+
+    @property
+    def encoding(self) -> str | None:
+        """The decodings the lines needed, joined: "utf-8", "utf-8+gbk", "gbk+replaced", …"""
+        return "+".join(e for e in ("utf-8", "gbk", "replaced") if self.how[e]) or None
+
+    def warn(self) -> None:
+        """Named warnings on the file for lines that are not plain UTF-8 text ended by `\\n`."""
+        f, odd = self.f, self.odd
+        if odd["gbk"]:
+            f.warnings.append(f"{f.path}: {lines_named(odd['gbk'])} not valid UTF-8, read as GBK (Chinese) text")
+        if odd["replaced"]:
+            f.warnings.append(f"{f.path}: {lines_named(odd['replaced'])} not valid UTF-8; bad bytes shown as U+FFFD, "
+                              f"the original bytes kept (LogTable.raw_line)")
+        if odd["nul"]:
+            f.warnings.append(f"{f.path}: {lines_named(odd['nul'])} hold NUL bytes (kept in the text)")
+        if odd["crlf"]:
+            f.warnings.append(f"{f.path}: {lines_named(odd['crlf'])} end with CRLF (Windows line endings); the CR is "
+                              f"left out of the parsed text")
+        if odd["cr"]:
+            f.warnings.append(f"{f.path}: {lines_named(odd['cr'])} hold a CR before their end (old Mac line endings, "
+                              f"or a progress line rewritten in place); only LF ends a line, so each is one line")
+        if odd["long"]:
+            f.warnings.append(f"{f.path}: {lines_named(odd['long'])} longer than {LONG_LINE:,} characters (1 MiB): "
+                              f"only the first {LONG_LINE:,} of each are parsed (LogTable.raw_line has it whole)")

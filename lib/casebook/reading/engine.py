@@ -29,6 +29,8 @@ def default_workers() -> int:
 def run(fn: Callable[[T], R], items: list[T], engine: str = "local", scheduler: str | None = None,
         workers: int | None = None, progress: Callable[[int, int], None] | None = None) -> list[R]:
     """`[fn(x) for x in items]` on the chosen engine, in order; `progress(done, total)` after each item."""
+    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
+        raise EngineError(f"workers must be a whole number of 1 or more, not {workers!r}")
     if engine == "local":
         return _local(fn, items, workers or default_workers(), progress)
     if engine == "dask":
@@ -50,8 +52,12 @@ def _local(fn, items, workers, progress):
     # and one process keeps the memory of the run in one place
     if workers == 1 or len(items) <= 1:
         return _report(map(fn, items), len(items), progress)
-    with ThreadPoolExecutor(workers) as pool:
+    pool = ThreadPoolExecutor(workers)
+    try:
         return _report(pool.map(fn, items), len(items), progress)
+    finally:
+        # on an interrupt, files not yet started are dropped: only those being read are waited for
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _dask(fn, items, scheduler, workers, progress):

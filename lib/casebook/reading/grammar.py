@@ -35,6 +35,16 @@ HEADER = re.compile(
 )
 
 
+#: Digits a number field may have: more do not fit a 64-bit column (and Python refuses to parse a decimal
+#: string past 4,300 digits), so such a field is left empty.
+MAX_DIGITS = 18
+
+
+def number(digits: str) -> int | None:
+    """The value of a decimal field (an optional `-`, then digits), or None past MAX_DIGITS digits."""
+    return int(digits) if len(digits.lstrip("-")) <= MAX_DIGITS else None
+
+
 @dataclass
 class Fields:
     """What the grammar read from one line; absent parts stay None."""
@@ -119,7 +129,7 @@ def parse_header(line: str) -> Fields | None:
     m = HEADER.match(line)
     if not m:
         return None
-    f = Fields(KIND_PLOG, level=m["level"], module=m["module"], pid=int(m["pid"]),
+    f = Fields(KIND_PLOG, level=m["level"], module=m["module"], pid=number(m["pid"]),
                pname=m["pname"], time=plog_time(m["ts"]))
     _split_body(f, m["body"])
     return f
@@ -158,7 +168,7 @@ class BlockState:
 
 
 def _block_msg(m: re.Match, state: BlockState, title: str | None = None) -> Fields:
-    state.code, state.pid, state.time = m["code"], int(m["pid"]), plog_time(m["ts"])
+    state.code, state.pid, state.time = m["code"], number(m["pid"]), plog_time(m["ts"])
     f = Fields(KIND_BLOCK_MSG, level="ERROR", pid=state.pid, time=state.time, code=state.code, msg=m["msg"].strip())
     if title:
         f.extra["title"] = title.strip()
@@ -188,9 +198,9 @@ def parse_other(line: str, state: BlockState) -> Fields:
     m = _PTA.match(line)
     if m:
         state.code = None
-        f = Fields(KIND_PTA, level=m["level"], module=m["module"], pid=int(m["pid"]),
+        f = Fields(KIND_PTA, level=m["level"], module=m["module"], pid=number(m["pid"]),
                    time=f"{m['date'][:10]}T{m['date'][11:19]}.000000", code=m["code"], msg=m["msg"].strip())
-        f.extra.update(device=int(m["device"]), rank=int(m["rank"]))
+        f.extra.update(device=number(m["device"]), rank=number(m["rank"]))
         return f
     if _PY_TRACEBACK.match(line):
         state.code, state.in_python = None, True

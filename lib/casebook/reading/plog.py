@@ -19,13 +19,14 @@ from typing import Callable
 import pandas as pd
 
 from . import attachments, rotation, scan
-from .archive import path_for_roles
+from .entries import path_for_roles
 from .bundle import ROLE_DEVICE_LOG, ROLE_ENVIRONMENT, ROLE_HOST_PLOG, ROLE_SCREEN, ROLE_TEXT, LogFile, find_files
-from .encoding import as_read, binary_reason, decode, split_lines, warn_text
+from .encoding import LONG_LINE, LineTexts, as_read, binary_reason, leading_nuls, split_lines
 from .engine import run as engine_run
 from .grammar import (KIND_ATTACHMENT, KIND_BLANK, KIND_BLOCK_HEAD, KIND_BLOCK_LINE, KIND_BLOCK_MSG,
-                      KIND_EXCEPTION_PRINT, KIND_PLOG, KIND_PTA, KIND_PYTHON, KIND_UNPARSED, BlockState, parse_line)
-from .spool import Limits
+                      KIND_EXCEPTION_PRINT, KIND_PLOG, KIND_PTA, KIND_PYTHON, KIND_UNPARSED, BlockState, number,
+                      parse_line)
+from .limits import Limits
 
 #: Columns of the log table, in order.
 PLOG_COLUMNS = ["file", "line", "kind", "level", "module", "pid", "pname", "time", "src", "tid", "func",
@@ -194,33 +195,27 @@ def parse_bytes(f: LogFile, data: bytes) -> list[tuple]:
     if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
         f.warnings.append(f"{f.path}: UTF-16 text, read as UTF-8 after conversion (line bytes are the converted ones)")
     data = as_read(data)
-    why = binary_reason(data[:_BINARY_SNIFF])
+    lead = leading_nuls(data)
+    why = "binary file (only NUL bytes)" if data and lead == len(data) else \
+        binary_reason(data[lead:lead + _BINARY_SNIFF])
     if why:
         f.skipped = why
         return []
+    if lead:
+        f.warnings.append(f"{f.path}: starts with {lead} NUL bytes (space a writer preallocated, then crashed "
+                          f"before filling); read from the text after them")
     rows: list[tuple] = []
     state = BlockState()
     last_time = None
-    how: Counter = Counter()
-    odd_lines: dict[str, list[int]] = {"gbk": [], "replaced": [], "nul": []}
+    texts = LineTexts(f)
     kinds: Counter = Counter()
     pids: Counter = Counter()
-    ranks: set[int] = set()
+    ranks: set[int | None] = set()
     sample: list[str] = []
     first_kind = None
     for no, raw in enumerate(split_lines(data), start=1):
-        text, enc = decode(raw)
-        how[enc] += 1
-        if enc != "utf-8":
-            odd_lines[enc].append(no)
-            if enc == "replaced" or text.encode("gbk", errors="replace") != raw:
-                f.raw_lines[no] = raw
-        if no == 1 and text.startswith("\ufeff"):
-            text = text[1:]                    # a byte-order mark is not part of the first line
-            f.raw_lines[no] = raw
-        if "\x00" in text:
-            odd_lines["nul"].append(no)
-        fl = parse_line(text.rstrip("\r"), state)
+        text = texts.text(no, raw)
+        fl = parse_line(text, state)
         if fl.time is None and fl.kind in _FILE_TIME_KINDS:
             fl.time = last_time   # dumps and traceback lines belong to the moment of the line before them
         elif fl.time is not None:
@@ -231,8 +226,8 @@ def parse_bytes(f: LogFile, data: bytes) -> list[tuple]:
         if fl.kind == KIND_PLOG and fl.pid is not None and fl.pid >= 0:
             pids[fl.pid] += 1
             if "SetupAgent" in fl.msg and (m := _RANK_IN_LINE.search(fl.msg)):
-                ranks.add(int(m["rank"]))
-        elif fl.kind == KIND_PTA and fl.extra.get("rank", -1) >= 0:
+                ranks.add(number(m["rank"]))
+        elif fl.kind == KIND_PTA and fl.extra.get("rank") is not None and fl.extra["rank"] >= 0:
             # RankID names the process; its Device may be one of several cards the process drives, so it is not used
             ranks.add(fl.extra["rank"])
         if len(sample) < 400:
@@ -242,8 +237,8 @@ def parse_bytes(f: LogFile, data: bytes) -> list[tuple]:
     f.lines = len(rows)
     times = [r[7] for r in rows if r[7] is not None]
     f.first_time, f.last_time = (min(times), max(times)) if times else (None, None)
-    f.encoding = "+".join(e for e in ("utf-8", "gbk", "replaced") if how[e]) or None
-    warn_text(f, odd_lines)
+    f.encoding = texts.encoding
+    texts.warn()
     rows = _finish(f, rows, kinds, sample, first_kind, pids.most_common(1)[0][0] if pids else None, ranks)
     if not rows and not f.skipped:
         f.warnings.append(f"{f.path}: empty file")
@@ -257,27 +252,29 @@ def _parse_selected(f: LogFile, sel: scan.Selection, head: str) -> list[tuple]:
     state = BlockState()
     last_time = None
     kinds: Counter = Counter()
-    ranks: set[int] = set()
+    ranks: set[int | None] = set()
+    texts = LineTexts(f)
     previous = 0
     for no, line in sel.picked:
         if no != previous + 1:
             state = BlockState()   # the lines skipped since are slog header lines, and a header ends any block
             if no - 1 in sel.context:
-                last_time = plog_time_of(sel.context[no - 1]) or last_time
+                last_time = plog_time_of(sel.context[no - 1][:LONG_LINE]) or last_time
         previous = no
-        fl = parse_line(line.rstrip("\r"), state)
+        fl = parse_line(texts.cut(no, line), state)
         if fl.time is None and fl.kind in _FILE_TIME_KINDS:
             fl.time = last_time
         elif fl.time is not None:
             last_time = fl.time
         kinds[fl.kind] += 1
         if fl.kind == KIND_PLOG and "SetupAgent" in fl.msg and (m := _RANK_IN_LINE.search(fl.msg)):
-            ranks.add(int(m["rank"]))
+            ranks.add(number(m["rank"]))
         rows.append((f.path, no, fl.kind, fl.level, fl.module, fl.pid, fl.pname, fl.time, fl.src, fl.tid,
                      fl.func, fl.stage, fl.code, fl.msg))
     kinds[KIND_PLOG] = sel.header_lines
     f.lines = sel.lines
-    edges = [parse_line(h, BlockState()) for h in (sel.first_header, sel.last_header) if h is not None]
+    texts.warn()
+    edges = [parse_line(h[:LONG_LINE], BlockState()) for h in (sel.first_header, sel.last_header) if h is not None]
     times = [r[7] for r in rows if r[7] is not None] + [e.time for e in edges if e.time]
     f.first_time, f.last_time = (min(times), max(times)) if times else (None, None)
     sample = head.split("\n", 400)[:400]
@@ -294,6 +291,7 @@ def _finish(f: LogFile, rows: list[tuple], kinds: Counter, sample: list[str], fi
     f.continues = f.role in (ROLE_HOST_PLOG, ROLE_DEVICE_LOG) and first_kind not in (None, KIND_PLOG)
     if f.pid is None and f.role == ROLE_HOST_PLOG and pid is not None:
         f.pid = pid
+    ranks.discard(None)   # a rank too long to be one
     if f.rank is None and len(ranks) == 1:
         f.rank = ranks.pop()
     return rows

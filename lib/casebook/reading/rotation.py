@@ -14,6 +14,7 @@ from pathlib import PurePosixPath
 import pandas as pd
 
 from .bundle import ROLE_DEVICE_LOG, ROLE_HOST_PLOG, LogFile
+from .grammar import number
 
 #: Files CANN keeps per process and folder when ASCEND_HOST_LOG_FILE_NUM is not set.
 DEFAULT_FILE_NUM = 10
@@ -61,8 +62,8 @@ def file_limit(records: pd.DataFrame | None) -> tuple[int, str]:
     if records is not None and len(records):
         hits = records["msg"].str.contains("ASCEND_HOST_LOG_FILE_NUM", regex=False, na=False)
         for msg in records.loc[hits, "msg"]:
-            if m := _LIMIT_SETTING.search(msg):
-                return int(m["n"]), "ASCEND_HOST_LOG_FILE_NUM as found in the bundle"
+            if (m := _LIMIT_SETTING.search(msg)) and number(m["n"]) is not None:
+                return number(m["n"]), "ASCEND_HOST_LOG_FILE_NUM as found in the bundle"
     return DEFAULT_FILE_NUM, "the default ASCEND_HOST_LOG_FILE_NUM"
 
 

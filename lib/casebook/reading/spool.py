@@ -1,33 +1,36 @@
-"""The temporary area archive members are expanded into, and the bounds on how much they may expand.
+"""The temporary area archive members are expanded into, and its removal on every exit a process can catch.
 
 Members land in numbered files of one private folder (`casebook-spool-*` in the system temporary
 directory), created with O_EXCL and mode 0600; names from archives never become file-system paths.
-The folder goes away on `Spool.close()` or when the Spool is garbage-collected.
+The folder goes away on `Spool.close()`, when the Spool is garbage-collected, at interpreter exit, and
+on SIGTERM or SIGHUP (when the process has left them to their default action, which would end it
+without a word). A process killed outright cannot clean up: its folder holds a lock only a live process
+keeps, and the next Spool to start removes every folder whose lock is free.
 """
 from __future__ import annotations
 
+import errno
+import fcntl
 import os
 import shutil
+import signal
 import tempfile
+import threading
 import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, Callable
 
+from .decompress import DAMAGE, reason
+from .limits import LimitExceeded
 
-@dataclass(frozen=True)
-class Limits:
-    """Bounds on what archives may expand to; every one is a function argument and a CLI option."""
+PREFIX = "casebook-spool-"
+_NEW = ".casebook-new-"   # a folder is created under this name, locked, and only then renamed to PREFIX…
+CHUNK = 1 << 20
+#: Signals whose default action ends the process silently: their handler removes the live folders first.
+CLEANUP_SIGNALS = ("SIGTERM", "SIGHUP")
 
-    max_bytes: int = 4 << 30          #: total bytes all archives of one read may expand to (4 GiB)
-    max_ratio: float = 200.0          #: expanded / compressed bytes of one archive layer
-    ratio_floor: int = 16 << 20       #: the ratio is enforced once a layer has expanded this much (16 MiB)
-    max_members: int = 100_000        #: entries per archive
-    max_depth: int = 4                #: archives inside archives
-
-
-class LimitExceeded(Exception):
-    """An archive expands beyond a limit: a decompression bomb, or a bundle larger than allowed."""
+_LIVE: set[Path] = set()
 
 
 @dataclass
@@ -52,12 +55,42 @@ class Spool:
     def create(self) -> tuple[Path, BinaryIO]:
         """A new numbered file, opened for writing; it cannot exist already."""
         if self.dir is None:
-            self.dir = Path(tempfile.mkdtemp(prefix="casebook-spool-"))
-            self._finalizer = weakref.finalize(self, shutil.rmtree, self.dir, True)
+            sweep()
+            _remove_on_signals()
+            self.dir, lock = _locked_folder()
+            _LIVE.add(self.dir)
+            self._finalizer = weakref.finalize(self, _remove, self.dir, lock)
         self.count += 1
         path = self.dir / f"{self.count:06d}.member"
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         return path, os.fdopen(fd, "wb")
+
+    def copy(self, stream, display: str, spend: Callable[[int, int], None]) -> Member:
+        """Copy a member stream into a new numbered file, calling `spend(chunk, so_far)` for each chunk; damage
+        keeps what was read, with a warning; a limit (or a full disk) raises LimitExceeded and leaves nothing."""
+        path, out = self.create()
+        m = Member(display, source=path)
+        try:
+            with out:
+                while True:
+                    try:
+                        chunk = stream.read(CHUNK)
+                    except DAMAGE as e:
+                        m.warnings.append(f"{display}: damaged or truncated compressed data ({reason(e)}); "
+                                          f"read up to the damage ({m.size} bytes)")
+                        break
+                    if not chunk:
+                        break
+                    spend(len(chunk), m.size + len(chunk))
+                    out.write(chunk)
+                    m.size += len(chunk)
+        except LimitExceeded as e:
+            path.unlink(missing_ok=True)
+            raise LimitExceeded(str(e)) from None
+        except OSError as e:   # writing: the temporary folder is full or gone
+            path.unlink(missing_ok=True)
+            raise LimitExceeded(f"{display}: refused: the temporary folder cannot hold it ({reason(e)})") from None
+        return m
 
     def close(self) -> None:
         """Remove the folder and everything in it (only the Spool that created it can)."""
@@ -72,23 +105,60 @@ class Spool:
         self.dir, self.count, self._finalizer = state["dir"], state["count"], None
 
 
-class Budget:
-    """Bytes expanded so far by one read, against its limits."""
+def _locked_folder() -> tuple[Path, int]:
+    """A new private folder, and the descriptor whose lock says its process is alive. It is locked before it
+    gets its PREFIX name, so a sweep never sees it unlocked."""
+    new = Path(tempfile.mkdtemp(prefix=_NEW))
+    fd = os.open(new, os.O_RDONLY | os.O_DIRECTORY)
+    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    final = new.with_name(PREFIX + new.name[len(_NEW):])
+    os.rename(new, final)
+    return final, fd
 
-    def __init__(self, limits: Limits) -> None:
-        self.limits = limits
-        self.total = 0
 
-    def spend(self, n: int, where: str) -> None:
-        """Count n more expanded bytes; raise LimitExceeded past the total limit."""
-        self.total += n
-        if self.total > self.limits.max_bytes:
-            raise LimitExceeded(f"{where}: refused: archives expand beyond {self.limits.max_bytes} bytes "
-                                f"(--max-bytes)")
+def _remove(folder: Path, lock: int) -> None:
+    _LIVE.discard(folder)
+    shutil.rmtree(folder, ignore_errors=True)
+    os.close(lock)
 
-    def check_ratio(self, expanded: int, compressed: int, where: str) -> None:
-        """Raise LimitExceeded when a layer that has grown large expands too much per compressed byte."""
-        lim = self.limits
-        if expanded > lim.ratio_floor and expanded > lim.max_ratio * max(compressed, 1):
-            raise LimitExceeded(f"{where}: refused: expands more than {lim.max_ratio:g} times its compressed "
-                                f"size (--max-ratio), a decompression bomb")
+
+def sweep(root: str | os.PathLike | None = None) -> list[Path]:
+    """Remove the spool folders left by processes that are gone (no process holds their lock); the ones removed."""
+    removed = []
+    for folder in sorted(Path(root or tempfile.gettempdir()).glob(PREFIX + "*")):
+        try:
+            fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+        except OSError:
+            continue   # not a folder, a link, or not ours to open
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as e:
+            if e.errno not in (errno.EWOULDBLOCK, errno.EAGAIN):
+                raise
+            os.close(fd)
+            continue   # its process is alive
+        try:
+            shutil.rmtree(folder, ignore_errors=True)
+            removed.append(folder)
+        finally:
+            os.close(fd)
+    return removed
+
+
+def _on_signal(signum: int, frame) -> None:
+    """Remove this process's spool folders, then end it as the signal's default action would."""
+    for folder in list(_LIVE):
+        shutil.rmtree(folder, ignore_errors=True)
+    signal.signal(signum, signal.SIG_DFL)
+    os.kill(os.getpid(), signum)
+
+
+def _remove_on_signals() -> None:
+    """Install _on_signal for CLEANUP_SIGNALS still at their default action; only the main thread can, and a
+    handler someone else installed (or an ignored signal) is left alone."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+    for name in CLEANUP_SIGNALS:
+        sig = getattr(signal, name, None)
+        if sig is not None and signal.getsignal(sig) is signal.SIG_DFL:
+            signal.signal(sig, _on_signal)
