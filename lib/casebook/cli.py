@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
+import os
 import sys
 from contextlib import contextmanager
 from pathlib import Path
@@ -12,7 +14,41 @@ from .knowledge.vocabulary import FactError, parse_assignments
 from .presenting import walk
 from .reading.bundle import BundleError
 from .reading.engine import ENGINES, EngineError
+from .reading.entries import printable
 from .reading.limits import Limits
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line on stderr, exit code 2."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: {printable(message)}\n")
+
+
+def _count(text: str) -> int:
+    """A whole number of 1 or more (workers, bytes, runs)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a whole number of 1 or more, not {text!r}")
+    return value
+
+
+def _ratio(text: str) -> float:
+    """A finite number above 0 (nan would turn the ratio check off)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a finite number above 0, not {text!r}")
+    return value
+
+
+def _shown(paths: list[str]) -> str:
+    return ", ".join(printable(p) for p in paths)
 
 
 @contextmanager
@@ -51,7 +87,7 @@ def _triage(args: argparse.Namespace) -> int:
         print(f"casebook: {e}", file=sys.stderr)
         return 2
     if t.log.unusable_reason():
-        print(f"casebook: {', '.join(args.paths)}: {t.log.unusable_reason()}", file=sys.stderr)
+        print(f"casebook: {_shown(args.paths)}: {t.log.unusable_reason()}", file=sys.stderr)
         return 2
     if args.json:
         json.dump(to_dict(t), sys.stdout, indent=1, ensure_ascii=False)
@@ -89,7 +125,7 @@ def _report(args: argparse.Namespace) -> int:
         print(f"casebook: {e}", file=sys.stderr)
         return 2
     if t.log.unusable_reason():
-        print(f"casebook: {', '.join(args.paths)}: {t.log.unusable_reason()}", file=sys.stderr)
+        print(f"casebook: {_shown(args.paths)}: {t.log.unusable_reason()}", file=sys.stderr)
         return 2
     print(report.write(t, args.output, redact=args.redact, collect_more=args.collect_more))
     return 0
@@ -166,7 +202,7 @@ def _bench(args: argparse.Namespace) -> int:
 
 def parser() -> argparse.ArgumentParser:
     """The argument parser of `casebook`."""
-    p = argparse.ArgumentParser(prog="casebook", description="Triage Ascend NPU training failures from plog bundles.")
+    p = _Parser(prog="casebook", description="Triage Ascend NPU training failures from plog bundles.")
     sub = p.add_subparsers(dest="command", required=True)
     t = sub.add_parser("triage", help="walk a case: symptom, error code, pc start, topology, root cause, fix")
     t.add_argument("paths", nargs="+", metavar="PATH", help="plog folder, file, or several (one case)")
@@ -175,15 +211,15 @@ def parser() -> argparse.ArgumentParser:
     t.add_argument("--json", action="store_true", help="print the JSON contract instead of the walk")
     t.add_argument("--objdump", metavar="FILE",
                    help="`objdump -d` text of the faulting kernel's object: marks the instruction at the fault offset")
-    t.add_argument("--max-bytes", type=int, default=Limits.max_bytes, metavar="N",
+    t.add_argument("--max-bytes", type=_count, default=Limits.max_bytes, metavar="N",
                    help=f"refuse archives that expand beyond N bytes in all (default {Limits.max_bytes})")
-    t.add_argument("--max-ratio", type=float, default=Limits.max_ratio, metavar="R",
-                   help=f"refuse an archive that expands more than R times its compressed size once past "
-                        f"{Limits.ratio_floor >> 20} MiB (default {Limits.max_ratio:g})")
+    t.add_argument("--max-ratio", type=_ratio, default=Limits.max_ratio, metavar="R",
+                   help=f"refuse an archive entry, layer or the whole read expanding more than R times its compressed "
+                        f"size once past {Limits.ratio_floor >> 20} MiB (default {Limits.max_ratio:g})")
     t.add_argument("--engine", default="local", choices=ENGINES,
                    help="where files are read: local threads, or the workers of a Dask cluster")
     t.add_argument("--scheduler", metavar="ADDR", help="Dask scheduler address (default: a local 2-worker cluster)")
-    t.add_argument("--workers", type=int, metavar="N", help="reading workers (default: one per core)")
+    t.add_argument("--workers", type=_count, metavar="N", help="reading workers (default: one per core)")
     t.add_argument("--progress", default="auto", choices=("auto", "always", "never"),
                    help="progress bar on stderr (auto: when stderr is a terminal)")
     t.set_defaults(run=_triage)
@@ -225,8 +261,8 @@ def parser() -> argparse.ArgumentParser:
     b.add_argument("--cache", default=str(Path.home() / ".cache" / "casebook"),
                    help="where generated bundles are kept between runs")
     b.add_argument("--engine", default="local", choices=("local", "dask"), help="engine of the triage run")
-    b.add_argument("--workers", type=int, help="reading workers of the triage run (default: one per core)")
-    b.add_argument("--runs", type=int, default=3, help="rounds of the three runs; figures are medians (default 3)")
+    b.add_argument("--workers", type=_count, help="reading workers of the triage run (default: one per core)")
+    b.add_argument("--runs", type=_count, default=3, help="rounds of the three runs; figures are medians (default 3)")
     b.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
     b.set_defaults(run=_bench)
     return p
@@ -235,7 +271,15 @@ def parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the `casebook` command."""
     args = parser().parse_args(argv)
-    return args.run(args)
+    try:
+        return args.run(args)
+    except KeyboardInterrupt:
+        print("casebook: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        # the reader of stdout went away (`| head`): what is left to flush goes nowhere, without a traceback
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ from importlib import resources
 from ..evidence.items import AicoreFault, ErrorLine, RankView
 from ..knowledge.addresses import hexs, mask48, msaicerr_offset, offset
 from ..knowledge.errcode import meaning
+from ..reading.entries import printable
 from .families import FamilyVerdict
 from .ranking import Hypothesis, explained_lines
 from .triage import Triage
@@ -98,8 +99,8 @@ def to_dict(t: Triage) -> dict:
     return {
         "schema": SCHEMA_VERSION,
         "input": {
-            "paths": log.paths, "file_count": len(log.files), "bytes": log.bytes, "lines": log.lines,
-            "lines_unparsed": log.lines_unparsed,
+            "paths": [printable(p) for p in log.paths], "file_count": len(log.files), "bytes": log.bytes,
+            "lines": log.lines, "lines_unparsed": log.lines_unparsed,
             "files": [{"path": f.path, "role": f.role, "node": f.node, "rank": f.rank, "device": f.device,
                        "pid": f.pid, "lines": f.lines, "unparsed": f.unparsed, "first_time": f.first_time,
                        "last_time": f.last_time, "skipped": f.skipped, "warnings": f.warnings} for f in log.files],

@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import io
 import os
+import re
 from dataclasses import dataclass, field
 from html import escape
 from pathlib import Path
@@ -20,6 +21,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from ..judging.triage import Triage
+from ..reading.entries import printable
 from . import collect, plots, walk
 from .redact import Redactor, no_redaction
 
@@ -112,7 +114,7 @@ def write(t: Triage, path: str | os.PathLike, redact: bool = False, collect_more
 # -- shared pieces ------------------------------------------------------------------------------------------
 def _summary(t: Triage, R) -> list[tuple[str, str]]:
     log, d = t.log, t.diagnosis
-    return [("Input", ", ".join(R(p) for p in log.paths)),
+    return [("Input", ", ".join(R(printable(p)) for p in log.paths)),
             ("Files", f"{len(log.files)} ({sum(1 for f in log.files if f.skipped)} skipped)"),
             ("Lines", f"{log.lines} ({log.lines_unparsed} kept unparsed), {log.bytes} bytes"),
             ("Error lines", str(t.evidence.error_lines)),
@@ -140,13 +142,35 @@ def _where(file, line) -> str:
 
 
 # -- Markdown ------------------------------------------------------------------------------------------------
+# CommonMark ends a line at LF, CR or CRLF: log text must carry none of them into the report
+_LINE_BREAK = re.compile(r"\r\n?|\n")
+# what makes inline markup of text: links and images ([), emphasis (* always; _ unless it sits between two
+# letters or digits, where CommonMark never reads it as emphasis, so TASK_QUEUE_ENABLE stays as it is), code
+# spans (`), strikethrough (~), and the backslash that would escape any of them
+_INLINE_MARK = re.compile(r"[\\`*\[\]~]|(?<![^\W_])_|_(?![^\W_])")
+_TICKS = re.compile(r"`+")
+_TILDES = re.compile(r"~+")
+
+
 def _md_text(s: str) -> str:
-    # prose may carry log words: no raw HTML reaches a Markdown viewer
+    # knowledge-base prose: no raw HTML reaches a Markdown viewer
     return escape(s, quote=False)
 
 
+def _md_log(s: str) -> str:
+    """Text that may come from a log, a file name or the engineer, as Markdown that renders it as plain text."""
+    return _INLINE_MARK.sub(lambda m: "\\" + m.group(), escape(_LINE_BREAK.sub(" ", s), quote=False))
+
+
+def _md_code(s: str) -> str:
+    """An inline code span holding `s` verbatim: delimited by more backticks than any run inside it."""
+    s = _LINE_BREAK.sub(" ", s)
+    ticks = "`" * (1 + max(map(len, _TICKS.findall(s)), default=0))
+    return f"{ticks} {s} {ticks}" if s.startswith("`") or s.endswith("`") else f"{ticks}{s}{ticks}"
+
+
 def _md_cell(s: object) -> str:
-    return _md_text("" if s is None or (isinstance(s, float) and pd.isna(s)) else str(s)).replace("|", "\\|")
+    return _md_log("" if s is None or (isinstance(s, float) and pd.isna(s)) else str(s)).replace("|", "\\|")
 
 
 def _md_table(df: pd.DataFrame) -> list[str]:
@@ -157,24 +181,28 @@ def _md_table(df: pd.DataFrame) -> list[str]:
 
 
 def _md_block(lines: list[str]) -> list[str]:
-    return ["~~~~text", *lines, "~~~~", ""]
+    """Lines shown verbatim in a fenced block: a CR inside a line (CommonMark would end the line there and could
+    end the fence) is shown as ␍, and the fence is longer than any run of tildes inside."""
+    lines = [line.replace("\r", "␍").replace("\n", "␊") for line in lines]
+    fence = "~" * max(4, 1 + max((len(r) for line in lines for r in _TILDES.findall(line)), default=0))
+    return [f"{fence}text", *lines, fence, ""]
 
 
 def _markdown(c: _Content, R) -> str:
     t = c.triage
     out = ["# Case report", ""]
-    out += [f"- **{k}**: {_md_text(v)}" for k, v in _summary(t, R)] + [""]
+    out += [f"- **{k}**: {_md_log(v)}" for k, v in _summary(t, R)] + [""]
     out += ["## Input", ""] + _md_table(_files(t, R))
     if t.log.warnings:
         out += ["Warnings:", ""] + _md_block([R(w) for w in t.log.warnings])
     out += ["## The chain", ""]
     for n, s in enumerate(c.steps, start=1):
         out += [f"### {n}. {s.title} / {s.title_zh}", ""]
-        out += [("  " if f.startswith("  ") else "") + f"- {_md_text(R(f.strip()))}" for f in s.findings] + [""]
+        out += [("  " if f.startswith("  ") else "") + f"- {_md_log(R(f.strip()))}" for f in s.findings] + [""]
         for caption, df in s.tables:
-            out += [f"*{_md_text(R(caption))}*", ""] + _md_table(_redact_frame(df, R))
+            out += [f"*{_md_log(R(caption))}*", ""] + _md_table(_redact_frame(df, R))
         for p in c.plots.get(s.key, []):
-            out += [f"![{_md_text(p.caption)}](data:image/png;base64,{p.b64})", ""]
+            out += [f"![{_md_log(p.caption)}](data:image/png;base64,{p.b64})", ""]
         if s.cited:
             out += ["Evidence:", ""] + _md_block([f"{R(x.where)}: {R(x.text)}" for x in s.cited])
         for q in s.questions:
@@ -187,7 +215,7 @@ def _markdown(c: _Content, R) -> str:
         for label, items in (("For", h.for_), ("Against", h.against)):
             out += [f"**{label}**", ""] if items else []
             for i in items:
-                out.append(f"- [{i.id}] `{_md_cell(R(_where(i.file, i.line)))}` {_md_text(R(i.text))}"
+                out.append(f"- [{i.id}] {_md_code(R(_where(i.file, i.line)))} {_md_log(R(i.text))}"
                            + (f" — {_md_text(i.why)}" if i.why else ""))
             out += [""] if items else []
         if h.missing:
@@ -196,7 +224,7 @@ def _markdown(c: _Content, R) -> str:
     if not t.candidates:
         out += ["No known case has a matching signature.", ""]
     out += ["## Answers given", ""]
-    out += [f"- {k} = {_md_text(R(str(v)))}" for k, v in sorted(t.answers.items())] or ["- none"]
+    out += [f"- {k} = {_md_log(R(str(v)))}" for k, v in sorted(t.answers.items())] or ["- none"]
     out += ["", "## Fix", ""] + _md_fix(t) + [""]
     if c.collect is not None:
         out += ["## Collect more", "", R(c.collect.to_markdown())]

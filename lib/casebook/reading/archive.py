@@ -81,16 +81,19 @@ class Expander:
             return
         if depth == 0:
             self.budget.given += path.stat().st_size
+        if kind == "zip":
+            members = zip_archive.members(path, display, self.spool, self.budget)
+        elif kind == "tar":
+            members = tar_archive.members(path, display, self.spool, self.budget, compressed=False)
+        else:
+            members = self._gzip(path, display)
         try:
-            if kind == "zip":
-                members = zip_archive.members(path, display, self.spool, self.budget)
-            elif kind == "tar":
-                members = tar_archive.members(path, display, self.spool, self.budget, compressed=False)
-            else:
-                members = self._gzip(path, display)
             for m in members:
                 yield from self._nested(m, depth)
         except LimitExceeded as e:
+            members.close()   # its layer ends now, before anything else is expanded
+            if depth and e.scope not in (None, display):
+                raise   # the limit passed is an outer archive's (or the whole read's): that archive is refused
             yield Member(display, refused=str(e))
 
     def _nested(self, m: Member, depth: int) -> Iterator[Member]:
@@ -102,11 +105,12 @@ class Expander:
         if kind is None:
             yield m
             return
-        inner = list(self.expand(m.source, m.display, kind, depth + 1))
-        m.source.unlink(missing_ok=True)   # the archive's own copy is no longer needed
-        for i in inner:
-            i.warnings[:0] = m.warnings
-        yield from inner
+        try:
+            for i in self.expand(m.source, m.display, kind, depth + 1):
+                i.warnings[:0] = m.warnings
+                yield i
+        finally:
+            m.source.unlink(missing_ok=True)   # the archive's own copy is no longer needed
 
     def _gzip(self, path: Path, display: str) -> Iterator[Member]:
         """A .gz file: a tar inside is read as a tar stream, anything else is one member."""

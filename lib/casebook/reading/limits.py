@@ -37,8 +37,18 @@ class Limits:
             raise ValueError(f"Limits.max_ratio must be a finite number above 0, not {self.max_ratio!r}")
 
 
+#: The scope of a limit of the whole read: the outermost archive being expanded is refused.
+EVERY_LAYER = "*"
+
+
 class LimitExceeded(Exception):
-    """An archive expands beyond a limit: a decompression bomb, or a bundle larger than allowed."""
+    """An archive expands beyond a limit: a decompression bomb, or a bundle larger than allowed. `scope` is the
+    display path of the archive to refuse (the layer whose ratio was passed), EVERY_LAYER, or None for the
+    archive being expanded."""
+
+    def __init__(self, message: str, scope: str | None = None) -> None:
+        super().__init__(message)
+        self.scope = scope
 
 
 @dataclass
@@ -76,13 +86,15 @@ class Budget:
         self.total += n
         lim = self.limits
         if self.total > lim.max_bytes:
-            raise LimitExceeded(f"{where}: refused: archives expand beyond {lim.max_bytes} bytes (--max-bytes)")
+            raise LimitExceeded(f"{where}: refused: archives expand beyond {lim.max_bytes} bytes (--max-bytes)",
+                                EVERY_LAYER)
         for layer in self.layers:
             layer.expanded += n
-        checks = [(entry, "this entry")] if entry else []
-        checks += [((layer.expanded, layer.read()), f"the archive {layer.where}") for layer in reversed(self.layers)]
-        checks.append(((self.total, self.given), "the archives given, all layers together"))
-        for (expanded, compressed), what in checks:
+        checks = [(entry, "this entry", None)] if entry else []
+        checks += [((layer.expanded, layer.read()), f"the archive {layer.where}", layer.where)
+                   for layer in reversed(self.layers)]
+        checks.append(((self.total, self.given), "the archives given, all layers together", EVERY_LAYER))
+        for (expanded, compressed), what, scope in checks:
             if expanded > lim.ratio_floor and expanded > lim.max_ratio * max(compressed, 1):
                 raise LimitExceeded(f"{where}: refused: {what} expands more than {lim.max_ratio:g} times its "
-                                    f"compressed size (--max-ratio), a decompression bomb")
+                                    f"compressed size (--max-ratio), a decompression bomb", scope)

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import BinaryIO, Callable
 
 from .decompress import DAMAGE, reason
-from .limits import LimitExceeded
+from .limits import EVERY_LAYER, LimitExceeded
 
 PREFIX = "casebook-spool-"
 _NEW = ".casebook-new-"   # a folder is created under this name, locked, and only then renamed to PREFIX…
@@ -86,10 +86,11 @@ class Spool:
                     m.size += len(chunk)
         except LimitExceeded as e:
             path.unlink(missing_ok=True)
-            raise LimitExceeded(str(e)) from None
+            raise LimitExceeded(str(e), e.scope) from None
         except OSError as e:   # writing: the temporary folder is full or gone
             path.unlink(missing_ok=True)
-            raise LimitExceeded(f"{display}: refused: the temporary folder cannot hold it ({reason(e)})") from None
+            raise LimitExceeded(f"{display}: refused: the temporary folder cannot hold it ({reason(e)})",
+                                EVERY_LAYER) from None
         return m
 
     def close(self) -> None:

@@ -49,8 +49,9 @@ def members(path: Path, display: str, spool: Spool, budget: Budget) -> Iterator[
         # a truncated zip has lost its central directory: walk the local entry headers instead
         yield from _scan(path, display, spool, budget, reason(e))
         return
-    size = path.stat().st_size
-    with zf, open(path, "rb") as fh, budget.layer(display, lambda: size):
+    opened = [0]   # compressed bytes of the entries opened so far: the layer's bytes read (its directory may
+    # list one deflated stream under many names, so the file's size says nothing)
+    with zf, open(path, "rb") as fh, budget.layer(display, lambda: opened[0]):
         infos = zf.infolist()
         if len(infos) > budget.limits.max_members:
             yield Member(display, refused=f"refused: more than {budget.limits.max_members} entries")
@@ -71,6 +72,7 @@ def members(path: Path, display: str, spool: Spool, budget: Budget) -> Iterator[
                 yield Member(shown, refused=why)
                 continue
             stream = _Crc(raw)
+            opened[0] += info.compress_size
             m = spool.copy(stream, shown, lambda n, done: budget.spend(n, shown, (done, info.compress_size)))
             if info.compress_type in _OWN_METHODS and not m.warnings:
                 m.warnings += _checked(shown, stream, info.CRC, m.size)

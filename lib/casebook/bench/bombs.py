@@ -1,0 +1,151 @@
+"""Inputs built to exhaust a reader: decompression bombs that slip under one limit or another, and a huge line.
+
+Each variant is small on disk and expands (or would be parsed) far beyond what a support bundle needs. The
+limits' tests read them to see each refused by a limit; `make probe` (bench/probe.py) times each one and
+measures its peak memory in a process of its own.
+"""
+from __future__ import annotations
+
+import gzip
+import io
+import struct
+import tarfile
+import zlib
+from dataclasses import dataclass
+from typing import Callable
+
+#: A realistic log line, repeated: deflate packs it about 1,000 times.
+LINE = b"[INFO] RUNTIME(4242,python):2026-01-01-00:00:00.000.000 [stream.cc:512]4242 Launch:task launched\n"
+#: Under the 16 MiB size past which one entry's ratio is checked: only a layer or the whole read can stop it.
+LEAF = 15 << 20
+
+
+def _deflated(data: bytes) -> bytes:
+    z = zlib.compressobj(9, zlib.DEFLATED, -15)
+    return z.compress(data) + z.flush()
+
+
+def _text(size: int) -> bytes:
+    return (LINE * (size // len(LINE) + 1))[:size]
+
+
+def _central(name: bytes, packed: int, crc: int, size: int, offset: int) -> bytes:
+    return struct.pack("<4s6H3I5H2I", b"PK\x01\x02", 20, 20, 0, 8, 0, 0, crc, packed, size, len(name), 0, 0, 0, 0,
+                       0o100644 << 16, offset) + name
+
+
+def _end(count: int, directory: bytes, start: int) -> bytes:
+    return struct.pack("<4s4H2IH", b"PK\x05\x06", 0, 0, count, count, len(directory), start, 0)
+
+
+def zip_of(entries: list[tuple[str, bytes, int, int]]) -> bytes:
+    """A zip of already deflated entries: (name, deflated bytes, CRC-32, expanded size) each."""
+    out, directory = io.BytesIO(), []
+    for name, packed, crc, size in entries:
+        directory.append(_central(name.encode(), len(packed), crc, size, out.tell()))
+        out.write(struct.pack("<4s5H3I2H", b"PK\x03\x04", 20, 0, 8, 0, 0, crc, len(packed), size, len(name.encode()), 0))
+        out.write(name.encode() + packed)
+    return out.getvalue() + b"".join(directory) + _end(len(entries), b"".join(directory), out.tell())
+
+
+def _zipped(name: str, data: bytes) -> tuple[str, bytes, int, int]:
+    return name, _deflated(data), zlib.crc32(data), len(data)
+
+
+def nested_zip(levels: int = 3, fanout: int = 16, leaf: int = LEAF) -> bytes:
+    """Zips of `fanout` zips, `levels` deep, whose innermost entries are `leaf` bytes each: no entry passes the
+    per-entry size floor, but all of it expands to fanout**levels * leaf (60 GiB by default)."""
+    entry = _zipped("plog-1_20260101000000000.log", _text(leaf))
+    data = zip_of([(f"{n:02d}-{entry[0]}", *entry[1:]) for n in range(fanout)])
+    for level in range(levels - 1):
+        inner = _zipped(f"level-{level}.zip", data)
+        data = zip_of([(f"{n:02d}-{inner[0]}", *inner[1:]) for n in range(fanout)])
+    return data
+
+
+def flat_zip(entries: int = 300, leaf: int = LEAF) -> bytes:
+    """One zip of many entries, each under the per-entry floor (4.4 GiB by default)."""
+    entry = _zipped("plog.log", _text(leaf))
+    return zip_of([(f"{n:04d}-{entry[0]}", *entry[1:]) for n in range(entries)])
+
+
+def overlapping_zip(entries: int = 300, leaf: int = 64 << 20) -> bytes:
+    """A zip whose directory lists `entries` names for one and the same deflated data (no nesting, one file)."""
+    name, packed, crc, size = _zipped("plog.log", _text(leaf))
+    local = zip_of([(name, packed, crc, size)])[:30 + len(name) + len(packed)]
+    directory = b"".join(_central(f"{n:04d}.log".encode(), len(packed), crc, size, 0) for n in range(entries))
+    return local + directory + _end(entries, directory, len(local))
+
+
+def tar_of_zips(count: int = 300, leaf: int = LEAF) -> bytes:
+    """A plain tar of small zips of one `leaf` each: the tar does not expand, each zip stays under the floor."""
+    one = zip_of([_zipped("plog.log", _text(leaf))])
+    out = io.BytesIO()
+    with tarfile.open(fileobj=out, mode="w") as tar:
+        for n in range(count):
+            info = tarfile.TarInfo(f"node-{n:04d}.zip")
+            info.size = len(one)
+            tar.addfile(info, io.BytesIO(one))
+    return out.getvalue()
+
+
+def sparse_tar(size: int = 6 << 30) -> bytes:
+    """A plain tar whose one entry (GNU sparse format) is `size` bytes: holes, then one block of text."""
+    block = _text(512)
+    head = bytearray(512)
+
+    def put(at: int, width: int, value: bytes) -> None:
+        head[at:at + len(value)] = value[:width]
+
+    put(0, 100, b"sparse.log")
+    put(100, 8, b"0000644\0")
+    put(108, 8, b"0000000\0")
+    put(116, 8, b"0000000\0")
+    put(124, 12, b"%011o\0" % len(block))
+    put(136, 12, b"%011o\0" % 0)
+    head[156:157] = b"S"
+    put(257, 8, b"ustar  \0")
+    put(386, 12, b"%011o\0" % (size - 512))   # the one data block sits at the end
+    put(398, 12, b"%011o\0" % 512)
+    put(483, 12, b"%011o\0" % size)
+    head[148:156] = b" " * 8
+    put(148, 8, b"%06o\0 " % sum(head))
+    body = bytes(head) + block + bytes(1024)
+    return body + bytes(-len(body) % tarfile.RECORDSIZE)
+
+
+def gzip_stack(levels: int = 3, size: int = 1 << 30) -> bytes:
+    """A gzip of a gzip of … a run of text: each layer packs the one inside about 1,000 times."""
+    z = zlib.compressobj(9, zlib.DEFLATED, 31)
+    chunk = _text(1 << 20)
+    data = b"".join([z.compress(chunk) for _ in range(size >> 20)] + [z.flush()])
+    for _ in range(levels - 1):
+        data = gzip.compress(data, 9)
+    return data
+
+
+def long_line(size: int = 50 << 20) -> bytes:
+    """One log line of `size` bytes (an error message that dumped a tensor), no newline."""
+    head = b"[ERROR] RUNTIME(4242,python):2026-01-01-00:00:00.000.000 [stream.cc:512]4242 Launch:dump "
+    return head + b"0123456789abcdef" * ((size - len(head)) // 16)
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One hostile input: the file name it is written under and how to build it."""
+
+    name: str
+    filename: str
+    build: Callable[[], bytes]
+    what: str
+
+
+VARIANTS = (
+    Variant("nested-zip", "nested.zip", nested_zip, "3 levels of 16 zips, 15 MiB leaves (60 GiB)"),
+    Variant("flat-zip", "flat.zip", flat_zip, "one zip of 300 entries of 15 MiB (4.4 GiB)"),
+    Variant("overlapping-zip", "overlap.zip", overlapping_zip, "300 directory entries on one 64 MiB stream"),
+    Variant("tar-of-zips", "nodes.tar", tar_of_zips, "plain tar of 300 zips of one 15 MiB entry"),
+    Variant("sparse-tar", "sparse.tar", sparse_tar, "plain tar, one GNU sparse entry of 6 GiB"),
+    Variant("gzip-stack", "stack.log.gz.gz.gz", gzip_stack, "gzip of gzip of gzip of 1 GiB of text"),
+    Variant("long-line", "plog-4242_20260101000000000.log", long_line, "one 50 MB line"),
+)
