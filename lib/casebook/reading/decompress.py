@@ -1,13 +1,14 @@
 """Compressed streams read forward, once: everything decoded before damage is handed out before the error.
 
 zlib loses the output of a call that fails, so each call runs on a copy of the decompressor's state, and a
-failing call is replayed one input byte at a time from that copy: what comes out is all that can be decoded
-(at least what `zcat` writes before it gives up). Used by archive.py for gzip (one or several members),
+failing call is replayed one input byte at a time from that copy; and deflate starts from a window of NULs,
+as gzip's own decoder does. What comes out is all that can be decoded: at least what `zcat` writes. Used by archive.py for gzip (one or several members),
 by zip_archive.py for deflated and stored entries, and by tar_archive.py to end a cut tar stream cleanly.
 """
 from __future__ import annotations
 
 import lzma
+import struct
 import tarfile
 import zipfile
 import zlib
@@ -18,6 +19,15 @@ DAMAGE = (EOFError, OSError, zlib.error, zipfile.BadZipFile, tarfile.TarError, l
 #: At most this much output per decompress call, so a bomb cannot take the memory.
 STEP = 1 << 20
 _READ = 1 << 16
+_GZIP_MAGIC = b"\x1f\x8b\x08"
+_ZEROS = bytes(32768)
+
+
+def inflater():
+    """A raw deflate decompressor whose window starts as 32 KiB of NULs, as gzip's own does: a damaged stream
+    that reaches back before its first byte then decodes NULs there and goes on, as zcat does, where zlib
+    alone would stop (a whole stream never reaches back there, so it decodes the same)."""
+    return zlib.decompressobj(-15, zdict=_ZEROS)
 
 
 def _salvage(z, data: bytes) -> bytes:
@@ -55,41 +65,81 @@ class Counting:
 
 class Gunzip:
     """A gzip stream (one or several members) decompressed as it is read. Everything decoded before damage
-    is returned first; the error is raised by the read after it."""
+    is returned first; the error is raised by the read after it. Members are inflated as raw deflate from a
+    window of NULs (`inflater`), and their CRC-32 and size are checked here."""
 
     def __init__(self, raw) -> None:
         self.raw = raw
-        self.z = zlib.decompressobj(zlib.MAX_WBITS | 16)
+        self.buf = b""                 # compressed bytes read and not yet given to an inflater
+        self.z = None                  # the current member's inflater; None between members
+        self.members = 0
+        self.crc = self.size = 0       # of the current member's output
         self.pending = b""
         self.error: BaseException | None = None
         self.done = False
 
-    def _inflate(self, data: bytes) -> bytes:
-        out = []
-        while data:
-            saved = self.z.copy()
-            try:
-                out.append(self.z.decompress(data, STEP))
-            except zlib.error as e:
-                self.done, self.error = True, e
-                out.append(_salvage(saved, data))
-                break
-            if not (self.z.eof and self.z.unused_data.strip(b"\x00")):
-                break
-            data = self.z.unused_data   # another gzip member follows
-            self.z = zlib.decompressobj(zlib.MAX_WBITS | 16)
-        return b"".join(out)
+    def _more(self) -> bool:
+        data = self.raw.read(_READ)
+        self.buf += data
+        return bool(data)
+
+    def _stop(self, error: BaseException | None) -> bytes:
+        self.done, self.error = True, error
+        return b""
+
+    def _header(self) -> bytes:
+        """Start the next member, skip NUL padding after one, or end the stream."""
+        if self.members:
+            self.buf = self.buf.lstrip(b"\x00")
+        if not self.buf and not self._more():
+            return self._stop(None if self.members else EOFError("empty gzip stream"))
+        try:
+            length = _header_length(self.buf)
+        except zlib.error as e:
+            return self._stop(e)
+        if length is None:
+            return b"" if self._more() else self._stop(EOFError("compressed data ends inside a gzip header"))
+        self.buf, self.z, self.crc, self.size = self.buf[length:], inflater(), 0, 0
+        self.members += 1
+        return b""
+
+    def _trailer(self) -> bytes:
+        """Check the finished member's CRC-32 and size (the 8 bytes after its data)."""
+        self.buf = self.z.unused_data + self.buf
+        while len(self.buf) < 8 and self._more():
+            pass
+        if len(self.buf) < 8:
+            return self._stop(EOFError("compressed data ends inside a gzip trailer"))
+        crc, size = struct.unpack("<2I", self.buf[:8])
+        self.buf, self.z = self.buf[8:], None
+        if (crc, size) != (self.crc, self.size & 0xFFFFFFFF):
+            return self._stop(zlib.error("incorrect data check (CRC-32 or size of a gzip member)"))
+        return b""
+
+    def _step(self) -> bytes:
+        """Some more output (maybe none); at the end or at damage, `done` and `error` are set."""
+        if self.z is None:
+            return self._header()
+        data = self.z.unconsumed_tail
+        if not data:
+            if not self.buf and not self._more():
+                return self._stop(EOFError("compressed data ends before the end of its gzip stream"))
+            data, self.buf = self.buf, b""
+        saved = self.z.copy()
+        try:
+            out = self.z.decompress(data, STEP)
+        except zlib.error as e:
+            out = _salvage(saved, data)
+            self.done, self.error = True, e
+        self.crc, self.size = zlib.crc32(out, self.crc), self.size + len(out)
+        if not self.done and self.z.eof:
+            self._trailer()
+        return out
 
     def read(self, n: int = -1) -> bytes:
         want = n if n >= 0 else float("inf")
         while len(self.pending) < want and not self.done:
-            data = self.z.unconsumed_tail or self.raw.read(_READ)
-            if not data:
-                self.done = True
-                if not self.z.eof:
-                    self.error = EOFError("compressed data ends before the end of its gzip stream")
-                break
-            self.pending += self._inflate(data)
+            self.pending += self._step()
         if not self.pending and self.error is not None:
             error, self.error = self.error, None
             raise error
@@ -98,6 +148,28 @@ class Gunzip:
         else:
             out, self.pending = self.pending[:n], self.pending[n:]
         return out
+
+
+def _header_length(buf: bytes) -> int | None:
+    """The length of the gzip member header `buf` starts with (RFC 1952), None when more bytes are needed;
+    zlib.error when `buf` does not start one."""
+    if not _GZIP_MAGIC.startswith(buf[:3]) and not buf[:3].startswith(_GZIP_MAGIC):
+        raise zlib.error("not a gzip member (incorrect header check)")
+    if len(buf) < 10:
+        return None
+    flags, pos = buf[3], 10
+    if flags & 0x04:   # extra field
+        if len(buf) < 12:
+            return None
+        pos += 2 + struct.unpack("<H", buf[10:12])[0]
+    for flag in (0x08, 0x10):   # file name, comment: NUL-terminated
+        if flags & flag:
+            end = buf.find(b"\x00", pos)
+            if end < 0:
+                return None
+            pos = end + 1
+    pos += 2 if flags & 0x02 else 0   # header CRC
+    return pos if pos <= len(buf) else None
 
 
 class Stored:
@@ -121,7 +193,7 @@ class Deflated:
     def __init__(self, fh: BinaryIO, limit: int | None = None) -> None:
         self.fh = fh
         self.left = limit
-        self.z = zlib.decompressobj(-15)
+        self.z = inflater()
         self.complete = False
         self.end = fh.tell()
         self.error: BaseException | None = None

@@ -76,6 +76,9 @@ class Spool:
                     try:
                         chunk = stream.read(CHUNK)
                     except DAMAGE as e:
+                        if not m.size:   # nothing decodes: the entry cannot be read at all
+                            m.refused = f"unreadable: damaged compressed data ({reason(e)})"
+                            break
                         m.warnings.append(f"{display}: damaged or truncated compressed data ({reason(e)}); "
                                           f"read up to the damage ({m.size} bytes)")
                         break
@@ -91,6 +94,9 @@ class Spool:
             path.unlink(missing_ok=True)
             raise LimitExceeded(f"{display}: refused: the temporary folder cannot hold it ({reason(e)})",
                                 EVERY_LAYER) from None
+        if m.refused:
+            path.unlink(missing_ok=True)
+            m.source = None
         return m
 
     def close(self) -> None:

@@ -1,0 +1,269 @@
+"""Damaged containers and text: every line that can be decoded is read and counted, the damage is named, and an
+entry that cannot be read at all is listed as refused while every other member is read."""
+import gzip
+import io
+import json
+import struct
+import subprocess
+import tarfile
+import zipfile
+import zlib
+from pathlib import Path
+
+import pytest
+from casebook.cli import main
+from casebook.reading.bundle import LogFile
+from casebook.reading.entries import MEMBER_SEP
+from casebook.reading.limits import Limits
+from casebook.reading.plog import parse_bytes, read_file, read_plog
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+NAME = "plog-7_20260101000000000.log"
+EXAMPLES = settings(max_examples=25, deadline=None, database=None,
+                    suppress_health_check=[HealthCheck.function_scoped_fixture])
+
+
+def log_lines(n: int, tag: str = "a") -> bytes:
+    return b"".join(b"[ERROR] APP(7,python):2026-01-01-00:00:00.000.000 [a.cc:%d]7 F:%s line %d\n"
+                    % (i, tag.encode(), i) for i in range(1, n + 1))
+
+
+def line_count(data: bytes) -> int:
+    """Lines as the reader defines them, counted independently: `\\n`-ended, plus a non-empty tail."""
+    return data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
+
+
+def triage_json(path: Path, capsys) -> dict:
+    """`casebook triage PATH --json` run in this process: it must return 0, not raise."""
+    assert main(["triage", str(path), "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def by_member(log) -> dict:
+    return {f.path.split(MEMBER_SEP, 1)[-1]: f for f in log.files}
+
+
+# -- zip entries that cannot be read, or whose CRC is wrong ------------------------------------------------------
+def zip_bytes(entries: list[tuple[str, bytes, int, int]]) -> bytes:
+    """A zip of (name, data, method, unix mode) entries, written by zipfile."""
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        for name, data, method, mode in entries:
+            info = zipfile.ZipInfo(name)
+            info.compress_type, info.external_attr = method, mode << 16
+            zf.writestr(info, data)
+    return buf.getvalue()
+
+
+def patch_entry(blob: bytes, index: int, **fields) -> bytes:
+    """Change the flags, method or CRC of entry `index` in both its local header and the central directory."""
+    out = bytearray(blob)
+    zf = zipfile.ZipFile(io.BytesIO(blob))
+    info = zf.infolist()[index]
+    central = [i for i in range(len(blob)) if blob.startswith(b"PK\x01\x02", i)][index]
+    for base, at in ((info.header_offset, {"flags": 6, "method": 8, "crc": 14}),
+                     (central, {"flags": 8, "method": 10, "crc": 16})):
+        for key, value in fields.items():
+            struct.pack_into("<I" if key == "crc" else "<H", out, base + at[key], value)
+    return bytes(out)
+
+
+@pytest.mark.parametrize("method", [zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED])
+def test_a_zip_entry_with_a_wrong_crc_keeps_all_its_lines(tmp_path, method):
+    data = log_lines(500)
+    blob = zip_bytes([("a/" + NAME, data, method, 0o100644), ("b/" + NAME, log_lines(3), method, 0o100644)])
+    (tmp_path / "crc.zip").write_bytes(patch_entry(blob, 0, crc=zlib.crc32(data) ^ 0xFF))
+    log = read_plog(tmp_path / "crc.zip")
+    a, b = by_member(log)["a/" + NAME], by_member(log)["b/" + NAME]
+    assert (a.lines, b.lines, a.skipped) == (500, 3, None)
+    assert "CRC-32" in a.warnings[0] and "read as it decoded" in a.warnings[0] and not b.warnings
+
+
+DAMAGE = {
+    "encrypted flag": ({"flags": 0x1}, "refused: encrypted zip entry"),
+    "unknown method": ({"method": 99}, "refused: zip entry compressed with method 99"),
+}
+
+
+@EXAMPLES
+@given(damage=st.sampled_from(sorted(DAMAGE) + ["bad crc", "garbage data", "method"]),
+       link=st.booleans(), method=st.integers(0, 0xFFFF).filter(lambda m: m not in (0, 8, 12, 14)),
+       lines=st.integers(1, 300))
+def test_an_unreadable_zip_entry_is_refused_and_every_other_member_read(tmp_path_factory, capsys, damage, link,
+                                                                          method, lines):
+    tmp = tmp_path_factory.mktemp("zip")
+    mode = 0o120777 if link else 0o100644
+    target = b"../../etc/passwd" if link else log_lines(5, "x")
+    entries = [("ok/" + NAME, log_lines(lines), zipfile.ZIP_DEFLATED, 0o100644),
+               ("odd", target, zipfile.ZIP_DEFLATED, mode),
+               ("after/" + NAME, log_lines(2), zipfile.ZIP_STORED, 0o100644)]
+    blob = zip_bytes(entries)
+    if damage == "bad crc":
+        blob = patch_entry(blob, 1, crc=0xDEADBEEF)
+    elif damage == "method":
+        blob = patch_entry(blob, 1, method=method)
+    elif damage == "garbage data":   # the deflated bytes of the entry overwritten: nothing decodes
+        start = blob.index(b"odd", 30) + 3
+        blob = blob[:start] + b"\xff" * (blob.index(b"PK", start) - start) + blob[blob.index(b"PK", start):]
+    else:
+        blob = patch_entry(blob, 1, **DAMAGE[damage][0])
+    (tmp / "case.zip").write_bytes(blob)
+    doc = triage_json(tmp / "case.zip", capsys)
+    files = {f["path"]: f for f in doc["input"]["files"]}
+    assert files[f"case.zip{MEMBER_SEP}ok/{NAME}"]["lines"] == lines
+    assert files[f"case.zip{MEMBER_SEP}after/{NAME}"]["lines"] == 2
+    odd = files[f"case.zip{MEMBER_SEP}odd"]
+    if damage == "bad crc" and not link:
+        assert odd["skipped"] is None and odd["lines"] == 5 and "CRC-32" in odd["warnings"][0]
+    elif damage in DAMAGE:
+        assert odd["skipped"].startswith(DAMAGE[damage][1])
+    elif damage == "method":
+        assert odd["skipped"] == f"refused: zip entry compressed with method {method}, which is not read"
+    elif damage == "garbage data":
+        assert odd["skipped"].startswith(("unreadable zip entry", "unreadable: damaged compressed data"))
+    else:
+        assert odd["skipped"] == "refused: symlink pointing outside the archive (../../etc/passwd)"
+    assert doc["input"]["lines"] == lines + 2 + (odd["lines"] or 0)
+
+
+def test_a_zip_without_directory_refuses_the_entries_past_the_limit_instead_of_dropping_them(tmp_path):
+    blob = zip_bytes([(f"{n}/{NAME}", log_lines(2), zipfile.ZIP_DEFLATED, 0o100644) for n in range(8)])
+    (tmp_path / "cut.zip").write_bytes(blob[:blob.index(b"PK\x01\x02")])
+    log = read_plog(tmp_path / "cut.zip", limits=Limits(max_members=5))
+    read = [f for f in log.files if not f.skipped]
+    assert len(read) == 5 and all(f.lines == 2 for f in read)
+    assert log.file("cut.zip").skipped == "refused: more than 5 entries"
+
+
+def test_names_met_twice_in_one_archive_are_each_cited_apart(tmp_path):
+    with pytest.warns(UserWarning, match="Duplicate name"):
+        blob = zip_bytes([(f"a/{NAME}", log_lines(3, "first"), zipfile.ZIP_DEFLATED, 0o100644),
+                          (f"a/{NAME}", log_lines(4, "second"), zipfile.ZIP_DEFLATED, 0o100644)])
+    (tmp_path / "twice.zip").write_bytes(blob)
+    with tarfile.open(tmp_path / "twice.tar", "w") as tar:
+        for n in (1, 2, 5):
+            info = tarfile.TarInfo(f"./b/{NAME}")
+            info.size = len(log_lines(n))
+            tar.addfile(info, io.BytesIO(log_lines(n)))
+    log = read_plog(tmp_path)
+    assert [(f.path, f.lines, f.role, f.pid) for f in log.files] == [
+        (f"twice.tar{MEMBER_SEP}b/{NAME}", 1, "host_plog", 7), (f"twice.tar{MEMBER_SEP}b/{NAME}#2", 2, "host_plog", 7),
+        (f"twice.tar{MEMBER_SEP}b/{NAME}#3", 5, "host_plog", 7), (f"twice.zip{MEMBER_SEP}a/{NAME}", 3, "host_plog", 7),
+        (f"twice.zip{MEMBER_SEP}a/{NAME}#2", 4, "host_plog", 7)]
+    second = log.records[log.records["file"] == f"twice.zip{MEMBER_SEP}a/{NAME}#2"]
+    assert second["msg"].str.contains("second").all()
+
+
+# -- tar and tar.gz cut anywhere -----------------------------------------------------------------------------------
+MEMBERS = [("one/" + NAME, log_lines(40, "one")), ("two/" + NAME, log_lines(900, "two")),
+           ("three/" + NAME, log_lines(60, "three"))]
+
+
+def tar_stream() -> tuple[bytes, list[tarfile.TarInfo]]:
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w") as tar:
+        for name, data in MEMBERS:
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    infos = tarfile.open(fileobj=io.BytesIO(buf.getvalue())).getmembers()
+    return buf.getvalue(), infos
+
+
+TAR, INFOS = tar_stream()
+
+
+def expected_lines(stream: bytes) -> dict[str, int]:
+    """Lines of each member that a tar stream cut to `stream` still holds (a member whose header is cut: none)."""
+    out = {}
+    for info, (name, data) in zip(INFOS, MEMBERS):
+        if len(stream) >= info.offset_data:
+            out[name] = line_count(data[:max(0, len(stream) - info.offset_data)])
+    return out
+
+
+@EXAMPLES
+@given(cut=st.integers(1, len(TAR) - 1), compressed=st.booleans())
+def test_a_tar_cut_anywhere_keeps_every_line_before_the_cut(tmp_path_factory, cut, compressed):
+    tmp = tmp_path_factory.mktemp("tar")
+    if compressed:
+        packed = gzip.compress(TAR)
+        packed = packed[:1 + cut * (len(packed) - 1) // len(TAR)]
+        stream = zlib.decompressobj(31).decompress(packed)   # all of the tar that the cut gzip still holds
+        path = tmp / "cut.tar.gz"
+    else:
+        packed = stream = TAR[:cut]
+        path = tmp / "cut.tar"
+    path.write_bytes(packed)
+    if len(stream) < 512:
+        return   # not even one header: nothing to read (covered below as not an archive)
+    log = read_plog(path)
+    got = {name: f.lines for name, f in by_member(log).items() if not f.skipped and f.lines}
+    assert got == {name: n for name, n in expected_lines(stream).items() if n}
+    complete = [name for info, (name, data) in zip(INFOS, MEMBERS) if len(stream) >= info.offset_data + len(data)]
+    if len(complete) < len(MEMBERS):   # the cut is named: on the entry it falls in, or after the last entry
+        assert any("damaged or truncated" in w for f in log.files for w in f.warnings) or \
+            any(f.skipped and "cut or damaged after entry" in f.skipped for f in log.files)
+
+
+# -- a gzip with a flipped byte ---------------------------------------------------------------------------------
+GZIPPED = gzip.compress(log_lines(4000), 6)
+
+
+@EXAMPLES
+@given(where=st.integers(10, len(GZIPPED) - 9), bit=st.integers(0, 7))
+def test_a_gzip_with_a_flipped_byte_reads_at_least_what_zcat_recovers(tmp_path_factory, where, bit):
+    tmp = tmp_path_factory.mktemp("gz")
+    bad = bytearray(GZIPPED)
+    bad[where] ^= 1 << bit
+    (tmp / (NAME + ".gz")).write_bytes(bytes(bad))
+    zcat = subprocess.run(["gzip", "-dc"], input=bytes(bad), capture_output=True).stdout
+    log = read_plog(tmp)
+    (f,) = log.files
+    if f.skipped:   # nothing decodes (a byte of the gzip header itself)
+        assert zcat == b""
+        return
+    got = Path(f.source).read_bytes()
+    assert got.startswith(zcat) and f.lines == line_count(got) >= line_count(zcat)
+    if got != log_lines(4000):
+        assert any("damaged or truncated" in w for w in f.warnings)
+
+
+# -- text damage ----------------------------------------------------------------------------------------------------
+@EXAMPLES
+@given(nuls=st.integers(1, 20000), lines=st.integers(1, 120), selective=st.booleans())
+def test_a_log_after_a_run_of_nul_bytes_is_read_with_a_warning(tmp_path_factory, nuls, lines, selective):
+    path = tmp_path_factory.mktemp("nul") / NAME
+    path.write_bytes(b"\0" * nuls + log_lines(lines))
+    f = LogFile(path=NAME, source=path)
+    rows = read_file(f, keep=(), selective_from=1) if selective else parse_bytes(f, path.read_bytes())
+    assert f.skipped is None and f.lines == len(rows) == lines
+    assert [r[2] for r in rows] == ["plog"] * lines and rows[0][13] == "one line 1".replace("one", "a")
+    assert f.warnings[0].startswith(f"{NAME}: starts with {nuls} NUL bytes")
+
+
+def test_a_file_of_nothing_but_nul_bytes_is_still_binary():
+    f = LogFile(path=NAME, source=Path(NAME))
+    assert parse_bytes(f, b"\0" * 9000) == [] and f.skipped == "binary file (only NUL bytes)"
+
+
+def test_crlf_and_bare_cr_endings_are_named():
+    f = LogFile(path=NAME, source=Path(NAME))
+    data = log_lines(2).replace(b"\n", b"\r\n") + b"progress 10%\rprogress 90%\rdone\n" + log_lines(1)
+    rows = parse_bytes(f, data)
+    assert f.lines == 4 and [r[13] for r in rows][:2] == ["a line 1", "a line 2"]
+    assert f.warnings == [
+        f"{NAME}: 2 lines (1, 2) end with CRLF (Windows line endings); the CR is left out of the parsed text",
+        f"{NAME}: line 3 hold a CR before their end (old Mac line endings, or a progress line rewritten in place); "
+        f"only LF ends a line, so each is one line"]
+
+
+def test_a_line_over_1_mib_picked_by_the_scanner_is_parsed_from_its_start(tmp_path):
+    path = tmp_path / NAME
+    path.write_bytes(log_lines(3) + b"[ERROR] APP(7,python):2026-01-01-00:00:00.000.000 [a.cc:9]7 F:" + b"y" * (3 << 20)
+                     + b"\n" + log_lines(2))
+    f = LogFile(path=NAME, source=path)
+    rows = read_file(f, keep=(), selective_from=1)
+    assert f.selective and f.lines == 6 and len(rows[3][13]) < 1 << 20 and set(rows[3][13]) == {"y"}
+    assert any("line 4 longer than 1,048,576 characters" in w for w in f.warnings)
