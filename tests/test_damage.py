@@ -3,6 +3,9 @@ entry that cannot be read at all is listed as refused while every other member i
 import gzip
 import io
 import json
+import os
+import random
+import re
 import struct
 import subprocess
 import tarfile
@@ -10,12 +13,14 @@ import zipfile
 import zlib
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from casebook.cli import main
 from casebook.reading.bundle import LogFile
 from casebook.reading.entries import MEMBER_SEP
 from casebook.reading.limits import Limits
 from casebook.reading.plog import parse_bytes, read_file, read_plog
+from conftest import SAMPLES
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -267,3 +272,43 @@ def test_a_line_over_1_mib_picked_by_the_scanner_is_parsed_from_its_start(tmp_pa
     rows = read_file(f, keep=(), selective_from=1)
     assert f.selective and f.lines == 6 and len(rows[3][13]) < 1 << 20 and set(rows[3][13]) == {"y"}
     assert any("line 4 longer than 1,048,576 characters" in w for w in f.warnings)
+
+
+# -- numbers too long for their column ------------------------------------------------------------------------------
+NUMBERED = [SAMPLES / "aicore-out-of-range-access" / "positive-mte-write-overflow",
+            SAMPLES / "hccl-notify-wait-timeout" / "positive-peer-killed",
+            SAMPLES / "task-queue-shared-cache-race" / "positive-info"]
+DIGITS = re.compile(rb"(?<![0-9A-Fa-fx])\d+(?![0-9A-Fa-f])")
+
+
+@settings(max_examples=12, deadline=None, database=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(sample=st.sampled_from(NUMBERED), digits=st.sampled_from([19, 20, 4301, 5000]), seed=st.integers(0, 2 ** 16),
+       per_file=st.integers(1, 40))
+def test_numbers_too_long_for_their_column_never_break_the_triage(tmp_path_factory, capsys, sample, digits, seed,
+                                                                  per_file):
+    """A pid, rank, device, stream or line number of 19 to 5,000 digits, in lines and in file names, wherever a
+    real sample has a number (`per_file` numbers of each file, picked at random): the field stays empty and the
+    rest is read."""
+    rng = random.Random(seed)
+    out = tmp_path_factory.mktemp("numbers")
+    for src in sorted(p for p in sample.rglob("*") if p.is_file() and p.name != "expect.yaml"):
+        data = src.read_bytes()
+        runs = rng.sample(list(DIGITS.finditer(data)), min(per_file, len(DIGITS.findall(data))))
+        for m in sorted(runs, key=lambda m: -m.start()):
+            data = data[:m.start()] + b"9" * digits + data[m.end():]
+        name = src.name if rng.random() < 0.5 else DIGITS.sub(b"9" * min(digits, 200), src.name.encode(), 1).decode()
+        dest = out / src.relative_to(sample).parent / name   # a name holds at most 255 bytes
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        dest.write_bytes(data)
+    doc = triage_json(out, capsys)
+    assert doc["input"]["lines"] == sum(line_count(p.read_bytes()) for p in out.rglob("*") if p.is_file())
+
+
+def test_a_20_digit_pid_and_5000_digit_names_leave_the_field_empty(tmp_path):
+    head = b"[ERROR] APP(%s,python):2026-01-01-00:00:00.000.000 [a.cc:1]7 F:SetupAgent rankNum[8], rank[%s]\n"
+    (tmp_path / ("rank_" + "1" * 200)).mkdir()   # a name holds at most 255 bytes: 200 digits stand for 5,000
+    plog = tmp_path / ("rank_" + "1" * 200) / f"plog-{'2' * 200}_20260101000000000.log"
+    plog.write_bytes(head % (b"1" * 20, b"3") + head % (b"7", b"4" * 5000))
+    log = read_plog(tmp_path)
+    (f,) = log.files
+    assert (f.lines, f.pid, f.rank) == (2, 7, None) and log.records["pid"].tolist()[0] is pd.NA

@@ -26,12 +26,15 @@ from . import device_dump
 from .device_id import device_in
 from .items import AicoreFault, LineRef
 
-_NUM = r"(?:0x[0-9a-fA-F]+|\d+)"
+# decimal numbers of at most 20 digits (a 64-bit register); a longer run is not a value, and Python would refuse
+# to parse one past 4,300 digits
+_NUM = r"(?:0x[0-9a-fA-F]+|\d{1,20}(?!\d))"
+# ids and counts have at most 18 digits (reading.grammar.MAX_DIGITS): a longer run of digits matches nothing
 REPORT = re.compile(
-    r"(?:The error from device\((?:chipId:)?(?P<dev>\d+)(?:, ?dieId:\d+)?\)|"
-    r"An error occurs on the device\(chipId:(?P<dev2>\d+), ?dieId:\d+\)),? (?:the )?serial number is (?P<serial>\d+)[.,]\s*"
+    r"(?:The error from device\((?:chipId:)?(?P<dev>\d{1,18})(?:, ?dieId:\d+)?\)|"
+    r"An error occurs on the device\(chipId:(?P<dev2>\d{1,18}), ?dieId:\d+\)),? (?:the )?serial number is (?P<serial>\d{1,18})[.,]\s*"
     r"(?:there is an? (?:exception of )?(?P<what>[\w ]+?)(?: exception)?|the error is (?P<what2>[\w ]+?)), "
-    r"core id is (?P<core>\d+), error code = (?P<ec>.+?), dump info: "
+    r"core id is (?P<core>\d{1,18}), error code = (?P<ec>.+?), dump info: "
     r"(?:first )?pc start: (?P<pc>" + _NUM + r")(?:, second pc start: (?P<pc2>" + _NUM + r"))?, "
     r"current: (?P<cur>" + _NUM + r")")
 _OLD_ERRORSTR = re.compile(r"errorStr: (?P<s>.*?)\s*(?:\[FUNC:|$)")
@@ -40,17 +43,17 @@ EXTEND = re.compile(r"The extend info: errcode:\((?P<a>" + _NUM + r"), ?(?P<b>" 
 EXTEND_LIST = re.compile(r"The extend info: errcode:\((?P<list>[\d ,;]*)\)(?: errorStr: (?P<s>.*?))?(?: subErrType:|\[FUNC:|$)")
 RETCODE = re.compile(r"(?:Kernel task happen error|An error occurred in the kernel task|Task exception!).*?"
                      r"retCode=(?P<ret>0x[0-9a-fA-F]+)")
-KERNEL = re.compile(r"(?:kernel execute failed|kernel execution failed|task execute failed), device_id=(?P<dev>\d+)"
+KERNEL = re.compile(r"(?:kernel execute failed|kernel execution failed|task execute failed), device_id=(?P<dev>\d{1,18})(?!\d)"
                     r".*?fault kernel_name=(?P<k>[^,\s]+)")
-BINSIZE = re.compile(r"kernel_name=(?P<k>[^,\s]+), kernelNameSize=\d+, binSize=(?P<size>\d+)")
+BINSIZE = re.compile(r"kernel_name=(?P<k>[^,\s]+), kernelNameSize=\d+, binSize=(?P<size>\d{1,18})(?!\d)")
 # a logged load address of a kernel: "kernel_name=K ... kernel addr=0x..", or a timeout slot's "pc_start=0x.."
 KERNEL_ADDR = re.compile(r"kernel_name=(?P<k>[^,\s]+),.*?\b(?:kernel addr|kernel_addr|pc_start)[=:] ?(?P<a>0x[0-9a-fA-F]+)")
 # the function address the host put in the launch command (older runtimes, INFO): "funcAddr_= 0X100800018000"
 FUNC_ADDR = re.compile(r"funcAddr_?\s*=\s*(?P<a>0[xX][0-9a-fA-F]+)")
-_STREAM_TASK = re.compile(r"\bstream_id=(?P<s>\d+).*?\btask_id=(?P<t>\d+)")
+_STREAM_TASK = re.compile(r"\bstream_id=(?P<s>\d{1,18})(?!\d).*?\btask_id=(?P<t>\d{1,18})(?!\d)")
 _DAVID_KEYS = re.compile(r"\b(?:sc|su|l1) error info:")
 
-_BIN_SIZE = re.compile(r"\bbinSize=(\d+)")
+_BIN_SIZE = re.compile(r"\bbinSize=(\d{1,18})(?!\d)")
 
 #: Lines this family reads besides error lines (the reader keeps them in big files too).
 KEEP = ("serial number is", "extend info: errcode", "retCode=", "fault kernel_name=", "binSize=", "kernel addr",

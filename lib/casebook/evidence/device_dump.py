@@ -17,10 +17,11 @@ from ..reading.grammar import KIND_EXCEPTION_PRINT, KIND_PLOG
 from ..reading.plog import LogTable
 from .items import CoreDump, DeviceDump, LineRef
 
-_TIME = re.compile(r"^TIME:(?P<t>[\d:.-]+), device_id=(?P<dev>\d+), stream_id=(?P<stream>\d+), task_id=(?P<task>\d+)"
+# ids and counts have at most 18 digits (reading.grammar.MAX_DIGITS): a longer run of digits matches nothing
+_TIME = re.compile(r"^TIME:(?P<t>[\d:.-]+), device_id=(?P<dev>\d{1,18}), stream_id=(?P<stream>\d{1,18}), task_id=(?P<task>\d{1,18})(?!\d)"
                    r"(?:, exception_code=(?P<code>0x[0-9a-fA-F]+))?")
-_CORE = re.compile(r"AICORE_INFO_START: core_id=(?P<core>\d+)")
-_REG = re.compile(r"^(?P<key>AIC_ERROR|PC_START|CURRENT_PC)=(?P<value>0x[0-9a-fA-F]+|\d+)$")
+_CORE = re.compile(r"AICORE_INFO_START: core_id=(?P<core>\d{1,18})(?!\d)")
+_REG = re.compile(r"^(?P<key>AIC_ERROR|PC_START|CURRENT_PC)=(?P<value>0x[0-9a-fA-F]+|\d{1,20})$")
 # the TSCH line that opens a dump says what kind of exception it is
 _TRIGGER = re.compile(r"hwts (?P<what>aic exception|timeout exception|sdma exception|aicpu exception)", re.I)
 _KINDS = {"aic exception": "aicore_exception", "timeout exception": "hwts_timeout",

@@ -3,13 +3,14 @@ from __future__ import annotations
 
 import re
 
+# ids and counts have at most 18 digits (reading.grammar.MAX_DIGITS): a longer run of digits matches nothing
 _PATTERNS = (
-    re.compile(r"\bdevice_id=(\d+)"),
-    re.compile(r"\bdevice\((?:chipId:)?(\d+)"),
-    re.compile(r"\bdeviceId\[(\d+)\]"),
-    re.compile(r"\bdevId[=:]\s?(\d+)"),
-    re.compile(r"\bDevice\[(\d+)\]"),
-    re.compile(r"\bDevice:(\d+)"),
+    re.compile(r"\bdevice_id=(\d{1,18})(?!\d)"),
+    re.compile(r"\bdevice\((?:chipId:)?(\d{1,18})(?!\d)"),
+    re.compile(r"\bdeviceId\[(\d{1,18})\]"),
+    re.compile(r"\bdevId[=:]\s?(\d{1,18})(?!\d)"),
+    re.compile(r"\bDevice\[(\d{1,18})\]"),
+    re.compile(r"\bDevice:(\d{1,18})(?!\d)"),
 )
 
 

@@ -22,7 +22,9 @@ from .items import DeviceEvent, LineRef
 _HW = re.compile(r"\[Hardware Error\]:\s*(?P<rest>.*)$")
 _PHYS = re.compile(r"physical[_ ]address(?: is|:)\s*(?P<a>0x[0-9a-fA-F]+)", re.I)
 _ECC = re.compile(r"ecc err|Multi Bit Ecc|memory error", re.I)
-_DEV = re.compile(r"\bdevid[-:=]\s?(\d+)|\bdevice_id\s?[-=]\s?(\d+)|\bdevid: (\d+)|\[devid-(\d+)\]")
+# ids and counts have at most 18 digits (reading.grammar.MAX_DIGITS): a longer run of digits matches nothing
+_DEV = re.compile(r"\bdevid[-:=]\s?(\d{1,18})(?!\d)|\bdevice_id\s?[-=]\s?(\d{1,18})(?!\d)|\bdevid: (\d{1,18})(?!\d)|"
+                  r"\[devid-(\d{1,18})\]")
 _TS_EXC = re.compile(r"receive ts exception msg.*?(?:excep_code=|mntn_system_error: )(?P<code>0x[0-9a-fA-F]+)")
 _PCIE = re.compile(r"\[drv_pcie\].*?(?P<what>err addr|err ptr|err type is: (?P<code>0x[0-9a-fA-F]+))")
 _HISTORY = re.compile(r"system exception code \[(?P<code>0x[0-9a-fA-F]+)\]: ModuleName \[(?P<module>\w+)\], "

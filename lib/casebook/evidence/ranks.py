@@ -19,13 +19,14 @@ from ..reading.scan import any_of
 from .first_error import error_lines, time_order
 from .items import LineRef, LinkFailure, RankInfo, RankView
 
-_RANK = re.compile(r"rankNum\[(?P<num>\d+)\],\s*rank\[(?P<rank>\d+)\]")
-_DEVICE = re.compile(r"(?:logicDevId|device)\[(?P<dev>\d+)\]")
+# ids and counts have at most 18 digits (reading.grammar.MAX_DIGITS): a longer run of digits matches nothing
+_RANK = re.compile(r"rankNum\[(?P<num>\d{1,18})\],\s*rank\[(?P<rank>\d{1,18})\]")
+_DEVICE = re.compile(r"(?:logicDevId|device)\[(?P<dev>\d{1,18})\]")
 _IP = re.compile(r"deviceIp\[(?P<ip>[\d.]+)\]")
-_LINK_ROW = re.compile(r"\|\s*(?P<dst_ip>[\d.]+)\((?P<dst>\d+)\)\s*\|\s*(?P<src_ip>[\d.]+)\((?P<src>\d+)\)\s*\|\s*"
+_LINK_ROW = re.compile(r"\|\s*(?P<dst_ip>[\d.]+)\((?P<dst>\d{1,18})\)\s*\|\s*(?P<src_ip>[\d.]+)\((?P<src>\d{1,18})\)\s*\|\s*"
                        r"(?P<role>\w+)\s*\|\s*(?P<status>[\w ]+?)\s*\|")
-_SOCKET = re.compile(r"(?P<role>client|server)\s*:\s*device\[(?P<dev>\d+)\]\s*rank\[(?P<peer>\d+)\]\s*get s\w+ timeout")
-_REMOTE = re.compile(r"remote rank(?::)?\s*\[?(?P<peer>\d+)\]?")
+_SOCKET = re.compile(r"(?P<role>client|server)\s*:\s*device\[(?P<dev>\d{1,18})\]\s*rank\[(?P<peer>\d{1,18})\]\s*get s\w+ timeout")
+_REMOTE = re.compile(r"remote rank(?::)?\s*\[?(?P<peer>\d{1,18})(?!\d)\]?")
 #: HCCL_CONNECT_TIMEOUT's default: ranks of one group start their setup within this of each other.
 SETUP_SPREAD_S = 120
 

@@ -15,8 +15,9 @@ from ..reading.plog import LogTable
 from . import ranks
 from .items import LineRef, ProcessTopology, Topology
 
-_SET_DEVICE = re.compile(r"(?:set device|SetDevice)\b.*?device_id=(\d+)|^device_id=(\d+)")
-_DEVICE_ID = re.compile(r"\bdevice_id=(\d+)")
+# ids and counts have at most 18 digits (reading.grammar.MAX_DIGITS): a longer run of digits matches nothing
+_SET_DEVICE = re.compile(r"(?:set device|SetDevice)\b.*?device_id=(\d{1,18})(?!\d)|^device_id=(\d{1,18})(?!\d)")
+_DEVICE_ID = re.compile(r"\bdevice_id=(\d{1,18})(?!\d)")
 _PROOF_MODULES = ("RUNTIME", "ASCENDCL", "APP")
 #: Lines this family reads besides error lines; of a big file the reader also keeps the first `device_id=`
 #: line of each thread and device (scan.DEVICE_SAMPLE), which is what this family needs of them.

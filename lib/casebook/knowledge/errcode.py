@@ -94,8 +94,8 @@ def decode_error_code(value: int) -> list[ErrorBit]:
 
 
 def parse_bit_list(text: str) -> list[int]:
-    """`3, 79` or `3 79` -> [3, 79]."""
-    return [int(x) for x in re.findall(r"\d+", text)]
+    """`3, 79` or `3 79` -> [3, 79]; a run of more than 18 digits is no bit index and is left out."""
+    return [int(x) for x in re.findall(r"\d+", text) if len(x) <= 18]
 
 
 def decode_bit_list(indices: list[int]) -> list[tuple[int, str | None]]:
