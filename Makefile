@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: lab app test install samples kb-check
+.PHONY: lab app test install samples kb-check probe
 
 $(STAMP): requirements.txt pyproject.toml setup.py $(wildcard lib/casebook/reading/_linescan*.[ch])
 	$(PYTHON) -m venv $(VENV)
@@ -48,3 +48,8 @@ samples: $(STAMP)
 
 kb-check: $(STAMP)
 	$(BIN)/casebook kb check
+
+# the decompression bombs and the 50 MB line of bench/bombs.py, each read by `casebook triage` in a process
+# of its own: time and peak memory (docs/reliability.md); not part of `make test`
+probe: $(STAMP)
+	$(BIN)/python -m casebook.bench.probe

@@ -17,6 +17,7 @@ import pandas as pd
 import pytest
 from casebook.cli import main
 from casebook.reading.bundle import LogFile
+from casebook.reading.encoding import LONG_LINE
 from casebook.reading.entries import MEMBER_SEP
 from casebook.reading.limits import Limits
 from casebook.reading.plog import parse_bytes, read_file, read_plog
@@ -264,14 +265,14 @@ def test_crlf_and_bare_cr_endings_are_named():
         f"only LF ends a line, so each is one line"]
 
 
-def test_a_line_over_1_mib_picked_by_the_scanner_is_parsed_from_its_start(tmp_path):
+def test_a_long_line_picked_by_the_scanner_is_parsed_from_its_start(tmp_path):
     path = tmp_path / NAME
     path.write_bytes(log_lines(3) + b"[ERROR] APP(7,python):2026-01-01-00:00:00.000.000 [a.cc:9]7 F:" + b"y" * (3 << 20)
                      + b"\n" + log_lines(2))
     f = LogFile(path=NAME, source=path)
     rows = read_file(f, keep=(), selective_from=1)
-    assert f.selective and f.lines == 6 and len(rows[3][13]) < 1 << 20 and set(rows[3][13]) == {"y"}
-    assert any("line 4 longer than 1,048,576 characters" in w for w in f.warnings)
+    assert f.selective and f.lines == 6 and len(rows[3][13]) < LONG_LINE and set(rows[3][13]) == {"y"}
+    assert any("line 4 longer than 65,536 characters" in w for w in f.warnings)
 
 
 # -- numbers too long for their column ------------------------------------------------------------------------------

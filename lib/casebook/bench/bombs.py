@@ -114,7 +114,7 @@ def sparse_tar(size: int = 6 << 30) -> bytes:
     return body + bytes(-len(body) % tarfile.RECORDSIZE)
 
 
-def gzip_stack(levels: int = 3, size: int = 1 << 30) -> bytes:
+def gzip_stack(levels: int = 3, size: int = 256 << 20) -> bytes:
     """A gzip of a gzip of … a run of text: each layer packs the one inside about 1,000 times."""
     z = zlib.compressobj(9, zlib.DEFLATED, 31)
     chunk = _text(1 << 20)
@@ -146,6 +146,13 @@ VARIANTS = (
     Variant("overlapping-zip", "overlap.zip", overlapping_zip, "300 directory entries on one 64 MiB stream"),
     Variant("tar-of-zips", "nodes.tar", tar_of_zips, "plain tar of 300 zips of one 15 MiB entry"),
     Variant("sparse-tar", "sparse.tar", sparse_tar, "plain tar, one GNU sparse entry of 6 GiB"),
-    Variant("gzip-stack", "stack.log.gz.gz.gz", gzip_stack, "gzip of gzip of gzip of 1 GiB of text"),
+    Variant("gzip-stack", "stack.log.gz.gz.gz", gzip_stack, "gzip of gzip of gzip of 256 MiB of text"),
     Variant("long-line", "plog-4242_20260101000000000.log", long_line, "one 50 MB line"),
 )
+
+
+def write(name: str, path: str) -> None:
+    """Build the variant called `name` into `path`."""
+    variant = next(v for v in VARIANTS if v.name == name)
+    with open(path, "wb") as out:
+        out.write(variant.build())
