@@ -9,6 +9,16 @@ SAMPLES = ROOT / "kb" / "samples"
 COLLECTIONS = ("aicore-gatherv2-asys", "aicore-old-slog-layout", "hccl-event-timeout-2workers", "modelarts-8rank-job")
 
 
+@pytest.fixture(autouse=True)
+def fresh_readings():
+    """Every test reads its bundles anew: a reading kept by an earlier test (the process keeps the last bundles
+    opened) must not stand in for one made under another test's settings."""
+    from casebook.judging.readings import forget
+    forget()
+    yield
+    forget()
+
+
 @pytest.fixture(scope="session")
 def corpus() -> Path:
     """The shared corpus folder; its absence is a setup error, not a skip."""

@@ -104,13 +104,17 @@ def test_bench_reports_every_figure(tmp_path, capsys):
     doc = json.loads(capsys.readouterr().out)
     assert doc["runs"] == 2
     for key in ("bundle_bytes", "grep_mib_s", "baseline_mib_s", "casebook_mib_s", "ratio_to_grep",
-                "ratio_to_baseline", "peak_rss_mb", "grep_lines_s", "baseline_lines_s", "casebook_lines_s"):
+                "ratio_to_baseline", "peak_rss_mb", "grep_lines_s", "baseline_lines_s", "casebook_lines_s",
+                "baseline_process_s", "cold_s", "warm_s", "open_s", "reopen_s"):
         assert doc[key] > 0, key
+    assert doc["cold_s"] == doc["casebook_s"]
+    # the naive loop as its own process pays for the interpreter on top of the loop
+    assert doc["baseline_process_s"] > doc["baseline_s"]
     assert isinstance(doc["walk_step_ms"], float) and doc["walk_step_ms"] >= 0   # a step can take under 0.01 ms
     assert doc["bundle_lines"] == sum(1 for p in (tmp_path / "b").rglob("*.log") for _ in p.open())
     assert main(["bench", str(tmp_path / "b"), "--runs", "1"]) == 0
     table = capsys.readouterr().out
-    assert "casebook / grep" in table and "lines/s" in table
+    assert "baseline / warm" in table and "lines/s" in table   # a small bundle is judged by the ticket targets
     assert bench.bundle_files(tmp_path / "b")
 
 
@@ -135,3 +139,28 @@ def test_the_explorer_says_how_many_lines_have_no_record(corpus, every_file_is_b
     assert n == t.log.lines - len(t.log.records) > 0
     assert f"{n} lines of big files have no record" in PlogExplorer(t).shown.value
     assert logview.without_record(read_plog(corpus / "aicore-gatherv2-asys", selective=False)) == 0
+
+
+def test_bench_sizes_reports_each_generated_bundle(tmp_path, capsys):
+    assert main(["bench", "--sizes", "1MB,2MB", "--cache", str(tmp_path), "--runs", "1", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert [s["size"] for s in doc["sizes"]] == ["1MB", "2MB"]
+    one, two = doc["sizes"]
+    assert one["bundle_bytes"] < two["bundle_bytes"]
+    for s in doc["sizes"]:
+        assert {"grep_s", "baseline_s", "baseline_process_s", "warm_s", "open_s", "reopen_s", "cold_s",
+                "peak_rss_mb"} <= set(s)
+    assert main(["bench", "--sizes", "10XB", "--cache", str(tmp_path)]) == 2
+
+
+def test_the_naive_baseline_is_pinned():
+    import inspect
+
+    from casebook.bench import naive
+    assert naive.PATTERN.pattern == (
+        r"^\[(?P<level>[A-Z]+|\d+)\]\s*(?P<module>\w+)\((?P<pid>-?\d+),(?P<pname>[^)]*)\):(?P<ts>\S+)\s?"
+        r"(?:\[(?P<file>[^\]:]+):(?P<line>\d+)\])?\s*(?:(?P<tid>\d+)\s+)?(?:(?P<func>[A-Za-z_~][\w:~]*):)?(?P<msg>.*)$")
+    body = inspect.getsource(naive.parse)
+    for step in ('with open(p, encoding="utf-8", errors="replace") as fh:', "for line in fh:",
+                 "m = PATTERN.match(line)", 'records.append(m.groupdict() if m else {"raw": line})'):
+        assert step in body

@@ -190,11 +190,24 @@ def _synth(args: argparse.Namespace) -> int:
 def _bench(args: argparse.Namespace) -> int:
     from .bench import benchmark as bench
     from .bench.workload import parse_size
+    extra = ["--engine", args.engine] + (["--workers", str(args.workers)] if args.workers else [])
+    if args.sizes and not args.path:
+        try:
+            sizes = [(s.strip(), parse_size(s.strip())) for s in args.sizes.split(",") if s.strip()]
+        except ValueError as e:
+            print(f"casebook: --sizes: {e}", file=sys.stderr)
+            return 2
+        results = [(name, bench.bench(bench.default_bundle(n, Path(args.cache)), extra, runs=args.runs))
+                   for name, n in sizes]
+        if args.json:
+            print(json.dumps({"sizes": [{"size": name, **bench.as_dict(r)} for name, r in results]}, indent=1))
+        else:
+            print("\n\n".join(f"{name}\n{bench.table(r)}" for name, r in results))
+        return 0
     path = Path(args.path) if args.path else bench.default_bundle(parse_size(args.size), Path(args.cache))
     if not path.exists():
         print(f"casebook: {path}: no such file or directory", file=sys.stderr)
         return 2
-    extra = ["--engine", args.engine] + (["--workers", str(args.workers)] if args.workers else [])
     result = bench.bench(path, extra, runs=args.runs)
     print(json.dumps(bench.as_dict(result), indent=1) if args.json else bench.table(result))
     return 0
@@ -258,6 +271,8 @@ def parser() -> argparse.ArgumentParser:
     b = sub.add_parser("bench", help="triage throughput and memory against grep -c ERROR and a naive parser")
     b.add_argument("path", nargs="?", metavar="PATH", help="bundle to measure (default: a generated one of --size)")
     b.add_argument("--size", default="1GB", help="size of the generated bundle (default 1GB)")
+    b.add_argument("--sizes", metavar="S,S,...",
+                   help="several generated bundles, e.g. 10MB,50MB,1GB; --json prints {\"sizes\": [...]}")
     b.add_argument("--cache", default=str(Path.home() / ".cache" / "casebook"),
                    help="where generated bundles are kept between runs")
     b.add_argument("--engine", default="local", choices=("local", "dask"), help="engine of the triage run")

@@ -9,11 +9,12 @@ from ..evidence.items import Evidence, Fact
 from ..evidence.registry import KEEP, extract_evidence
 from ..knowledge.kb import KnowledgeBase, load_kb
 from ..knowledge.vocabulary import normalize
-from ..reading.plog import LogTable, read_plog
 from ..reading.limits import Limits
+from ..reading.plog import LogTable, read_plog
 from .facts import resolve as resolve_facts
 from .families import FamilyVerdict, judge_families, supported_family
 from .ranking import RULED_OUT, Hypothesis, Observed, diagnosis, observations, rank
+from .readings import read_case
 
 
 @dataclass
@@ -82,11 +83,14 @@ def triage(*paths: str | os.PathLike, facts: dict[str, object] | None = None,
     """Read the bundle(s), extract evidence and rank the known cases; `objdump` is the kernel's `objdump -d` text;
     `limits` bounds what archives may expand to; `engine`, `scheduler`, `workers` and `progress` say where and
     how the files are read (reading.plog.read_plog)."""
-    log = read_plog(*paths, keep=KEEP, limits=limits, engine=engine, scheduler=scheduler, workers=workers,
-                    progress=progress)
     answers = {k: normalize(k, v) for k, v in (facts or {}).items()}
-    evidence = extract_evidence(log)
-    if objdump is not None:
+    if objdump is None:
+        log, evidence = read_case(*paths, limits=limits, engine=engine, scheduler=scheduler, workers=workers,
+                                  progress=progress)
+    else:   # the disassembly annotates the faults: a reading of its own, never a kept one
         from . import objdump as disassembly
+        log = read_plog(*paths, keep=KEEP, limits=limits, engine=engine, scheduler=scheduler, workers=workers,
+                        progress=progress)
+        evidence = extract_evidence(log)
         disassembly.annotate(evidence.aicore_faults, disassembly.read(objdump))
     return Triage(log=log, evidence=evidence, kb=kb or load_kb(), answers=answers)
