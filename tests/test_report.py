@@ -44,7 +44,7 @@ def test_markdown_has_the_same_content(confirmed):
     assert md.startswith("# Case report")
     for needle in ("## The chain", "### 3. pc start / current", "**For**", "## Fix", "pc_start_suspect",
                    "plog-48213_20260314100209828.log:4173", "![Errors per device and process](data:image/png;base64,",
-                   "![Address map of the first AI Core fault](data:image/png;base64,"):
+                   "![Address map of the AI Core fault on device 3, serial 2569](data:image/png;base64,"):
         assert needle in md, needle
 
 
