@@ -50,6 +50,11 @@ def name(lang: str, prefix: str, code: str) -> str:
     return say(lang, key) if key in catalog() else code
 
 
+def named(prefix: str, code: str) -> "Note | str":
+    """A code name as a remark the catalog words (`kind.aicore_exception`), or the code name when it has no words."""
+    return Note(f"{prefix}.{code}") if f"{prefix}.{code}" in catalog() else code
+
+
 def pick(lang: str, en: str, zh: str | None) -> str:
     """Of a text kept in both languages (KB titles, questions, fixes), the one to show."""
     return zh if lang == ZH and zh else en
@@ -67,8 +72,8 @@ class Note(str):
         return self
 
     def text(self, lang: str) -> str:
-        """The remark in one language."""
-        return say(lang, self.msg_id, **self.values)
+        """The remark in one language (values that are remarks too are worded in it as well)."""
+        return say(lang, self.msg_id, **{k: words(lang, v) for k, v in self.values.items()})
 
     def __reduce__(self):
         # pickled and copied as id and values: the English text is worded again from them

@@ -11,7 +11,7 @@ import re
 from ..judging.ranking import CONFIRMED, LIKELY, RULED_OUT, Hypothesis, Item, Missing, explained_lines
 from ..judging.triage import Triage
 from ..judging.unexplained import mine
-from ..knowledge.messages import EN, pick, words
+from ..knowledge.messages import EN, pick, say, words
 from ..knowledge.rules import Signature
 from . import tables
 from .citation import cited
@@ -21,11 +21,13 @@ from .step import Step, line_text
 FIX_KEYS = ("workaround", "fix", "version_advice", "confirm")
 #: Candidates whose evidence the root-cause step lists in detail; the rest get one line each.
 DETAILED = 3
+#: Unexplained templates whose first line the root-cause step cites.
+UNEXPLAINED_CITED = 5
 
 
-def verdict_words(s: Step, verdict: str) -> str:
+def verdict_words(lang: str, verdict: str) -> str:
     """A verdict in words (confirmed, likely, possible, ruled out)."""
-    return s.say(f"verdict.{verdict}")
+    return say(lang, f"verdict.{verdict}")
 
 
 def questions(t: Triage) -> list[Missing]:
@@ -78,18 +80,23 @@ def _evidence(t: Triage, s: Step, kind: str, item: Item) -> str:
 
 def _candidate(t: Triage, s: Step, h: Hypothesis, detailed: bool) -> None:
     """A candidate in one line; the best few with their evidence, and every case's reasons against."""
-    s.add("root.candidate", id=h.case.id, verdict=verdict_words(s, h.verdict), score=f"{h.score:.2f}",
+    s.add("root.candidate", id=h.case.id, verdict=verdict_words(s.lang, h.verdict), score=f"{h.score:.2f}",
           title=pick(s.lang, h.case.title, h.case.title_zh))
     sigs = _signatures(t, h)
     shown = [("against", i) for i in h.against]
     if detailed and h.verdict != RULED_OUT:
         shown += [("for", i) for i in h.for_]
     seen = set()
+    # without the knowledge base's English `why`, a case's plain signature ids share one line
+    ids = [f"[{i.id}]" for kind, i in shown if kind == "for" and not _is_fact(t, i)] if s.lang != EN else []
+    if ids:
+        s.add("root.for_ids", ids=", ".join(dict.fromkeys(ids)))
     for kind, i in shown:
         if (kind, i.id) in seen:
             continue
         seen.add((kind, i.id))
-        s.findings.append(_evidence(t, s, kind, i))
+        if not (ids and kind == "for" and not _is_fact(t, i)):
+            s.findings.append(_evidence(t, s, kind, i))
         if i.file and i.line:
             text = line_text(t, i.file, i.line) if _is_fact(t, i) else i.text
             if text is not None:
@@ -105,7 +112,7 @@ def root_cause(t: Triage, s: Step) -> None:
     in_play = [h for h in t.candidates if h.verdict != RULED_OUT]
     if d is not None:
         s.conclusion = s.say("root.conclusion.diagnosis", title=pick(s.lang, d.case.title, d.case.title_zh),
-                             id=d.case.id, verdict=verdict_words(s, d.verdict))
+                             id=d.case.id, verdict=verdict_words(s.lang, d.verdict))
     elif family is not None:
         s.conclusion = s.say("root.conclusion.family", family=pick(s.lang, family.family.title, family.family.title_zh),
                              n=len(family.open_causes))
@@ -116,7 +123,7 @@ def root_cause(t: Triage, s: Step) -> None:
     s.questions = questions(t)
     if family is not None:
         s.add("root.family", family=pick(s.lang, family.family.title, family.family.title_zh), id=family.family.id,
-              verdict=verdict_words(s, family.verdict),
+              verdict=verdict_words(s.lang, family.verdict),
               causes=", ".join(family.open_causes) or s.say("root.no_open_cause"))
     if not t.candidates:
         s.add("root.no_case")
@@ -132,9 +139,10 @@ def _coverage(t: Triage, s: Step) -> None:
     s.add("root.coverage", explained=len(explained), errors=t.evidence.error_lines)
     rest = mine(errors, explained)
     if rest:
-        s.add("root.unexplained", n=len(rest), template=rest[0].template, count=rest[0].count,
-              where=f"{rest[0].file}:{rest[0].line}")
+        s.add("root.unexplained", n=len(rest), template=rest[0].template, count=rest[0].count)
         s.tables.append((s.say("table.unexplained"), tables.unexplained(rest, s.lang)))
+        for u in rest[:UNEXPLAINED_CITED]:
+            s.cite(cited(u.file, u.line, line_text(t, u.file, u.line) or u.template))
 
 
 def fix(t: Triage, s: Step) -> None:

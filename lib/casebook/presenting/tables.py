@@ -50,21 +50,20 @@ def tidy(df: pd.DataFrame, lang: str = EN, log_columns: tuple[str, ...] = ()) ->
 def incidents(items: list, lang: str = EN) -> pd.DataFrame:
     """One row per incident: where, what kind, its first failure and how much followed it."""
     rows = [{"node": i.node, "rank": i.rank, "device": i.device, "pid": i.pid, "kind": name(lang, "kind", i.kind),
-             "role": name(lang, "role", i.role), "first_time": i.first.time, "first_line": f"{i.first.file}:{i.first.line}",
-             "code": i.first.code, "later_lines": i.cascade} for i in items]
-    return tidy(pd.DataFrame(rows, columns=["node", "rank", "device", "pid", "kind", "role", "first_time", "first_line",
-                                            "code", "later_lines"]), lang)
+             "role": name(lang, "role", i.role), "first_time": i.first.time, "code": i.first.code, "later_lines": i.cascade} for i in items]
+    return tidy(pd.DataFrame(rows, columns=["node", "rank", "device", "pid", "kind", "role", "first_time", "code",
+                                            "later_lines"]), lang)
 
 
 def codes(t, seen: list[str], lang: str = EN) -> pd.DataFrame:
-    """One row per code seen: its catalog, meaning and first sighting."""
+    """One row per code seen: its catalog and meaning (the step cites where each is first seen)."""
     rows = []
     for code in seen:
         page = t.kb.codes.get(code)
         first = next(c for c in t.evidence.codes if c.code == code)
         text = code_meaning(t, code, lang) if page else say(lang, "table.no_code_page")
-        rows.append({"code": code, "family": first.family, "meaning": text, "first_seen": f"{first.file}:{first.line}"})
-    return tidy(pd.DataFrame(rows, columns=["code", "family", "meaning", "first_seen"]), lang)
+        rows.append({"code": code, "family": first.family, "meaning": text})
+    return tidy(pd.DataFrame(rows, columns=["code", "family", "meaning"]), lang)
 
 
 def code_meaning(t, code: str, lang: str) -> str | None:
@@ -123,10 +122,9 @@ def ranks(view, lang: str = EN) -> pd.DataFrame:
 
 
 def unexplained(templates: list, lang: str = EN) -> pd.DataFrame:
-    """One row per template of the error lines no matched case explains."""
-    return tidy(pd.DataFrame([{"count": u.count, "template": u.template, "first_line": f"{u.file}:{u.line}",
-                               "time": u.time} for u in templates],
-                             columns=["count", "template", "first_line", "time"]), lang, log_columns=("template",))
+    """One row per template of the error lines no matched case explains (the step cites each first line)."""
+    return tidy(pd.DataFrame([{"count": u.count, "template": u.template, "time": u.time} for u in templates],
+                             columns=["count", "template", "time"]), lang, log_columns=("template",))
 
 
 def files(log, lang: str = EN) -> pd.DataFrame:

@@ -12,7 +12,7 @@ from ..evidence.items import AicoreFault
 from ..judging.triage import Triage
 from ..knowledge.addresses import hexs, mask48, offset
 from ..knowledge.errcode import NO_BIT_TEXT
-from ..knowledge.messages import EN, LANGS, ZH, say, words
+from ..knowledge.messages import EN, LANGS, ZH, name, say, words
 from . import hypotheses, tables
 from .citation import Cited, cited
 from .step import Step, kind_words, place
@@ -67,7 +67,7 @@ def fault_cite(f: AicoreFault, focus=_PC_FOCUS) -> Cited:
 def _symptom(t: Triage, s: Step) -> None:
     log, ev = t.log, t.evidence
     s.add("symptom.read", files=len(log.files), lines=log.lines, unparsed=log.lines_unparsed, errors=ev.error_lines)
-    s.findings.extend(words(s.lang, r) for r in log.rotation)   # the first error may be in a file rotated away
+    s.findings.extend(_gap(s, g) for g in log.rotation)   # the first error may be in a file rotated away
     if ev.first_error is None and not ev.incidents:
         s.conclusion = s.say("symptom.none")
         s.add("symptom.none.ask")
@@ -91,26 +91,38 @@ def _symptom(t: Triage, s: Step) -> None:
               cores=", ".join(map(str, f.cores)) or "?", kernel=f.kernel or s.say("kernel.unknown"),
               op=s.say("symptom.op", op=f.op) if f.op else "")
         s.cite(fault_cite(f))
-    if first is not None:
-        s.cite(cited(first.first.file, first.first.line, first.first.text, first.first.code))
+    for i in ev.incidents:   # where each burst starts; the table lists them in the same order
+        s.cite(cited(i.first.file, i.first.line, i.first.text, i.first.code))
     causes = [i for i in ev.incidents if i.role == "cause"]
     consequences = [i for i in ev.incidents if i.role == "consequence"]
     if ev.incidents:
         s.add("symptom.incidents", n=len(ev.incidents), causes=len(causes), consequences=len(consequences))
         for i in consequences[:3]:
+            earlier = getattr(i.because, "values", {})   # the incident it follows; its first line is cited below
             s.add("symptom.consequence", where=place(s, i.device, i.rank), kind=kind_words(s, i.kind),
-                  because=words(s.lang, i.because or ""))
+                  after=words(s.lang, earlier.get("kind", "?")), device=earlier.get("device", "?"),
+                  time=earlier.get("time") or s.say("time.unknown"))
         s.tables.append((s.say("table.incidents"), tables.incidents(ev.incidents, s.lang)))
         if len(ev.incidents) > 1:   # a timeline of one burst shows nothing the table does not
             s.figures.append(figure(s.say("figure.timeline"), "timeline", ev.incidents))
     fallout = sum(i.roles.get("fallout", 0) + i.roles.get("wrapper", 0) for i in ev.incidents)
     if fallout:
         s.add("symptom.fallout", n=fallout)
-    versions = [f"{n} {t.facts[n].value}" + (f" ({words(s.lang, t.facts[n].note)})" if t.facts[n].note else "")
+    versions = [s.say("symptom.version", name=n, value=t.facts[n].value,
+                      note=s.say("symptom.version_note", note=words(s.lang, t.facts[n].note)) if t.facts[n].note else "")
                 for n in ("cann_version", "npu_driver_version", "firmware_version", "torch_npu_version", "soc_version")
                 if n in t.facts]
     if versions:
         s.add("symptom.versions", versions=s.say("list.sep").join(versions))
+
+
+def _gap(s: Step, g) -> str:
+    """A process whose oldest files may have been rotated away, in words."""
+    who = (s.say("rotation.pid", pid=g.pid) if g.pid is not None else
+           s.say("rotation.device", device=g.device) if g.device is not None else s.say("rotation.process"))
+    signs = ([s.say("rotation.continues")] if g.continues else []) + (
+        [s.say("rotation.full", files=g.files, limit=g.limit, source=s.say(f"rotation.{g.source}"))] if g.full else [])
+    return s.say("rotation.gap", path=g.path, who=who, folder=g.folder, why=s.say("list.semi").join(signs))
 
 
 def _error_code(t: Triage, s: Step) -> None:
@@ -187,7 +199,7 @@ def _pc_start(t: Triage, s: Step) -> None:
               offset=hexs(offset(f.pc_start_raw, f.current_raw)),
               bin_size=hexs(f.bin_size) if f.bin_size else s.say("pc.not_logged"))
         if f.pc:
-            s.add("pc.verdict", verdict=f.pc.verdict, reason=words(s.lang, f.pc.reason))
+            s.add("pc.verdict", verdict=name(s.lang, "pc_verdict", f.pc.verdict), code=f.pc.verdict, reason=words(s.lang, f.pc.reason))
             if f.pc.collect:
                 s.add("pc.collect", what=words(s.lang, f.pc.collect))
         s.findings += [words(s.lang, n) for n in f.notes if not getattr(n, "msg_id", "").startswith("bits.")]
