@@ -110,3 +110,60 @@ def test_cli_report_writes_md_and_html(tmp_path, capsys):
     assert main(["report", str(POSITIVE), "-o", str(tmp_path / "case.pdf")]) == 2
     assert "written as .md or .html" in capsys.readouterr().err
     assert main(["report", str(tmp_path / "missing"), "-o", str(out)]) == 2
+
+
+def sections(md: str, level: str = "### ") -> dict[str, str]:
+    """Markdown sections by heading, each up to the next heading of the same or a higher level."""
+    out, head = {}, None
+    for line in md.splitlines():
+        if line.startswith("#") and not line.startswith("#" * (len(level) - 1) + "#"):
+            head = line if line.startswith(level) else None
+            if head:
+                out[head] = ""
+            continue
+        if head:
+            out[head] += line + "\n"
+    return out
+
+
+def test_each_step_has_its_heading_and_each_cited_line_appears_once_under_it(every_triage):
+    for name, t in every_triage.items():
+        md = report.render(t, "md", figures=False)
+        steps = walk.build(t)
+        chain = md.split("## The chain", 1)[1].split("## Hypotheses", 1)[0]
+        parts = sections(chain)
+        assert list(parts) == [f"### {n}. {s.title}" for n, s in enumerate(steps, start=1)], name
+        for s, text in zip(steps, parts.values()):
+            assert text.lstrip().startswith(f"**{s.conclusion}**"), (name, s.key)
+            for c in s.cited:
+                if c.file:
+                    assert len(re.findall(re.escape(c.where) + r"(?!\d)", text)) == 1, (name, s.key, c.where)
+
+
+def test_no_table_cell_reads_none_nan_or_a_float_integer(every_triage):
+    bad = re.compile(r"<td>(?:None|NaN|nan|&lt;NA&gt;|-?\d+\.0)</td>|\| (?:None|NaN|nan|<NA>|-?\d+\.0) \|")
+    for name, t in every_triage.items():
+        for fmt in ("html", "md"):
+            out = report.render(t, fmt, figures=False)
+            assert not bad.search(out), (name, fmt, bad.search(out))
+
+
+def test_the_chinese_report_has_no_english_sentence(every_triage):
+    from conftest import english_sentences, log_text, quoted_log
+    found = []
+    for name, t in every_triage.items():
+        md = report.render(t, "md", figures=False, lang="zh")
+        assert md.startswith("# 案例报告") and "## 分析链" in md and "### 1. 现象" in md
+        prose = md.split("~~~~")[0::2]   # code blocks hold log lines and warnings as logged
+        text = "\n".join(line.rsplit("|", 2)[0] if line.startswith("| ") else line   # skipped: the reader's reason
+                         for part in prose for line in part.splitlines())
+        logged = log_text(t)
+        found += [(name, e) for e in english_sentences(text) if not quoted_log(e, logged, t.kb)]
+    assert found == []
+
+
+def test_the_report_command_writes_chinese(tmp_path):
+    out = tmp_path / "case.html"
+    assert main(["report", str(POSITIVE), "-o", str(out), "--lang", "zh"]) == 0
+    html = out.read_text(encoding="utf-8")
+    assert "<html lang='zh-CN'>" in html and "<h3>1. 现象</h3>" in html and "<h2>分析链</h2>" in html

@@ -61,18 +61,21 @@ def _focus(sig: Signature | None):
     return str(sig.value) if not isinstance(sig.value, bool) else None
 
 
-def _is_fact(t: Triage, item: Item) -> bool:
+def is_fact(t: Triage, item: Item) -> bool:
+    """Is this item a fact (from the logs or the engineer) rather than a matched log line?"""
     return item.id in t.facts and item.text.startswith(f"{item.id} = ")
+
+
+def fact_words(t: Triage, lang: str, item: Item) -> str:
+    """A fact item in words: its value, where the value comes from, and the note on it."""
+    fact = t.facts[item.id]
+    return say(lang, "root.fact", fact=item.id, value=fact.value, source=say(lang, f"source.{fact.source}"),
+               note=say(lang, "root.fact_note", note=words(lang, fact.note)) if fact.note else "")
 
 
 def _evidence(t: Triage, s: Step, kind: str, item: Item) -> str:
     """One line of evidence for or against a case: a signature's id, or a fact with its value and source."""
-    if _is_fact(t, item):
-        fact = t.facts[item.id]
-        what = s.say("root.fact", fact=item.id, value=fact.value, source=s.say(f"source.{fact.source}"),
-                     note=s.say("root.fact_note", note=words(s.lang, fact.note)) if fact.note else "")
-    else:
-        what = f"[{item.id}]"
+    what = fact_words(t, s.lang, item) if is_fact(t, item) else f"[{item.id}]"
     # a signature's `why` is the knowledge base's English; in Chinese the id and its cited line speak
     why = s.say("root.why", why=item.why) if item.why and s.lang == EN else ""
     return s.say(f"root.{kind}", what=what, why=why)
@@ -88,19 +91,19 @@ def _candidate(t: Triage, s: Step, h: Hypothesis, detailed: bool) -> None:
         shown += [("for", i) for i in h.for_]
     seen = set()
     # without the knowledge base's English `why`, a case's plain signature ids share one line
-    ids = [f"[{i.id}]" for kind, i in shown if kind == "for" and not _is_fact(t, i)] if s.lang != EN else []
+    ids = [f"[{i.id}]" for kind, i in shown if kind == "for" and not is_fact(t, i)] if s.lang != EN else []
     if ids:
         s.add("root.for_ids", ids=", ".join(dict.fromkeys(ids)))
     for kind, i in shown:
         if (kind, i.id) in seen:
             continue
         seen.add((kind, i.id))
-        if not (ids and kind == "for" and not _is_fact(t, i)):
+        if not (ids and kind == "for" and not is_fact(t, i)):
             s.findings.append(_evidence(t, s, kind, i))
         if i.file and i.line:
-            text = line_text(t, i.file, i.line) if _is_fact(t, i) else i.text
+            text = line_text(t, i.file, i.line) if is_fact(t, i) else i.text
             if text is not None:
-                s.cite(cited(i.file, i.line, text, None if _is_fact(t, i) else _focus(sigs.get(i.id))))
+                s.cite(cited(i.file, i.line, text, None if is_fact(t, i) else _focus(sigs.get(i.id))))
     if detailed and h.verdict != RULED_OUT:
         for m in h.missing:
             s.add("root.missing" if m.required else "root.missing_optional", fact=m.fact)

@@ -21,10 +21,10 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from ..judging.triage import Triage
-from ..knowledge.messages import EN, LANGS, pick, say
+from ..knowledge.messages import EN, LANGS, pick, say, words
 from . import collect, plots, tables, walk
 from .citation import Cited
-from .hypotheses import FIX_KEYS, verdict_words
+from .hypotheses import FIX_KEYS, fact_words, is_fact, verdict_words
 from .redact import Redactor, no_redaction
 from .step import Step
 
@@ -210,7 +210,10 @@ def _markdown(c: _Content, R) -> str:
             out += [f"**{c.say(label)}**", ""] if items else []
             for i in items:
                 why = f" — {_md_text(i.why)}" if i.why and c.lang == EN else ""
-                out.append(f"- [{i.id}] `{_md_cell(R(_where(c, i.file, i.line)))}` {_md_text(R(i.text))}{why}")
+                if is_fact(t, i):
+                    out.append(f"- {_md_text(R(fact_words(t, c.lang, i)))}{why}")
+                else:
+                    out.append(f"- [{i.id}] {_md_text(R(_where(c, i.file, i.line)))}: {_md_text(R(words(c.lang, i.text)))}{why}")
             out += [""] if items else []
         if h.missing:
             out += [f"**{c.say('report.missing')}**", ""]
@@ -290,7 +293,8 @@ def _html(c: _Content, R) -> str:
         for label, items in (("report.for", h.for_), ("report.against", h.against)):
             if items:
                 body.append(f"<p><b>{_h(c.say(label))}</b></p><ul>")
-                body += [f"<li>[{_h(i.id)}] <code>{_h(R(_where(c, i.file, i.line)))}</code> {_h(R(i.text))}"
+                body += [(f"<li>{_h(R(fact_words(t, c.lang, i)))}" if is_fact(t, i) else
+                          f"<li>[{_h(i.id)}] {_h(R(_where(c, i.file, i.line)))}: <code>{_h(R(words(c.lang, i.text)))}</code>")
                          + (f" — {_h(i.why)}" if i.why and c.lang == EN else "") + "</li>" for i in items]
                 body.append("</ul>")
         if h.missing:
