@@ -152,9 +152,10 @@ def test_the_chinese_report_has_no_english_sentence(every_triage):
     from conftest import english_sentences, log_text, quoted_log
     found = []
     for name, t in every_triage.items():
-        md = report.render(t, "md", figures=False, lang="zh")
-        assert md.startswith("# 案例报告") and "## 分析链" in md and "### 1. 现象" in md
-        prose = md.split("~~~~")[0::2]   # code blocks hold log lines and warnings as logged
+        md = report.render(t, "md", figures=False, lang="zh", collect_more=True)
+        assert md.startswith("# 案例报告") and "## 分析链" in md and "### 1. 现象" in md and "## 补充收集" in md
+        # code blocks hold log lines and warnings as logged, and the shell commands to run
+        prose = re.sub(r"```sh\n.*?```", "", md, flags=re.S).split("~~~~")[0::2]
         text = "\n".join(line.rsplit("|", 2)[0] if line.startswith("| ") else line   # skipped: the reader's reason
                          for part in prose for line in part.splitlines())
         logged = log_text(t)

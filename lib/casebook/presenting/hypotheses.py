@@ -117,8 +117,8 @@ def root_cause(t: Triage, s: Step) -> None:
         s.conclusion = s.say("root.conclusion.diagnosis", title=pick(s.lang, d.case.title, d.case.title_zh),
                              id=d.case.id, verdict=verdict_words(s.lang, d.verdict))
     elif family is not None:
-        s.conclusion = s.say("root.conclusion.family", family=pick(s.lang, family.family.title, family.family.title_zh),
-                             n=len(family.open_causes))
+        s.conclusion = s.say("root.conclusion.family" + ("_one" if len(family.open_causes) == 1 else ""),
+                             family=pick(s.lang, family.family.title, family.family.title_zh), n=len(family.open_causes))
     elif in_play:
         s.conclusion = s.say("root.conclusion.possible", n=len(in_play))
     else:
@@ -153,7 +153,8 @@ def fix(t: Triage, s: Step) -> None:
     d, family = t.diagnosis, getattr(t, "family", None)
     if d is None:
         if family is not None:
-            s.conclusion = s.say("fix.conclusion.family", n=len(family.open_causes),
+            s.conclusion = s.say("fix.conclusion.family" + ("_one" if len(family.open_causes) == 1 else ""),
+                                 n=len(family.open_causes),
                                  family=pick(s.lang, family.family.title, family.family.title_zh))
         else:
             s.conclusion = s.say("fix.conclusion.none")

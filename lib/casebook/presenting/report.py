@@ -228,7 +228,7 @@ def _markdown(c: _Content, R) -> str:
     out += [f"- **{label}**: {_md_text(text)}" for label, text in items] or [c.say("report.no_fix")]
     out += [""]
     if c.collect is not None:
-        out += [f"## {c.say('report.collect')}", "", R(c.collect.to_markdown())]
+        out += [f"## {c.say('report.collect')}", "", R(c.collect.to_markdown(c.lang))]
     return "\n".join(out).rstrip() + "\n"
 
 
@@ -315,7 +315,7 @@ def _html(c: _Content, R) -> str:
         body.append(f"<h2>{_h(c.say('report.collect'))}</h2><ol>")
         for a in c.collect.asks:
             how = "<pre>" + "\n".join(_h(R(x)) for x in a.how) + "</pre>" if a.how else ""
-            body.append(f"<li><b>{_h(a.what)}</b>: {_h(R(a.why))}{how}</li>")
+            body.append(f"<li><b>{_h(words(c.lang, a.what))}</b>: {_h(R(words(c.lang, a.why)))}{how}</li>")
         body.append("</ol>" if c.collect.asks else f"</ol><p>{_h(c.say('report.nothing_to_collect'))}</p>")
     html_lang = "zh-CN" if c.lang != EN else "en"
     return (f"<!DOCTYPE html>\n<html lang='{html_lang}'><head><meta charset='utf-8'>"

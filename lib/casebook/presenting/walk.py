@@ -72,7 +72,9 @@ def _symptom(t: Triage, s: Step) -> None:
         s.conclusion = s.say("symptom.none")
         s.add("symptom.none.ask")
         return
-    first = ev.incidents[0] if ev.incidents else None
+    # the first burst that stands on its own and is not a harmless line (a driver's "not supported")
+    first = next((i for i in ev.incidents if i.role == "cause" and i.kind != "benign"),
+                 ev.incidents[0] if ev.incidents else None)
     if first is not None:
         s.conclusion = s.say("symptom.conclusion", kind=kind_words(s, first.kind),
                              where=place(s, first.device, first.rank, first.node, first.pid),
