@@ -11,7 +11,7 @@ import re
 from ..judging.ranking import CONFIRMED, LIKELY, RULED_OUT, Hypothesis, Item, Missing, explained_lines
 from ..judging.triage import Triage
 from ..judging.unexplained import mine
-from ..knowledge.messages import EN, pick, say, words
+from ..knowledge.messages import EN, Note, pick, say, words
 from ..knowledge.rules import Signature
 from . import tables
 from .citation import cited
@@ -35,7 +35,7 @@ def questions(t: Triage) -> list[Missing]:
     as ranking orders them, then the family's other splitting questions; each fact once."""
     family = getattr(t, "family", None)
     first = [family.next_question] if family is not None and family.next_question is not None else []
-    rest = list(getattr(family, "questions", None) or [])[1:]
+    rest = family.questions[1:] if family is not None else []
     seen, out = set(), []
     for q in [*first, *t.questions, *rest]:
         if q.fact not in seen:
@@ -45,7 +45,7 @@ def questions(t: Triage) -> list[Missing]:
 
 
 def _signatures(t: Triage, h: Hypothesis) -> dict[str, Signature]:
-    family = t.kb.families.get(getattr(h.case, "family", ""))
+    family = t.kb.families.get(h.case.family)
     sigs = [*h.case.signatures, *h.case.contradicted_by, *(family.signatures if family else ())]
     return {s.id: s for s in sigs}
 
@@ -101,12 +101,19 @@ def _candidate(t: Triage, s: Step, h: Hypothesis, detailed: bool) -> None:
         if not (ids and kind == "for" and not is_fact(t, i)):
             s.findings.append(_evidence(t, s, kind, i))
         if i.file and i.line:
-            text = line_text(t, i.file, i.line) if is_fact(t, i) else i.text
+            # a fact's or a derived value's item words it; the evidence shows the line itself
+            derived = is_fact(t, i) or isinstance(i.text, Note)
+            text = line_text(t, i.file, i.line) if derived else i.text
             if text is not None:
-                s.cite(cited(i.file, i.line, text, None if is_fact(t, i) else _focus(sigs.get(i.id))))
+                s.cite(cited(i.file, i.line, text, None if derived else _focus(sigs.get(i.id))))
     if detailed and h.verdict != RULED_OUT:
         for m in h.missing:
             s.add("root.missing" if m.required else "root.missing_optional", fact=m.fact)
+
+
+def _open_among(msg_id: str, causes: list[str]) -> str:
+    """The wording for a family with several, one or no open causes left."""
+    return msg_id + {0: "_none", 1: "_one"}.get(len(causes), "")
 
 
 def root_cause(t: Triage, s: Step) -> None:
@@ -117,7 +124,7 @@ def root_cause(t: Triage, s: Step) -> None:
         s.conclusion = s.say("root.conclusion.diagnosis", title=pick(s.lang, d.case.title, d.case.title_zh),
                              id=d.case.id, verdict=verdict_words(s.lang, d.verdict))
     elif family is not None:
-        s.conclusion = s.say("root.conclusion.family" + ("_one" if len(family.open_causes) == 1 else ""),
+        s.conclusion = s.say(_open_among("root.conclusion.family", family.open_causes),
                              family=pick(s.lang, family.family.title, family.family.title_zh), n=len(family.open_causes))
     elif in_play:
         s.conclusion = s.say("root.conclusion.possible", n=len(in_play))
@@ -153,8 +160,7 @@ def fix(t: Triage, s: Step) -> None:
     d, family = t.diagnosis, getattr(t, "family", None)
     if d is None:
         if family is not None:
-            s.conclusion = s.say("fix.conclusion.family" + ("_one" if len(family.open_causes) == 1 else ""),
-                                 n=len(family.open_causes),
+            s.conclusion = s.say(_open_among("fix.conclusion.family", family.open_causes), n=len(family.open_causes),
                                  family=pick(s.lang, family.family.title, family.family.title_zh))
         else:
             s.conclusion = s.say("fix.conclusion.none")
@@ -162,9 +168,8 @@ def fix(t: Triage, s: Step) -> None:
         return
     s.conclusion = s.say("fix.conclusion." + ("confirmed" if d.verdict == CONFIRMED else "likely"),
                          title=pick(s.lang, d.case.title, d.case.title_zh))
-    zh = getattr(d.case, "fix_zh", {}) or {}
     for key in FIX_KEYS:
         if d.case.fix.get(key):
-            s.add(f"fix.{key}", text=pick(s.lang, d.case.fix[key], zh.get(key)))
+            s.add(f"fix.{key}", text=pick(s.lang, d.case.fix[key], d.case.fix_zh.get(key)))
     if d.verdict == LIKELY:
         s.add("fix.likely")

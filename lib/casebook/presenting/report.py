@@ -149,8 +149,8 @@ def _fix_items(c: _Content) -> list[tuple[str, str]]:
     d = c.triage.diagnosis
     if d is None:
         return []
-    zh = getattr(d.case, "fix_zh", {}) or {}
-    return [(c.say(f"report.fix.{k}"), pick(c.lang, d.case.fix[k], zh.get(k))) for k in FIX_KEYS if d.case.fix.get(k)]
+    return [(c.say(f"report.fix.{k}"), pick(c.lang, d.case.fix[k], d.case.fix_zh.get(k))) for k in FIX_KEYS
+            if d.case.fix.get(k)]
 
 
 # -- Markdown ------------------------------------------------------------------------------------------------
