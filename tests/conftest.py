@@ -56,6 +56,12 @@ def log_text(t) -> str:
     return re.sub(r"[ \t]+", " ", "\n".join(t.log.records["msg"].astype(str)))
 
 
+@pytest.fixture(scope="session")
+def logged(every_triage) -> str:
+    """The log text of every bundle: a KB text may quote a message or a field name of another bundle's logs."""
+    return "\n".join(log_text(t) for t in every_triage.values())
+
+
 def quoted_log(words: str, logged: str, kb) -> bool:
     """Is this English a log message: a part of the bundle's own lines, or a message a KB signature looks for
     (a case title quotes the message it is known by)?"""

@@ -4,7 +4,7 @@ import pandas as pd
 import pytest
 from casebook.cli import main
 from casebook.presenting.console import WIDTH, shorten_where, table, walk_lines, width_of, wrap
-from conftest import COLLECTIONS, english_sentences, log_text, quoted_log
+from conftest import COLLECTIONS, english_sentences, quoted_log
 
 LONG = "dfx/log/host/cann/debug/plog/plog-1216_20230713074123021.log:8363"
 
@@ -40,10 +40,9 @@ def test_wide_prints_every_cited_line_whole(capsys, corpus):
     assert max(map(len, wide)) > WIDTH and f"    {LONG}" in wide
 
 
-def test_the_chinese_walk_speaks_chinese_outside_the_cited_lines(every_triage):
+def test_the_chinese_walk_speaks_chinese_outside_the_cited_lines(every_triage, logged):
     found = []
     for name, t in every_triage.items():
-        logged = log_text(t)
         text = "\n".join(line for line in walk_lines(t, "zh") if not line.lstrip().startswith(">"))
         found += [(name, e) for e in english_sentences(text) if not quoted_log(e, logged, t.kb)]
     assert found == []

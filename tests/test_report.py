@@ -148,8 +148,8 @@ def test_no_table_cell_reads_none_nan_or_a_float_integer(every_triage):
             assert not bad.search(out), (name, fmt, bad.search(out))
 
 
-def test_the_chinese_report_has_no_english_sentence(every_triage):
-    from conftest import english_sentences, log_text, quoted_log
+def test_the_chinese_report_has_no_english_sentence(every_triage, logged):
+    from conftest import english_sentences, quoted_log
     found = []
     for name, t in every_triage.items():
         md = report.render(t, "md", figures=False, lang="zh", collect_more=True)
@@ -158,7 +158,6 @@ def test_the_chinese_report_has_no_english_sentence(every_triage):
         prose = re.sub(r"```sh\n.*?```", "", md, flags=re.S).split("~~~~")[0::2]
         text = "\n".join(line.rsplit("|", 2)[0] if line.startswith("| ") else line   # skipped: the reader's reason
                          for part in prose for line in part.splitlines())
-        logged = log_text(t)
         found += [(name, e) for e in english_sentences(text) if not quoted_log(e, logged, t.kb)]
     assert found == []
 

@@ -7,7 +7,7 @@ from types import SimpleNamespace
 import pytest
 from casebook.judging.ranking import Missing
 from casebook.presenting import hypotheses, tables, walk
-from conftest import CORPUS, english_sentences, log_text, quoted_log
+from conftest import CORPUS, english_sentences, quoted_log
 
 LOCATION = re.compile(r"[\w./!-]+\.\w+:\d+")
 
@@ -53,10 +53,9 @@ def test_tidy_turns_missing_values_and_whole_floats_into_cells():
     assert list(got.columns) == ["进程", "设备", "ok"]
 
 
-def test_the_chinese_walk_has_no_english_sentence(every_triage):
+def test_the_chinese_walk_has_no_english_sentence(every_triage, logged):
     found = []
     for name, t in every_triage.items():
-        logged = log_text(t)
         for s in walk.build(t, "zh"):
             for text in texts_of(s):
                 found += [(name, s.key, e) for e in english_sentences(text) if not quoted_log(e, logged, t.kb)]
