@@ -1,4 +1,5 @@
 """Shared paths and fixtures: the real corpus is read where it lies, never copied or edited."""
+import re
 from pathlib import Path
 
 import pytest
@@ -32,3 +33,54 @@ def write_log(tmp_path: Path, name: str, text: str) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
     return path
+
+
+#: Text that may stay English in a Chinese walk: quoted log text, file paths, code names and identifiers.
+_QUOTED = re.compile(r"`[^`]*`")
+_WORD = r"(?<![\w./\-=:<>\[])[A-Za-z][a-z]+(?:'[a-z]+)?(?![\w./\-=(<>\]])"
+#: Three ordinary English words in a row (capitalized or not, commas allowed between them) make a sentence.
+_ENGLISH = re.compile(rf"{_WORD}(?:,? {_WORD}){{2,}}")   # one space between words: table columns are apart
+
+
+def english_sentences(text: str) -> list[str]:
+    """Runs of three or more ordinary English words outside backticks: what a Chinese reader should not meet.
+    Code names (CCU_BUS_ERR, TASK_QUEUE_ENABLE), file names, hex values and quoted log text do not count."""
+    return _ENGLISH.findall(_QUOTED.sub(" ", text))
+
+
+def bundles() -> list[Path]:
+    """Every KB sample bundle and every corpus collection: what the walk, the CLI and the report are checked on."""
+    return sorted(p for p in SAMPLES.glob("*/*") if p.is_dir()) + [CORPUS / name for name in COLLECTIONS]
+
+
+@pytest.fixture(scope="session")
+def every_triage(corpus) -> dict[str, object]:
+    """The triage of every bundle, by path relative to its root; read once per session, never answered."""
+    from casebook.judging.triage import triage
+    return {f"{p.parent.name}/{p.name}": triage(p) for p in bundles()}
+
+
+def log_text(t) -> str:
+    """Every message the reader kept, one per line, runs of spaces as one (as templates show them): English
+    found in it is quoted log text."""
+    return re.sub(r"[ \t]+", " ", "\n".join(t.log.records["msg"].astype(str)))
+
+
+@pytest.fixture(scope="session")
+def logged(every_triage) -> str:
+    """The log text of every bundle: a KB text may quote a message or a field name of another bundle's logs."""
+    return "\n".join(log_text(t) for t in every_triage.values())
+
+
+def quoted_log(words: str, logged: str, kb) -> bool:
+    """Is this English a log message: a part of the bundle's own lines, or a message a KB signature looks for
+    (a case title quotes the message it is known by)?"""
+    if words in logged:
+        return True
+    for item in [*kb.cases.values(), *kb.families.values()]:
+        for sig in item.signatures:
+            literal = str(sig.value)
+            if sig.field == "message" and (words in literal or (sig.matcher != "regex" and literal in words)
+                                           or (sig.matcher == "regex" and sig.pattern.search(words))):
+                return True
+    return False

@@ -135,8 +135,9 @@ def test_walk_shows_decode_tables_and_the_address_plot(corpus):
     values = dict(zip(pc["quantity"], pc["value"]))
     assert (values["offset = current - pc start"], values["msaicerr offset (low 20 bits)"]) == ("0x3d2c", "0x3d2c")
     assert values["binSize"] == "not logged" and values["verdict"] == UNKNOWN
+    assert values["the two offsets agree"] == "yes"
     (make,) = steps["pc_start"].figures
-    assert make.caption == "Address map of the first AI Core fault" and isinstance(make(), Figure)
+    assert make.caption == "Address map of the AI Core fault on device 0, serial 367" and isinstance(make(), Figure)
 
 
 def test_every_bit_has_a_meaning():

@@ -78,7 +78,7 @@ def test_readable_walk_names_the_steps_and_asks(capsys):
     out = capsys.readouterr().out
     for title in ("Symptom", "Error code", "pc start", "Topology", "Root cause", "Fix"):
         assert title in out
-    assert "? TASK_QUEUE_ENABLE" in out and "CCU_BUS_ERR" in out
+    assert "(answer with --fact TASK_QUEUE_ENABLE=...)" in out and "CCU_BUS_ERR" in out
 
 
 def test_unusable_input_exits_2_with_one_line(tmp_path):

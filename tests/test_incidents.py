@@ -79,7 +79,7 @@ def test_hccl_timeout_after_another_devices_fault_is_a_consequence(tmp_path):
     ev = extract_evidence(read_plog(tmp_path))
     by_dev = {i.device: i for i in ev.incidents}
     assert by_dev[0].role == "cause" and by_dev[0].kind == "aicore_exception"
-    assert by_dev[1].role == "consequence" and "aicore exception on device 0" in by_dev[1].because
+    assert by_dev[1].role == "consequence" and "AI Core exception on device 0" in by_dev[1].because
     assert by_dev[2].role == "cause"          # 59 minutes later is past HCCL's own timeout: not taken as fallout
 
 

@@ -31,9 +31,9 @@ def test_html_is_standalone_with_every_section(confirmed):
     assert not re.search(r"""(?:src|href)=['"]?https?:""", html), "nothing loaded from the network"
     for heading in ("Input", "The chain", "Hypotheses", "Answers given", "Fix"):
         assert f"<h2>{heading}</h2>" in html
-    assert "1. Symptom / 现象" in html and "6. Fix / 解决措施" in html
+    assert "<h3>1. Symptom</h3>" in html and "<h3>6. Fix</h3>" in html
     assert "plog-48213_20260314100209828.log:4173" in html                      # evidence with file:line
-    assert "task-queue-shared-cache-race: confirmed" in html
+    assert "task-queue-shared-cache-race: confirmed" in html and "<mark>" in html   # the matched part marked
     assert "<b>Workaround now</b>: Set TASK_QUEUE_ENABLE=2" in html
     assert "TASK_QUEUE_ENABLE = 1" in html                                        # the engineer's answer
     assert re.search(r"src='data:image/png;base64,[A-Za-z0-9+/]{200,}", html)    # the timeline, embedded
@@ -44,7 +44,7 @@ def test_markdown_has_the_same_content(confirmed):
     assert md.startswith("# Case report")
     for needle in ("## The chain", "### 3. pc start / current", "**For**", "## Fix", "pc_start_suspect",
                    "plog-48213_20260314100209828.log:4173", "![Errors per device and process](data:image/png;base64,",
-                   "![Address map of the first AI Core fault](data:image/png;base64,"):
+                   "![Address map of the AI Core fault on device 3, serial 2569](data:image/png;base64,"):
         assert needle in md, needle
 
 
@@ -55,7 +55,7 @@ def test_missing_and_against_are_reported():
     t.answer("ASCEND_LAUNCH_BLOCKING", "1")
     t.answer("TASK_QUEUE_ENABLE", "unset")
     md = report.render(t, "md", figures=False)
-    assert "ruled_out" in md and "**Against**" in md and "No diagnosis yet" in md
+    assert "ruled out" in md and "**Against**" in md and "No diagnosis yet" in md
 
 
 def test_log_markup_is_escaped_in_both_formats(hostile):
@@ -78,8 +78,8 @@ def test_redaction_reaches_every_line(hostile):
 def test_step_tables_and_figures_are_rendered_escaped(hostile, monkeypatch):
     original = walk.build
 
-    def build(t):
-        steps = original(t)
+    def build(t, lang="en"):
+        steps = original(t, lang)
         fig = Figure()
         fig.add_subplot().plot([0, 1], [1, 0])
         steps[2].tables.append(("pc <values>", pd.DataFrame({"name": ["<i>x</i>"], "value": ["0x10"]})))
@@ -110,3 +110,62 @@ def test_cli_report_writes_md_and_html(tmp_path, capsys):
     assert main(["report", str(POSITIVE), "-o", str(tmp_path / "case.pdf")]) == 2
     assert "written as .md or .html" in capsys.readouterr().err
     assert main(["report", str(tmp_path / "missing"), "-o", str(out)]) == 2
+
+
+def sections(md: str, level: str = "### ") -> dict[str, str]:
+    """Markdown sections by heading, each up to the next heading of the same or a higher level."""
+    out, head = {}, None
+    for line in md.splitlines():
+        if line.startswith("#") and not line.startswith("#" * (len(level) - 1) + "#"):
+            head = line if line.startswith(level) else None
+            if head:
+                out[head] = ""
+            continue
+        if head:
+            out[head] += line + "\n"
+    return out
+
+
+def test_each_step_has_its_heading_and_each_cited_line_appears_once_under_it(every_triage):
+    for name, t in every_triage.items():
+        md = report.render(t, "md", figures=False)
+        steps = walk.build(t)
+        chain = md.split("## The chain", 1)[1].split("## Hypotheses", 1)[0]
+        parts = sections(chain)
+        assert list(parts) == [f"### {n}. {s.title}" for n, s in enumerate(steps, start=1)], name
+        for s, text in zip(steps, parts.values()):
+            # Markdown punctuation in the conclusion is escaped (it may hold log text): compare it unescaped
+            unescaped = re.sub(r"\\(.)", r"\1", text.lstrip())
+            assert unescaped.startswith(f"**{s.conclusion}**"), (name, s.key)
+            for c in s.cited:
+                if c.file:
+                    assert len(re.findall(re.escape(c.where) + r"(?!\d)", text)) == 1, (name, s.key, c.where)
+
+
+def test_no_table_cell_reads_none_nan_or_a_float_integer(every_triage):
+    bad = re.compile(r"<td>(?:None|NaN|nan|&lt;NA&gt;|-?\d+\.0)</td>|\| (?:None|NaN|nan|<NA>|-?\d+\.0) \|")
+    for name, t in every_triage.items():
+        for fmt in ("html", "md"):
+            out = report.render(t, fmt, figures=False)
+            assert not bad.search(out), (name, fmt, bad.search(out))
+
+
+def test_the_chinese_report_has_no_english_sentence(every_triage, logged):
+    from conftest import english_sentences, quoted_log
+    found = []
+    for name, t in every_triage.items():
+        md = report.render(t, "md", figures=False, lang="zh", collect_more=True)
+        assert md.startswith("# 案例报告") and "## 分析链" in md and "### 1. 现象" in md and "## 补充收集" in md
+        # code blocks hold log lines and warnings as logged, and the shell commands to run
+        prose = re.sub(r"```sh\n.*?```", "", md, flags=re.S).split("~~~~")[0::2]
+        text = "\n".join(line.rsplit("|", 2)[0] if line.startswith("| ") else line   # skipped: the reader's reason
+                         for part in prose for line in part.splitlines())
+        found += [(name, e) for e in english_sentences(text) if not quoted_log(e, logged, t.kb)]
+    assert found == []
+
+
+def test_the_report_command_writes_chinese(tmp_path):
+    out = tmp_path / "case.html"
+    assert main(["report", str(POSITIVE), "-o", str(out), "--lang", "zh"]) == 0
+    html = out.read_text(encoding="utf-8")
+    assert "<html lang='zh-CN'>" in html and "<h3>1. 现象</h3>" in html and "<h2>分析链</h2>" in html

@@ -60,11 +60,11 @@ def test_walk_shows_ranks_incidents_and_timeline(corpus):
     ranks = dict(topo.tables)["Ranks"]
     assert ranks[["rank", "node", "device", "named by peers"]].values.tolist() == [
         [0, "worker-0", 0, 1], [1, "worker-1", 0, 1], [2, "worker-1", 1, 0]]
-    assert "Rank 2 on worker-1 names rank 3 (3.0.0.0) as the remote side: no connect." in topo.findings
-    assert any(f.startswith("Ranks missing from the bundle: [3]") for f in topo.findings)
+    assert "Rank 2 on worker-1 names rank 3 (3.0.0.0) as the remote side: `no connect`." in topo.findings
+    assert any(f.startswith("Ranks missing from the bundle: 3;") for f in topo.findings)
     symptom = steps["symptom"]
     incidents = dict(symptom.tables)["Incidents, first failure first"]
-    assert incidents["kind"].tolist() == ["link_failure"] * 3
+    assert incidents["kind"].tolist() == ["link failure between ranks"] * 3
     (make,) = symptom.figures
     assert make.caption == "Errors per device and process"
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from .judging.objdump import ObjdumpError
 from .knowledge.vocabulary import FactError, parse_assignments
-from .presenting import walk
+from .knowledge.messages import LANGS
 from .reading.bundle import BundleError
 from .reading.engine import ENGINES, EngineError
 from .reading.entries import printable
@@ -93,21 +93,8 @@ def _triage(args: argparse.Namespace) -> int:
         json.dump(to_dict(t), sys.stdout, indent=1, ensure_ascii=False)
         print()
         return 0
-    print(f"Input: {t.log.summary()}")
-    for f in t.log.files:
-        if f.skipped:
-            print(f"  skipped {f.path}: {f.skipped}")
-    for n, step in enumerate(walk.build(t), start=1):
-        print(f"\n== {n}. {step.title} / {step.title_zh}")
-        for line in step.findings:
-            print(f"  {line}")
-        for caption, frame in step.tables:
-            print(f"  {caption}:")
-            print("\n".join("    " + row for row in frame.to_string(index=False, max_colwidth=80).splitlines()))
-        for c in step.cited[:6]:
-            print(f"    > {c.where}: {c.text[:240]}")
-        for q in step.questions:
-            print(f"  ? {q.fact}: {q.ask}  (answer with --fact {q.fact}=...)")
+    from .presenting.console import WIDTH, walk_lines
+    print("\n".join(walk_lines(t, args.lang, WIDTH, args.wide)))
     for w in t.log.warnings:
         print(f"warning: {w}", file=sys.stderr)
     return 0
@@ -127,7 +114,7 @@ def _report(args: argparse.Namespace) -> int:
     if t.log.unusable_reason():
         print(f"casebook: {_shown(args.paths)}: {t.log.unusable_reason()}", file=sys.stderr)
         return 2
-    print(report.write(t, args.output, redact=args.redact, collect_more=args.collect_more))
+    print(report.write(t, args.output, redact=args.redact, collect_more=args.collect_more, lang=args.lang))
     return 0
 
 
@@ -222,6 +209,9 @@ def parser() -> argparse.ArgumentParser:
     t.add_argument("--fact", action="append", default=[], metavar="K=V",
                    help="an answer the logs cannot give, e.g. TASK_QUEUE_ENABLE=1 (repeatable)")
     t.add_argument("--json", action="store_true", help="print the JSON contract instead of the walk")
+    t.add_argument("--lang", default="en", choices=LANGS, help="language of the walk: en or zh (default en)")
+    t.add_argument("--wide", action="store_true",
+                   help="print full lines: no wrapping at 100 columns, every cited log line whole")
     t.add_argument("--objdump", metavar="FILE",
                    help="`objdump -d` text of the faulting kernel's object: marks the instruction at the fault offset")
     t.add_argument("--max-bytes", type=_count, default=Limits.max_bytes, metavar="N",
@@ -244,6 +234,7 @@ def parser() -> argparse.ArgumentParser:
                    help="replace IP addresses, host names, user paths and user names with stable placeholders")
     r.add_argument("--collect-more", action="store_true",
                    help="append what to ask the customer for, derived from the missing evidence")
+    r.add_argument("--lang", default="en", choices=LANGS, help="language of the report: en or zh (default en)")
     r.set_defaults(run=_report)
     k = sub.add_parser("kb", help="knowledge base tools")
     ksub = k.add_subparsers(dest="kb_command", required=True)

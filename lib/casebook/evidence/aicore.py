@@ -16,9 +16,10 @@ import pandas as pd
 
 from ..knowledge import addresses
 from ..knowledge.addresses import KernelRange, hexs, mask48
-from ..knowledge.errcode import (DAVID, NO_BIT_TEXT, STARS, ZERO_CODE_NOTE, decode_bit_list, decode_error_code,
+from ..knowledge.errcode import (DAVID, NO_BIT_TEXT, STARS, decode_bit_list, decode_error_code,
                                  decode_triple, parse_bit_list, parse_int)
 from ..knowledge.kernels import op_of
+from ..knowledge.messages import Note
 from ..reading.grammar import KIND_PLOG
 from ..reading.plog import LogTable
 from ..reading.scan import any_of
@@ -188,7 +189,7 @@ def _add_device_dumps(log: LogTable, faults: dict[tuple, AicoreFault]) -> None:
         fault.refs.append(LineRef(dump.file, c0.line, dump.time, c0.text))
         others = {(c.pc_start, c.current_pc) for c in cores[1:]} - {(c0.pc_start, c0.current_pc)}
         if others:
-            fault.notes.append(f"{len(others)} other pc start / current pair(s) among the {len(cores)} cores of this dump.")
+            fault.notes.append(Note("pcnote.other_pairs", n=len(others), cores=len(cores)))
         faults[(dump.node, dump.device, "dump", dump.stream_id, dump.task_id)] = fault
 
 
@@ -209,13 +210,10 @@ def _pc_notes(fault: AicoreFault, faults: list[AicoreFault], launch_addrs: dict[
     if pc is None or cur is None:
         return
     if fault.pc_start_first_raw is not None:
-        fault.notes.append(f"Outstanding report: first pc start {hexs(fault.pc_start_first_raw)}, second pc start "
-                           f"{hexs(pc)}; the second belongs to the faulting task and is the one checked.")
+        fault.notes.append(Note("pcnote.outstanding", first=hexs(fault.pc_start_first_raw), second=hexs(pc)))
     low20 = addresses.msaicerr_offset(pc, cur)
     if low20 != addresses.offset(pc, cur):
-        fault.notes.append(f"msaicerr's low-20-bit offset is {hexs(low20)}, the 48-bit offset "
-                           f"{hexs(addresses.offset(pc, cur))}: the two addresses are more than 1 MiB apart or straddle "
-                           "a 1 MiB boundary, so msaicerr's instruction lookup would point at the wrong place.")
+        fault.notes.append(Note("pcnote.low20", low20=hexs(low20), full=hexs(addresses.offset(pc, cur))))
     if fault.kernel:
         for other in faults:
             if other is not fault and other.key == fault.key and other.pc_start_raw is not None:
@@ -223,14 +221,12 @@ def _pc_notes(fault: AicoreFault, faults: list[AicoreFault], launch_addrs: dict[
         if fault.pc_peers:
             differ = sorted({p for p, _ in fault.pc_peers if p != mask48(pc)})
             if differ:
-                fault.notes.append(f"The same kernel ({fault.kernel}) on device {fault.device} was also reported with pc "
-                                   f"start {', '.join(hexs(p) for p in differ)}: one device loads one copy, so the pc "
-                                   "starts should agree; one of them is not the kernel's entry.")
+                fault.notes.append(Note("pcnote.peers_differ", kernel=fault.kernel, device=fault.device,
+                                        pcs=", ".join(hexs(p) for p in differ)))
             else:
-                fault.notes.append(f"Every other report of {fault.kernel} on device {fault.device} has the same pc start.")
+                fault.notes.append(Note("pcnote.peers_agree", kernel=fault.kernel, device=fault.device))
     if (ref := launch_addrs.get(mask48(pc))) is not None:
-        fault.notes.append(f"pc start {hexs(mask48(pc))} equals the function address the host logged at launch "
-                           f"({ref.file}:{ref.line}): the core was started at a real kernel entry.")
+        fault.notes.append(Note("pcnote.launch", pc=hexs(mask48(pc)), where=f"{ref.file}:{ref.line}"))
         if ref not in fault.refs:
             fault.refs.append(ref)
 
@@ -241,20 +237,19 @@ def _decode(fault: AicoreFault) -> None:
         fault.error_bits = [n for _, n in named if n]
         unknown = [i for i, n in named if n is None]
         if unknown:
-            fault.notes.append(f"Ascend 950 bits {unknown} are not in the 950 table (reserved, or newer than the "
-                               "runtime the table was read from), so they stay undecoded.")
+            fault.notes.append(Note("bits.950_unknown", bits=unknown))
         return
     if fault.errcode is not None:
         bits = decode_triple(*fault.errcode)
         if not bits:
-            fault.notes.append(f"No bit is set in the extend triple: the runtime reports this as '{NO_BIT_TEXT}'.")
+            fault.notes.append(Note("bits.none_set", text=NO_BIT_TEXT))
             fault.error_str = fault.error_str or NO_BIT_TEXT
     elif fault.error_code:
         bits = decode_error_code(fault.error_code)
     else:
         bits = []
         if fault.error_code == 0:
-            fault.notes.append(ZERO_CODE_NOTE + ", and no extend info line is in the bundle.")
+            fault.notes.append(Note("bits.zero_code"))
     fault.error_bits = [b.name for b in bits]
 
 

@@ -2,6 +2,7 @@
 and `ascend_install.info`, `npu-smi info` (the reader marks these files with the `environment` role)."""
 from __future__ import annotations
 
+from ..knowledge.messages import Note
 from ..knowledge.vocabulary import FACTS
 from ..reading import attachments
 from ..reading.bundle import ROLE_ENVIRONMENT
@@ -9,7 +10,7 @@ from ..reading.plog import LogTable
 from .items import Fact
 
 _NOTES = {
-    "soc_version": "from the Name column of npu-smi info",
+    "soc_version": Note("fact.from_npu_smi"),
 }
 
 

@@ -12,6 +12,7 @@ from collections import Counter
 from dataclasses import replace
 from datetime import datetime
 
+from ..knowledge.messages import Note, named
 from ..reading.plog import LogTable
 from . import hardware, ranks
 from .cascade import BENIGN, CAUSE, DECORATION, DEVICE_FAULTS, GENERIC, PEER_SYMPTOMS, classify
@@ -131,7 +132,7 @@ def _mark_consequences(incidents: list[Incident]) -> None:
             other = (f.node, f.device) != (inc.node, inc.device)
             if other and ft is not None and t is not None and 0 <= t - ft <= CONSEQUENCE_WINDOW_S:
                 inc.role = "consequence"
-                inc.because = (f"{f.kind.replace('_', ' ')} on device {f.device}"
-                               + (f" of {f.node}" if f.node else "")
-                               + f" at {f.first.time} ({f.first.file}:{f.first.line}) came first")
+                inc.because = Note("incident.because", kind=named("kind", f.kind), device=f.device,
+                                   node=Note("incident.of", node=f.node) if f.node else "", time=f.first.time,
+                                   where=f"{f.first.file}:{f.first.line}")
                 break

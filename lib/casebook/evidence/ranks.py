@@ -14,6 +14,7 @@ import re
 from collections import Counter
 from datetime import datetime
 
+from ..knowledge.messages import Note
 from ..reading.plog import LogTable
 from ..reading.scan import any_of
 from .first_error import error_lines, time_order
@@ -117,10 +118,8 @@ def _skew(log: LogTable, ident: dict[tuple, RankInfo]) -> list[str]:
         for n2, r2, ref2 in setups:
             t1, t2 = _seconds(ref1.time), _seconds(ref2.time)
             if n1 < n2 and (n1, n2) not in seen and t1 is not None and t2 is not None and abs(t2 - t1) > SETUP_SPREAD_S:
-                notes.append(f"rank {r1} on {n1} set up its communicator at {ref1.time}, rank {r2} on {n2} at "
-                             f"{ref2.time} ({abs(t2 - t1):.0f} s apart; setup of one group normally happens within "
-                             f"{SETUP_SPREAD_S} s on every rank): the clocks of {n1} and {n2} may differ, so compare "
-                             "their times with care.")
+                notes.append(Note("ranks.skew", r1=r1, n1=n1, t1=ref1.time, r2=r2, n2=n2, t2=ref2.time,
+                                  gap=f"{abs(t2 - t1):.0f}", limit=SETUP_SPREAD_S))
                 seen.add((n1, n2))
     return notes
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from ..knowledge.messages import Note
 from ..reading.plog import LogTable
 from ..reading.scan import any_of
 from .items import Fact
@@ -19,13 +20,13 @@ _V = r"(?P<v>\d+\.\d+(?:\.(?:RC\d+|rc\d+|alpha\d+|beta\d+|post\d+|T\d+|\d+|[a-z]
 PATTERNS: tuple[tuple[str, re.Pattern, str | None], ...] = (
     ("torch_npu_version", re.compile(r"torch[_-]npu(?:\s+version)?\s*(?:==|[:=]|\s)\s*v?" + _V, re.I), None),
     ("cann_version", re.compile(r"\bCANN(?:\s+|_)version\s*[:=]?\s*" + _V, re.I), None),
-    ("cann_version", re.compile(r"Ascend-cann-(?:toolkit|kernels|nnae|nnal)[_-]" + _V, re.I), "from a package name"),
-    ("cann_version", re.compile(r"ascend-toolkit/" + _V + r"/"), "from the install path"),
-    ("cann_version", re.compile(r"/Ascend/CANN-" + _V + r"/", re.I), "from the install path"),
+    ("cann_version", re.compile(r"Ascend-cann-(?:toolkit|kernels|nnae|nnal)[_-]" + _V, re.I), Note("fact.from_package")),
+    ("cann_version", re.compile(r"ascend-toolkit/" + _V + r"/"), Note("fact.from_install_path")),
+    ("cann_version", re.compile(r"/Ascend/CANN-" + _V + r"/", re.I), Note("fact.from_install_path")),
     ("npu_driver_version", re.compile(r"\bdriver[ _]version\s*[:=]\s*" + _V, re.I), None),
-    ("npu_driver_version", re.compile(r"Ascend-hdk-\w+-npu-driver[_-]" + _V, re.I), "from a package name"),
+    ("npu_driver_version", re.compile(r"Ascend-hdk-\w+-npu-driver[_-]" + _V, re.I), Note("fact.from_package")),
     ("firmware_version", re.compile(r"\bfirmware[ _]version\s*[:=]\s*" + _V, re.I), None),
-    ("firmware_version", re.compile(r"Ascend-hdk-\w+-npu-firmware[_-]" + _V, re.I), "from a package name"),
+    ("firmware_version", re.compile(r"Ascend-hdk-\w+-npu-firmware[_-]" + _V, re.I), Note("fact.from_package")),
     ("soc_version", re.compile(r"\bsoc[ _]?version(?: is|:|=)?\s*\[?(?P<v>Ascend\w+)\]?", re.I), None),
 )
 #: Lines this family reads (the reader keeps them in big files too).

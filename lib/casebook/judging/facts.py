@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from ..evidence.items import Evidence, Fact
+from ..knowledge.messages import Note
 from ..knowledge.vocabulary import UNSET, FactError, normalize
 
 
@@ -17,7 +18,7 @@ def resolve(evidence: Evidence, answers: dict[str, object] | None = None) -> dic
     if spmd is not None:
         proof = next((p for p in evidence.topology.processes if p.drives_several_devices == spmd and p.refs), None)
         ref = proof.refs[-1] if proof else None
-        note = (f"pid {proof.pid} uses devices {sorted(proof.devices)}" if proof else None)
+        note = Note("fact.spmd_proof", pid=proof.pid, devices=sorted(proof.devices)) if proof else None
         facts["single_process_multi_device"] = Fact("single_process_multi_device", spmd, "log",
                                                     ref.file if ref else None, ref.line if ref else None, note)
     for name, value in (answers or {}).items():
@@ -32,9 +33,8 @@ def _apply_queue_default(facts: dict[str, Fact]) -> None:
     blocking = facts.get("ASCEND_LAUNCH_BLOCKING")
     if tq is not None and tq.value == UNSET:
         if blocking is not None and blocking.value == "1":
-            facts["TASK_QUEUE_ENABLE"] = Fact("TASK_QUEUE_ENABLE", "0", "default", note=(
-                "unset, and ASCEND_LAUNCH_BLOCKING=1 turns the task queue off"))
+            facts["TASK_QUEUE_ENABLE"] = Fact("TASK_QUEUE_ENABLE", "0", "default", note=Note("fact.queue_off_by_blocking"))
         else:
-            facts["TASK_QUEUE_ENABLE"] = Fact("TASK_QUEUE_ENABLE", "1", "default", note="unset: torch_npu's default is 1")
+            facts["TASK_QUEUE_ENABLE"] = Fact("TASK_QUEUE_ENABLE", "1", "default", note=Note("fact.queue_default"))
     if blocking is not None and blocking.value == UNSET:
-        facts["ASCEND_LAUNCH_BLOCKING"] = Fact("ASCEND_LAUNCH_BLOCKING", "0", "default", note="unset: default 0")
+        facts["ASCEND_LAUNCH_BLOCKING"] = Fact("ASCEND_LAUNCH_BLOCKING", "0", "default", note=Note("fact.blocking_default"))

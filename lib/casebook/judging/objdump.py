@@ -13,6 +13,7 @@ from pathlib import Path
 
 from ..evidence.items import AicoreFault
 from ..knowledge.addresses import hexs, offset
+from ..knowledge.messages import Note
 
 _SYMBOL = re.compile(r"^(?P<addr>[0-9a-fA-F]+) <(?P<name>[^>]+)>:\s*$")
 _INSN = re.compile(r"^\s*(?P<addr>[0-9a-fA-F]+):\s+(?P<rest>\S.*)$")
@@ -104,9 +105,6 @@ def annotate(faults: list[AicoreFault], dis: Disassembly) -> None:
             continue   # without a matching symbol, the object is taken to be the first fault's kernel only
         off = offset(fault.pc_start_raw, fault.current_raw)
         fault.instructions = dis.around(off, symbol)
-        where = f"symbol {symbol}" if symbol else "the first instruction (no symbol matches the kernel name)"
-        if fault.instructions:
-            fault.notes.append(f"Offset {hexs(off)} from {where} in {dis.source}: the faulting instruction is marked.")
-        else:
-            fault.notes.append(f"Offset {hexs(off)} from {where} falls outside {dis.source}: this object may not "
-                               "be the faulting kernel's.")
+        where = Note("pcnote.symbol", symbol=symbol) if symbol else Note("pcnote.first_instruction")
+        fault.notes.append(Note("pcnote.objdump_marked" if fault.instructions else "pcnote.objdump_outside",
+                                offset=hexs(off), where=where, source=dis.source))

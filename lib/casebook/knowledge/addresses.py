@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .messages import Note
+
 ADDRESS_MASK = (1 << 48) - 1
 LOW20_MASK = (1 << 20) - 1
 
@@ -18,9 +20,7 @@ CURRENT_SUSPECT = "current_suspect"
 UNKNOWN = "unknown"
 PC_VERDICTS = (CONSISTENT, PC_CURRENT_MISMATCH, PC_START_SUSPECT, CURRENT_SUSPECT, UNKNOWN)
 
-COLLECT_BINSIZE = ("Collect the plog at INFO level (export ASCEND_GLOBAL_LOG_LEVEL=1, or "
-                   "ASCEND_MODULE_LOG_LEVEL=RUNTIME=1) so the runtime logs the kernel's binSize, and keep more "
-                   "rotated files (ASCEND_HOST_LOG_FILE_NUM) so the lines before the fault survive.")
+COLLECT_BINSIZE = Note("collect.bin_size")
 
 
 def mask48(addr: int) -> int:
@@ -63,8 +63,8 @@ class PcVerdict:
     """The pc start / current verdict with its reason in words and what to collect next."""
 
     verdict: str
-    reason: str
-    collect: str | None = None
+    reason: Note
+    collect: Note | None = None
 
 
 def judge(pc_start: int | None, current: int | None, bin_size: int | None,
@@ -75,28 +75,18 @@ def judge(pc_start: int | None, current: int | None, bin_size: int | None,
     device: other reports' pc start or a logged load address.
     """
     if pc_start is None or current is None:
-        return PcVerdict(UNKNOWN, "The report has no pc start or no current address.",
-                         "Send the full AI Core exception block (the 'dump info' line).")
+        return PcVerdict(UNKNOWN, Note("pcreason.no_registers"), Note("collect.dump"))
     if not bin_size:
-        return PcVerdict(UNKNOWN, f"Offset {hexs(offset(pc_start, current))} cannot be checked: no binSize line for "
-                                  "this kernel is in the bundle (the runtime logs it only at INFO level).",
-                         COLLECT_BINSIZE)
+        return PcVerdict(UNKNOWN, Note("pcreason.no_bin_size", offset=hexs(offset(pc_start, current))), COLLECT_BINSIZE)
     off = offset(pc_start, current)
     if 0 <= off < bin_size:
-        return PcVerdict(CONSISTENT, f"current lies {hexs(off)} bytes after pc start, inside the kernel binary "
-                                     f"(binSize {hexs(bin_size)}): the core was started at the kernel and faulted inside it.")
-    where = "before pc start" if off < 0 else f"beyond the end of the binary (binSize {hexs(bin_size)})"
-    mismatch = f"current lies {hexs(off)} from pc start, {where}: pc start and current disagree."
+        return PcVerdict(CONSISTENT, Note("pcreason.consistent", offset=hexs(off), bin_size=hexs(bin_size)))
+    mismatch = (Note("pcreason.before", offset=hexs(off)) if off < 0
+                else Note("pcreason.beyond", offset=hexs(off), bin_size=hexs(bin_size)))
     pc_in = [k for k in known if k.contains(pc_start)]
     cur_in = [k for k in known if k.contains(current)]
     if cur_in and not pc_in:
-        return PcVerdict(PC_START_SUSPECT, f"{mismatch} current falls inside this kernel as loaded on this device "
-                                           f"({cur_in[0].source}), so pc start is the wrong address: the core was "
-                                           "handed a bad start address by the host.")
+        return PcVerdict(PC_START_SUSPECT, Note("pcreason.pc_start_suspect", mismatch=mismatch, source=cur_in[0].source))
     if pc_in and not cur_in:
-        return PcVerdict(CURRENT_SUSPECT, f"{mismatch} pc start matches this kernel as loaded on this device "
-                                          f"({pc_in[0].source}), so the core jumped away from the kernel while running.")
-    return PcVerdict(PC_CURRENT_MISMATCH, f"{mismatch} Nothing else in the logs places this kernel on this device, "
-                                          "so it is open which address is wrong.",
-                     "Collect INFO-level runtime logs of the whole run (kernel load lines) and the other cores' "
-                     "reports of the same kernel on this device.")
+        return PcVerdict(CURRENT_SUSPECT, Note("pcreason.current_suspect", mismatch=mismatch, source=pc_in[0].source))
+    return PcVerdict(PC_CURRENT_MISMATCH, Note("pcreason.open", mismatch=mismatch), Note("collect.mismatch"))

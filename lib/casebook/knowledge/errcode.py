@@ -17,8 +17,6 @@ NO_BIT_TEXT = "timeout or trap error"
 STARS = "stars"      #: 910B/910C: hex masks
 DAVID = "david"      #: Ascend 950: decimal bit lists
 DAVID_TABLE = "data/aicore-error-bits-950.tsv"
-ZERO_CODE_NOTE = ("error code = 0 does not mean 'no error': the error bits are in the extend info "
-                  "(`The extend info: errcode:(a, b, c)`)")
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from ..judging.triage import Triage
 from ..knowledge.addresses import UNKNOWN as PC_UNKNOWN
+from ..knowledge.messages import EN, Note, say, words
 from ..knowledge.vocabulary import FACTS
 from ..reading.bundle import ROLE_DEVICE_LOG, ROLE_HOST_PLOG
 
@@ -17,7 +18,7 @@ from ..reading.bundle import ROLE_DEVICE_LOG, ROLE_HOST_PLOG
 class Ask:
     """One thing to collect."""
 
-    what: str
+    what: str              #: worded by the catalog (a Note): shown in the report's language
     why: str
     how: tuple[str, ...]   #: commands or settings, one per line
 
@@ -28,13 +29,13 @@ class CollectRequest:
 
     asks: list[Ask]
 
-    def to_markdown(self) -> str:
-        """The request as Markdown, ready to paste into a ticket."""
+    def to_markdown(self, lang: str = EN) -> str:
+        """The request as Markdown in `lang`, ready to paste into a ticket."""
         if not self.asks:
-            return "Nothing more to collect: the bundle holds the evidence this case needs.\n"
-        out = ["Please send the following; each item says why this case needs it.", ""]
+            return say(lang, "ask.nothing") + "\n"
+        out = [say(lang, "ask.intro"), ""]
         for n, a in enumerate(self.asks, start=1):
-            out.append(f"{n}. **{a.what}** — {a.why}")
+            out.append(f"{n}. **{words(lang, a.what)}** — {words(lang, a.why)}")
             if a.how:
                 out.append("")
                 out.append("   ```sh")
@@ -49,7 +50,7 @@ class CollectRequest:
         for n, a in enumerate(self.asks, start=1):
             out.append(f"{n}. {a.what}: {a.why}")
             out += [f"     $ {h}" for h in a.how]
-        return "\n".join(out) + ("\n" if out else "Nothing more to collect.\n")
+        return "\n".join(out) + ("\n" if out else say(EN, "ask.nothing") + "\n")
 
 
 def _levels(t: Triage) -> set[str]:
@@ -64,48 +65,41 @@ def build(t: Triage) -> CollectRequest:
     levels = _levels(t)
     info_seen = bool(levels & {"INFO", "DEBUG"})
     if ev.first_error is None:
-        asks.append(Ask("The full plog folder of the failing run",
-                        "no error line is in what was sent; the first failure may sit in a rotated-away or unsent file",
+        asks.append(Ask(Note("ask.plogs"), Note("ask.plogs.why"),
                         ("tar czf plog.tar.gz ~/ascend/log        # or the folder set in ASCEND_PROCESS_LOG_PATH",)))
     if ROLE_HOST_PLOG not in roles:
-        asks.append(Ask("Host plogs (debug and run)", "only screen output or device logs were sent; the host plog holds "
-                        "the runtime's own account of the failure with file and line",
+        asks.append(Ask(Note("ask.host_plogs"), Note("ask.host_plogs.why"),
                         ("ls ~/ascend/log/debug/plog ~/ascend/log/run/plog",)))
     faults = ev.aicore_faults
     if any(f.pc is None or f.pc.verdict == PC_UNKNOWN for f in faults) or (faults and not info_seen):
-        asks.append(Ask("A rerun's plogs at INFO level for the runtime",
-                        "the kernel's binSize and load address are logged only at INFO level; without them the "
-                        "pc start / current check cannot say whether the core started in the right kernel",
+        asks.append(Ask(Note("ask.info_level"), Note("ask.info_level.why"),
                         ("export ASCEND_MODULE_LOG_LEVEL=RUNTIME=1   # or ASCEND_GLOBAL_LOG_LEVEL=1 for every module",
                          "export ASCEND_HOST_LOG_FILE_NUM=100        # keep the early lines from being rotated away")))
     elif faults and any(f.pc and f.pc.collect for f in faults):
-        asks.append(Ask("More of the same run's logs", next(f.pc.collect for f in faults if f.pc and f.pc.collect), ()))
+        asks.append(Ask(Note("ask.more_logs"), next(f.pc.collect for f in faults if f.pc and f.pc.collect), ()))
     if ev.topology.single_process_multi_device is None:
-        asks.append(Ask("How the job starts its processes",
-                        "no line shows which devices each process set; the set-device lines are INFO-level runtime lines",
+        asks.append(Ask(Note("ask.launch"), Note("ask.launch.why"),
                         ("the launch command (torchrun / msrun / mp.spawn / a single python process with threads)",
                          "export ASCEND_MODULE_LOG_LEVEL=RUNTIME=1   # logs each thread's set-device call")))
     if faults and ROLE_DEVICE_LOG not in roles:
-        asks.append(Ask("Device-side logs", "the AI Core fault is reported by the device; its own log shows the "
-                        "exception dump of the core",
+        asks.append(Ask(Note("ask.device_logs"), Note("ask.device_logs.why"),
                         ("msnpureport        # exports the device logs (hisi_logs, message) to the current folder",
                          "asys collect       # or CANN's collector: logs and environment in one folder")))
     missing = list(t.questions)
     env_facts = [q for q in missing if q.fact in FACTS and q.fact.isupper()]
     if env_facts:
         names = ", ".join(q.fact for q in env_facts)
-        asks.append(Ask("The job's environment", f"the case turns on {names}, which the logs do not show",
+        asks.append(Ask(Note("ask.environment"), Note("ask.environment.why", names=names),
                         ("env | grep -E 'ASCEND|TASK_QUEUE|HCCL|PYTORCH_NPU' | sort",
                          "# and how the launch script sets them, if it does")))
     if any(q.fact == "torch_npu_version" for q in missing) or (ev.aicore_faults and "torch_npu_version" not in t.facts):
-        asks.append(Ask("Installed versions", "the fix advice depends on the torch_npu and CANN versions",
+        asks.append(Ask(Note("ask.versions"), Note("ask.versions.why"),
                         ("pip list 2>/dev/null | grep -i -E 'torch|npu|cann'",
                          "cat /usr/local/Ascend/ascend-toolkit/latest/version.cfg")))
     if any(q.fact == "failure_vanished_with_debug" for q in missing):
-        asks.append(Ask("Whether the failure survives debugging switches", "a failure that vanishes with "
-                        "ASCEND_LAUNCH_BLOCKING=1 or exception dump on points to a host-side race",
+        asks.append(Ask(Note("ask.debug_switches"), Note("ask.debug_switches.why"),
                         ("ASCEND_LAUNCH_BLOCKING=1 <the same launch command>",)))
     if faults or ev.incidents:
-        asks.append(Ask("The cards' health", "rules hardware in or out (memory errors, lost heartbeat, resets)",
+        asks.append(Ask(Note("ask.health"), Note("ask.health.why"),
                         ("npu-smi info", "npu-smi info -t health -i <card id>")))
     return CollectRequest(asks)

@@ -15,7 +15,7 @@ from ..judging.triage import Triage, triage
 from ..knowledge.addresses import PC_VERDICTS, hexs
 from ..knowledge.errcode import bit_table
 from ..knowledge.kb import KnowledgeBase, load_kb
-from .walk import Cited
+from .citation import Cited
 
 NONE_OF_THEM = "none of the known cases"
 ROOT_OPEN = "root cause still open"

@@ -1,74 +1,53 @@
 """The expert's walk through a case, as data: symptom -> error code -> pc start -> topology -> root cause -> fix.
 
-Each step holds plain text (findings, cited lines, questions); the CLI prints it and the widgets render it,
-escaped. Nothing here formats HTML.
+A step reads in the order of its fields: the conclusion in one sentence, the open questions, the findings
+behind the conclusion, tables and figures, then the evidence, each `file:line` once. Every sentence comes
+from the message catalog in the walk's language (`en` or `zh`); text quoted from a log stays as logged,
+between backticks. The CLI prints a step and the widgets render it escaped; nothing here formats HTML.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
-import pandas as pd
-
+import re
 from ..evidence.items import AicoreFault
-from ..judging.ranking import CONFIRMED, LIKELY, explained_lines
 from ..judging.triage import Triage
-from ..judging.unexplained import mine
-from ..knowledge.addresses import hexs, mask48, msaicerr_offset, offset
-from ..knowledge.errcode import NO_BIT_TEXT, decode_bit_list, decode_error_code, decode_triple, meaning
+from ..knowledge.addresses import hexs, mask48, offset
+from ..knowledge.errcode import NO_BIT_TEXT
+from ..knowledge.messages import EN, LANGS, ZH, name, say, words
+from . import hypotheses, tables
+from .citation import Cited, cited
+from .step import Step, kind_words, place
 
 STEP_KEYS = ("symptom", "error_code", "pc_start", "topology", "root_cause", "fix")
-TITLES = {
-    "symptom": ("Symptom", "现象"),
-    "error_code": ("Error code", "错误码"),
-    "pc_start": ("pc start / current", "pc start / current 分析"),
-    "topology": ("Topology", "进程与设备拓扑"),
-    "root_cause": ("Root cause", "根因"),
-    "fix": ("Fix", "解决措施"),
-}
+#: Where the register values sit in an AI Core report line.
+_PC_FOCUS = re.compile(r"pc start:?\s*\S+.*?current:?\s*[0-9a-fA-Fx]+|pc start:?\s*\S+")
+_BITS_FOCUS = re.compile(r"errcode:\s*\([^)]*\)|error code\s*=\s*\S+|retCode=\S+|AIC_ERROR\S*|error bit list\S*")
 
 
-@dataclass(frozen=True)
-class Cited:
-    """A log line shown as evidence."""
-
-    file: str | None
-    line: int | None
-    text: str
-
-    @property
-    def where(self) -> str:
-        """`file:line`, or the source when no line backs it."""
-        return f"{self.file}:{self.line}" if self.file else "engineer"
+def title(key: str, lang: str = EN) -> str:
+    """A step's title in one language."""
+    return say(lang, f"step.{key}")
 
 
-@dataclass
-class Step:
-    """One step of the walk."""
-
-    key: str
-    title: str
-    title_zh: str
-    findings: list[str] = field(default_factory=list)
-    cited: list[Cited] = field(default_factory=list)
-    questions: list = field(default_factory=list)   #: ranking.Missing items the logs cannot answer
-    tables: list = field(default_factory=list)      #: (caption, pandas.DataFrame) pairs shown under the findings
-    figures: list = field(default_factory=list)     #: callables returning a matplotlib Figure, drawn on demand
+#: (English, Chinese) title of each step.
+TITLES = {k: (title(k, EN), title(k, ZH)) for k in STEP_KEYS}
 
 
-def build(t: Triage) -> list[Step]:
-    """The six steps for the current state of the case."""
-    steps = [Step(k, *TITLES[k]) for k in STEP_KEYS]
+def build(t: Triage, lang: str = EN) -> list[Step]:
+    """The six steps for the current state of the case, worded in `lang` (en or zh)."""
+    if lang not in LANGS:
+        raise ValueError(f"the walk is worded in {' or '.join(LANGS)}, not {lang!r}")
+    steps = [Step(k, title(k, lang), title(k, ZH), lang) for k in STEP_KEYS]
     by = {s.key: s for s in steps}
     _symptom(t, by["symptom"])
     _error_code(t, by["error_code"])
     _pc_start(t, by["pc_start"])
     _topology(t, by["topology"])
-    _root_cause(t, by["root_cause"])
-    _fix(t, by["fix"])
+    hypotheses.root_cause(t, by["root_cause"])
+    hypotheses.fix(t, by["fix"])
     return steps
 
 
-def _figure(caption: str, draw: str, *args):
+def figure(caption: str, draw: str, *args):
     """A figure drawn on demand by the plots function named `draw`, with the caption renderers show under it."""
     def make():
         from . import plots  # matplotlib loads only when a figure is drawn, not for every walk
@@ -79,274 +58,199 @@ def _figure(caption: str, draw: str, *args):
     return make
 
 
-def _fault_cite(f: AicoreFault) -> Cited:
-    """The fault's own report line, with the text that line holds."""
+def fault_cite(f: AicoreFault, focus=_PC_FOCUS) -> Cited:
+    """The fault's own report line, with the part that matters marked."""
     ref = next((r for r in f.refs if (r.file, r.line) == (f.file, f.line)), f.refs[0] if f.refs else None)
-    return Cited(ref.file, ref.line, ref.text) if ref else Cited(f.file, f.line, "")
-
-
-def incidents_table(incidents: list) -> pd.DataFrame:
-    """One row per incident: where, what kind, its first failure and how much followed it."""
-    return pd.DataFrame([{"node": i.node or "", "rank": "" if i.rank is None else i.rank,
-                          "device": "" if i.device is None else i.device, "pid": "" if i.pid is None else i.pid,
-                          "kind": i.kind, "role": i.role, "first time": i.first.time or "",
-                          "first line": f"{i.first.file}:{i.first.line}", "code": i.first.code or "",
-                          "later lines": i.cascade} for i in incidents],
-                        columns=["node", "rank", "device", "pid", "kind", "role", "first time", "first line", "code",
-                                 "later lines"])
+    return cited(ref.file, ref.line, ref.text, focus) if ref else Cited(f.file, f.line, "")
 
 
 def _symptom(t: Triage, s: Step) -> None:
     log, ev = t.log, t.evidence
-    s.findings.append(f"Read {len(log.files)} files, {log.lines} lines ({log.lines_unparsed} kept unparsed), "
-                      f"{ev.error_lines} error lines.")
-    s.findings.extend(log.rotation)   # the first error may be in a file the rotation deleted
+    s.add("symptom.read", files=len(log.files), lines=log.lines, unparsed=log.lines_unparsed, errors=ev.error_lines)
+    s.findings.extend(_gap(s, g) for g in log.rotation)   # the first error may be in a file rotated away
     if ev.first_error is None and not ev.incidents:
-        s.findings.append("No error line in the bundle: ask for the debug plogs of the failing run "
-                          "(rotation may have deleted the oldest file).")
+        s.conclusion = s.say("symptom.none")
+        s.add("symptom.none.ask")
         return
+    # the first burst that stands on its own and is not a harmless line (a driver's "not supported")
+    first = next((i for i in ev.incidents if i.role == "cause" and i.kind != "benign"),
+                 ev.incidents[0] if ev.incidents else None)
+    if first is not None:
+        s.conclusion = s.say("symptom.conclusion", kind=kind_words(s, first.kind),
+                             where=place(s, first.device, first.rank, first.node, first.pid),
+                             time=first.first.time or s.say("time.unknown"))
+    else:
+        e = ev.first_error
+        s.conclusion = s.say("symptom.conclusion.first_error", where=place(s, e.device, None, e.node, e.pid),
+                             time=e.time or s.say("time.unknown"))
     if ev.first_error is not None:
         e = ev.first_error
-        s.findings.append(f"First error at {e.time or 'unknown time'} (pid {e.pid}, device {e.device}"
-                          + (f", code {e.code}" if e.code else "") + ").")
-        s.cited.append(Cited(e.file, e.line, e.text))
+        s.add("symptom.first_error", time=e.time or s.say("time.unknown"), where=place(s, e.device, None, None, e.pid),
+              code=s.say("symptom.code", code=e.code) if e.code else "")
+        s.cite(cited(e.file, e.line, e.text, e.code))
     for f in ev.aicore_faults[:3]:
-        s.findings.append(f"AI Core fault on device {f.device} (serial {f.serial}, cores {f.cores}) in kernel "
-                          f"{f.kernel or 'unknown'}" + (f" (op {f.op})" if f.op else "") + ".")
-        s.cited.append(_fault_cite(f))
-    if ev.incidents and ev.incidents[0].device is not None:
-        i = ev.incidents[0]
-        s.findings.append(f"Earliest incident: {i.kind.replace('_', ' ')} on device {i.device}"
-                          + (f" (rank {i.rank})" if i.rank is not None else "") + (f" of {i.node}" if i.node else "")
-                          + f" at {i.first.time or 'unknown time'}.")
-        s.cited.append(Cited(i.first.file, i.first.line, i.first.text))
+        s.add("symptom.fault", where=place(s, f.device), serial=f.serial if f.serial is not None else "?",
+              cores=", ".join(map(str, f.cores)) or "?", kernel=f.kernel or s.say("kernel.unknown"),
+              op=s.say("symptom.op", op=f.op) if f.op else "")
+        s.cite(fault_cite(f))
+    for i in ev.incidents:   # where each burst starts; the table lists them in the same order
+        s.cite(cited(i.first.file, i.first.line, i.first.text, i.first.code))
     causes = [i for i in ev.incidents if i.role == "cause"]
     consequences = [i for i in ev.incidents if i.role == "consequence"]
     if ev.incidents:
-        s.findings.append(f"{len(ev.incidents)} incident(s) (bursts of errors per device and process): "
-                          f"{len(causes)} stand on their own, {len(consequences)} follow another device's fault.")
+        s.add("symptom.incidents", n=len(ev.incidents), causes=len(causes), consequences=len(consequences))
         for i in consequences[:3]:
-            s.findings.append(f"Device {i.device}" + (f" (rank {i.rank})" if i.rank is not None else "")
-                              + f": its {i.kind.replace('_', ' ')} is a consequence: {i.because}.")
-        s.tables.append(("Incidents, first failure first", incidents_table(ev.incidents)))
+            earlier = getattr(i.because, "values", {})   # the incident it follows; its first line is cited below
+            s.add("symptom.consequence", where=place(s, i.device, i.rank), kind=kind_words(s, i.kind),
+                  after=words(s.lang, earlier.get("kind", "?")), device=earlier.get("device", "?"),
+                  time=earlier.get("time") or s.say("time.unknown"))
+        s.tables.append((s.say("table.incidents"), tables.incidents(ev.incidents, s.lang)))
         if len(ev.incidents) > 1:   # a timeline of one burst shows nothing the table does not
-            s.figures.append(_figure("Errors per device and process", "timeline", ev.incidents))
+            s.figures.append(figure(s.say("figure.timeline"), "timeline", ev.incidents))
     fallout = sum(i.roles.get("fallout", 0) + i.roles.get("wrapper", 0) for i in ev.incidents)
     if fallout:
-        s.findings.append(f"{fallout} later line(s) are fallout or wrappers of an earlier failure (507899, 107022, "
-                          "synchronize calls, torch_npu ERRxxxxx, tracebacks) and are not causes.")
-    versions = [f"{n} {t.facts[n].value}" + (f" ({t.facts[n].note})" if t.facts[n].note else "")
+        s.add("symptom.fallout", n=fallout)
+    versions = [s.say("symptom.version", name=n, value=t.facts[n].value,
+                      note=s.say("symptom.version_note", note=words(s.lang, t.facts[n].note)) if t.facts[n].note else "")
                 for n in ("cann_version", "npu_driver_version", "firmware_version", "torch_npu_version", "soc_version")
                 if n in t.facts]
     if versions:
-        s.findings.append("Versions shown: " + "; ".join(versions) + ".")
+        s.add("symptom.versions", versions=s.say("list.sep").join(versions))
+
+
+def _gap(s: Step, g) -> str:
+    """A process whose oldest files may have been rotated away, in words."""
+    who = (s.say("rotation.pid", pid=g.pid) if g.pid is not None else
+           s.say("rotation.device", device=g.device) if g.device is not None else s.say("rotation.process"))
+    signs = ([s.say("rotation.continues")] if g.continues else []) + (
+        [s.say("rotation.full", files=g.files, limit=g.limit, source=s.say(f"rotation.{g.source}"))] if g.full else [])
+    return s.say("rotation.gap", path=g.path, who=who, folder=g.folder, why=s.say("list.semi").join(signs))
 
 
 def _error_code(t: Triage, s: Step) -> None:
     ev = t.evidence
     codes = sorted({c.code for c in ev.codes})
-    if codes:
-        s.findings.append("Codes seen: " + ", ".join(codes) + ".")
-    rows = []
-    for code in codes:
-        page = t.kb.codes.get(code)
-        if page:
-            s.findings.append(f"{code}: {page.meaning}")
-        family = next(c.family for c in ev.codes if c.code == code)
-        rows.append({"code": code, "family": family, "meaning": page.meaning if page else "(no code page yet)",
-                     "first seen": next(f"{c.file}:{c.line}" for c in ev.codes if c.code == code)})
-    if rows:
-        s.tables.append(("Codes in the error lines", pd.DataFrame(rows)))
-    for f in ev.aicore_faults[:3]:
-        if f.errcode:
-            triple = ", ".join(hexs(x) for x in f.errcode)
-            s.findings.append(f"errcode:({triple}) decodes to " + (", ".join(f.error_bits) or f"no bit set: {NO_BIT_TEXT}")
-                              + ".")
-        elif f.error_bit_list:
-            s.findings.append(f"Ascend 950 error bit list {f.error_bit_list} decodes to "
-                              + (", ".join(f.error_bits) or "no bit the 950 table names") + ".")
-        elif f.error_code is not None:
-            s.findings.append(f"error code = {hexs(f.error_code)} decodes to "
-                              + (", ".join(f.error_bits) or "nothing: with 0 the bits are in the extend info") + ".")
-        for bit in f.error_bits:
-            page = t.kb.codes.get(bit)
-            s.findings.append(f"{bit}: {page.meaning if page else meaning(bit)}")
-        if f.error_str:
-            s.findings.append(f"errorStr: {f.error_str}")
-        if f.ret_code:
-            page = t.kb.codes.get(f.ret_code)
-            s.findings.append(f"retCode {f.ret_code}" + (f": {page.meaning}" if page else "."))
-        s.findings += [n for n in f.notes if "bit" in n or "error code" in n]
-        table = decode_table(f)
-        if not table.empty:
-            s.tables.append((f"Error bits of the fault on device {f.device}"
-                             + (f", serial {f.serial}" if f.serial is not None else ""), table))
-        s.cited += [Cited(r.file, r.line, r.text) for r in f.refs
-                    if "errcode:" in r.text or "retCode" in r.text or "error code" in r.text or "AIC_ERROR" in r.text]
-
-
-def decode_table(f: AicoreFault) -> pd.DataFrame:
-    """One row per set error bit of a fault: where it sits in the report, its name and meaning."""
-    if f.family == "david":
-        named = dict(decode_bit_list(f.error_bit_list))
-        return pd.DataFrame([{"bit": i, "name": named.get(i) or "(not in the 950 table)",
-                              "meaning": meaning(named[i]) if named.get(i) else ""} for i in f.error_bit_list],
-                            columns=["bit", "name", "meaning"])
-    if f.errcode is not None:
-        bits = decode_triple(*f.errcode)
-        source = "errcode:(a, b, c)"
+    faults = ev.aicore_faults[:3]
+    bits = list(dict.fromkeys(b for f in faults for b in f.error_bits))
+    if bits:
+        s.conclusion = s.say("error_code.conclusion.bits", bits=", ".join(bits))
+    elif codes:
+        s.conclusion = s.say("error_code.conclusion.codes", codes=", ".join(codes))
     else:
-        bits = decode_error_code(f.error_code) if f.error_code else []
-        source = "error code ="
-    return pd.DataFrame([{"from": source, "word": b.word, "bit": b.bit, "mask": hexs(b.mask), "index": b.index,
-                          "name": b.name, "meaning": meaning(b.name)} for b in bits],
-                        columns=["from", "word", "bit", "mask", "index", "name", "meaning"])
+        s.conclusion = s.say("error_code.conclusion.none")
+    if codes:
+        s.add("error_code.seen", codes=", ".join(codes))
+    for code in codes:
+        text = tables.code_meaning(t, code, s.lang)
+        if text:
+            s.add("error_code.meaning", code=code, meaning=text)
+    if codes:
+        s.tables.append((s.say("table.codes"), tables.codes(t, codes, s.lang)))
+    for code in codes:   # where each code is first seen
+        c = next(c for c in ev.codes if c.code == code)
+        s.cite(cited(c.file, c.line, c.text, c.code))
+    for f in faults:
+        _fault_bits(t, s, f)
 
 
-def pc_table(f: AicoreFault) -> pd.DataFrame:
-    """The pc arithmetic of one fault, one row per quantity, as logged and as computed."""
-    has = f.pc_start_raw is not None and f.current_raw is not None
-    rows = [
-        ("pc start (logged)", hexs(f.pc_start_raw)),
-        ("pc start (48-bit)", hexs(mask48(f.pc_start_raw)) if f.pc_start_raw is not None else None),
-        ("current (logged)", hexs(f.current_raw)),
-        ("current (48-bit)", hexs(mask48(f.current_raw)) if f.current_raw is not None else None),
-        ("offset = current - pc start", hexs(offset(f.pc_start_raw, f.current_raw)) if has else None),
-        ("msaicerr offset (low 20 bits)", hexs(msaicerr_offset(f.pc_start_raw, f.current_raw)) if has else None),
-        ("the two offsets agree", (msaicerr_offset(f.pc_start_raw, f.current_raw)
-                                   == offset(f.pc_start_raw, f.current_raw)) if has else None),
-        ("binSize", hexs(f.bin_size) or "not logged"),
-        ("kernel range", f"[{hexs(mask48(f.pc_start_raw))}, {hexs(mask48(f.pc_start_raw) + f.bin_size)})"
-         if f.bin_size and f.pc_start_raw is not None else "unknown without binSize"),
-        ("verdict", f.pc.verdict if f.pc else "unknown"),
-    ]
-    if f.pc_start_first_raw is not None:
-        rows.insert(0, ("first pc start (outstanding)", hexs(f.pc_start_first_raw)))
-    return pd.DataFrame([{"quantity": k, "value": "" if v is None else str(v)} for k, v in rows])
+def _fault_bits(t: Triage, s: Step, f: AicoreFault) -> None:
+    """What one fault's error registers decode to, and where they are logged."""
+    names = ", ".join(f.error_bits)
+    if f.errcode:
+        triple = ", ".join(hexs(x) for x in f.errcode)
+        s.add("error_code.triple", triple=triple,
+              bits=names or s.say("error_code.no_bit", text=NO_BIT_TEXT))
+    elif f.error_bit_list:
+        s.add("error_code.bit_list", bits_logged=f.error_bit_list, bits=names or s.say("error_code.no_950_bit"))
+    elif f.error_code is not None:
+        s.add("error_code.register", code=hexs(f.error_code), bits=names or s.say("error_code.zero"))
+    for bit in f.error_bits:
+        text = tables.code_meaning(t, bit, s.lang)
+        if text:
+            s.add("error_code.meaning", code=bit, meaning=text)
+    if f.error_str:
+        s.add("error_code.error_str", text=f.error_str)
+    if f.ret_code:
+        text = tables.code_meaning(t, f.ret_code, s.lang)
+        s.add("error_code.ret_code", code=f.ret_code, meaning=s.say("error_code.colon", text=text) if text else "")
+    s.findings += [words(s.lang, n) for n in f.notes if getattr(n, "msg_id", "").startswith("bits.")]
+    table = tables.error_bits(f, s.lang, t)
+    if not table.empty:
+        s.tables.append((s.say("table.bits", where=place(s, f.device) + (
+            s.say("table.serial", serial=f.serial) if f.serial is not None else "")), table))
+    for r in f.refs:
+        if _BITS_FOCUS.search(r.text):
+            s.cite(cited(r.file, r.line, r.text, _BITS_FOCUS))
 
 
 def _pc_start(t: Triage, s: Step) -> None:
-    faults = t.evidence.aicore_faults
-    if not faults:
-        s.findings.append("No AI Core fault report: the pc start check does not apply.")
+    faults = [f for f in t.evidence.aicore_faults[:3] if f.pc_start_raw is not None and f.current_raw is not None]
+    if not t.evidence.aicore_faults:
+        s.conclusion = s.say("pc.conclusion.no_fault")
         return
-    for f in faults[:3]:
-        if f.pc_start_raw is None or f.current_raw is None:
-            continue
-        s.findings.append(f"Device {f.device}" + (f", serial {f.serial}" if f.serial is not None else "")
-                          + f" ({len(f.cores)} core(s)): pc start {hexs(mask48(f.pc_start_raw))} "
-                          f"(logged {hexs(f.pc_start_raw)}), current {hexs(mask48(f.current_raw))}, offset "
-                          f"{hexs(offset(f.pc_start_raw, f.current_raw))}, binSize {hexs(f.bin_size) or 'not logged'}.")
+    if not faults:
+        s.conclusion = s.say("pc.conclusion.no_registers")
+        return
+    head = faults[0]
+    s.conclusion = s.say(f"pc.conclusion.{head.pc.verdict if head.pc else 'unknown'}",
+                         offset=hexs(offset(head.pc_start_raw, head.current_raw)))
+    for f in faults:
+        label = place(s, f.device) + (s.say("table.serial", serial=f.serial) if f.serial is not None else "")
+        s.add("pc.values", where=label, cores=len(f.cores), pc=hexs(mask48(f.pc_start_raw)),
+              logged=hexs(f.pc_start_raw), current=hexs(mask48(f.current_raw)),
+              offset=hexs(offset(f.pc_start_raw, f.current_raw)),
+              bin_size=hexs(f.bin_size) if f.bin_size else s.say("pc.not_logged"))
         if f.pc:
-            s.findings.append(f"Verdict: {f.pc.verdict}. {f.pc.reason}")
+            s.add("pc.verdict", verdict=name(s.lang, "pc_verdict", f.pc.verdict), code=f.pc.verdict, reason=words(s.lang, f.pc.reason))
             if f.pc.collect:
-                s.findings.append(f"To collect: {f.pc.collect}")
-        s.findings += [n for n in f.notes if "bit" not in n and "error code" not in n]
-        s.findings += f.instructions
-        label = f"device {f.device}" + (f", serial {f.serial}" if f.serial is not None else "")
-        s.tables.append((f"pc start / current of the fault on {label}", pc_table(f)))
-        s.figures.append(_figure("Address map of the first AI Core fault" if f is faults[0] else
-                                 f"Address map of the AI Core fault on {label}", "address_map", f))
-        s.cited.append(_fault_cite(f))
-
-
-def ranks_table(view) -> pd.DataFrame:
-    """One row per rank: where it ran, when it first failed, and how often peers name it."""
-    return pd.DataFrame([{"rank": r.rank, "node": r.node or "", "pid": r.pid, "device": r.device, "ip": r.ip or "",
-                          "first error": r.first_error.time if r.first_error else "",
-                          "named by peers": view.blamed.get(r.rank, 0)} for r in view.ranks],
-                        columns=["rank", "node", "pid", "device", "ip", "first error", "named by peers"])
+                s.add("pc.collect", what=words(s.lang, f.pc.collect))
+        s.findings += [words(s.lang, n) for n in f.notes if not getattr(n, "msg_id", "").startswith("bits.")]
+        s.findings += [f"  `{i}`" for i in f.instructions]
+        s.tables.append((s.say("table.pc", where=label), tables.pc(f, s.lang)))
+        s.figures.append(figure(s.say("figure.address_map", where=label), "address_map", f))
+        s.cite(fault_cite(f))
 
 
 def _topology(t: Triage, s: Step) -> None:
     topo = t.evidence.topology
-    for p in topo.processes:
-        devs = ", ".join(f"device {d} (threads {', '.join(sorted(ts))})" for d, ts in sorted(p.devices.items()))
-        ranks = ", ".join(f"rank {r}" + (f" on device {d}" if d is not None else "") for r, d in sorted(p.ranks.items()))
-        paths = ", ".join(f"device {d} (its device-side log {path})" for d, path in sorted(p.path_devices.items()))
-        s.findings.append(f"pid {p.pid}" + (f" on {p.node}" if p.node else "") + ": "
-                          + "; ".join(x for x in (devs, ranks, paths) if x) + ".")
-        s.cited += [Cited(r.file, r.line, r.text) for r in p.refs[:8]]
     spmd = topo.single_process_multi_device
-    if spmd is None:
-        s.findings.append("No line shows which device each process set: whether one process drives several "
-                          "cards is unknown until the engineer says.")
-    else:
-        s.findings.append("One process drives several devices from distinct threads." if spmd
-                          else "Each process drives a single device.")
     fact = t.facts.get("single_process_multi_device")
-    if fact is not None and fact.source == "engineer":
-        s.findings.append(f"The engineer says: single_process_multi_device = {fact.value}.")
-    _ranks(topo.ranks, s)
+    value = fact.value if fact is not None else spmd
+    s.conclusion = s.say({True: "topology.conclusion.several", False: "topology.conclusion.single"}.get(
+        value, "topology.conclusion.unknown"), processes=len(topo.processes))
     s.questions = [q for q in t.questions if q.fact == "single_process_multi_device"]
+    for p in topo.processes:
+        parts = [s.say("topology.device_threads", device=d, threads=", ".join(sorted(ts)))
+                 for d, ts in sorted(p.devices.items())]
+        parts += [s.say("topology.rank_on", rank=r, device=d if d is not None else "?") for r, d in sorted(p.ranks.items())]
+        parts += [s.say("topology.device_path", device=d, path=path) for d, path in sorted(p.path_devices.items())]
+        s.add("topology.process", pid=p.pid, node=s.say("topology.on", node=p.node) if p.node else "",
+              parts=s.say("list.semi").join(parts))
+        for r in p.refs[:4]:
+            s.cite(cited(r.file, r.line, r.text, re.compile(r"device_?[iI]d[=:\s]*\d+|set device \d+|device\s*\[?\d+")))
+    if spmd is None:
+        s.add("topology.unknown")
+    if fact is not None and fact.source == "engineer":
+        s.add("topology.engineer", value=fact.value)
+    _ranks(topo.ranks, s)
 
 
 def _ranks(view, s: Step) -> None:
     if not view.ranks and not view.links:
         return
     if view.order:
-        s.findings.append("First error by rank, earliest first: " + ", ".join(
-            f"rank {r.rank} at {r.first_error.time}" for r in view.order) + ".")
+        s.add("ranks.order", ranks=s.say("list.sep").join(
+            s.say("ranks.at", rank=r.rank, time=r.first_error.time or s.say("time.unknown")) for r in view.order))
     for link in view.links:
-        s.findings.append(f"Rank {link.rank if link.rank is not None else '?'}"
-                          + (f" on {link.node}" if link.node else "") + f" names rank {link.peer}"
-                          + (f" ({link.peer_ip})" if link.peer_ip else "") + f" as the remote side: {link.status}.")
-        s.cited.append(Cited(link.file, link.line, link.text))
+        s.add("ranks.link", rank=link.rank if link.rank is not None else "?",
+              node=s.say("topology.on", node=link.node) if link.node else "", peer=link.peer,
+              ip=f" ({link.peer_ip})" if link.peer_ip else "", status=link.status)
+        s.cite(cited(link.file, link.line, link.text, link.status))
     if view.blamed:
         top = max(view.blamed.values())
-        s.findings.append("Named by most peers: " + ", ".join(f"rank {r}" for r, n in sorted(view.blamed.items())
-                                                             if n == top) + f" ({top} report(s)).")
+        s.add("ranks.blamed", ranks=", ".join(str(r) for r, n in sorted(view.blamed.items()) if n == top), n=top)
     if view.missing:
-        s.findings.append(f"Ranks missing from the bundle: {view.missing}; the rank at fault often logs nothing, "
-                          "so ask for their logs.")
-    s.findings += view.clock_skew
+        s.add("ranks.missing", ranks=", ".join(map(str, view.missing)))
+    s.findings += [words(s.lang, n) for n in view.clock_skew]
     if view.ranks:
-        s.tables.append(("Ranks", ranks_table(view)))
-
-
-def _root_cause(t: Triage, s: Step) -> None:
-    if not t.candidates:
-        s.findings.append("No known case matches this evidence. Keep the first error and its codes, and ask a senior "
-                          "engineer or add a draft case.")
-    for h in t.candidates:
-        s.findings.append(f"{h.case.id}: {h.verdict} (score {h.score:.2f}) - {h.case.title}")
-        for i in h.for_:
-            s.findings.append(f"  for [{i.id}]: {i.why or ''}")
-        for i in h.against:
-            s.findings.append(f"  against [{i.id}]: {i.text} - {i.why or ''}")
-        for m in h.missing:
-            s.findings.append(f"  missing: {m.fact}" + ("" if m.required else " (optional)"))
-        s.cited += [Cited(i.file, i.line, i.text) for i in h.for_ + h.against if i.file]
-    d = t.diagnosis
-    s.findings.append(f"Diagnosis: {d.case.id} ({d.verdict})." if d else "Diagnosis: none confirmed or likely yet.")
-    _coverage(t, s)
-    s.questions = t.questions
-
-
-def _coverage(t: Triage, s: Step) -> None:
-    """How many error lines the confirmed and likely cases explain, and the rest grouped by template."""
-    errors = t.log.errors()
-    explained = explained_lines(t.candidates) & set(zip(errors["file"], errors["line"].astype(int)))
-    s.findings.append(f"Coverage: the matched cases explain {len(explained)} of {t.evidence.error_lines} error lines.")
-    rest = mine(errors, explained)
-    if rest:
-        s.findings.append(f"Unexplained: {len(rest)} template(s); the most frequent: {rest[0].template} "
-                          f"({rest[0].count}x, first at {rest[0].file}:{rest[0].line}).")
-        s.tables.append(("Unexplained error templates", pd.DataFrame(
-            [{"count": u.count, "template": u.template, "first": f"{u.file}:{u.line}", "time": u.time} for u in rest])))
-
-
-def _fix(t: Triage, s: Step) -> None:
-    d = t.diagnosis
-    if d is None:
-        s.findings.append("No diagnosis yet: answer the open questions, or collect what the earlier steps ask for.")
-        return
-    labels = (("workaround", "Workaround now"), ("fix", "Real fix"), ("version_advice", "Versions"),
-              ("confirm", "How to confirm the fix"))
-    for key, label in labels:
-        if d.case.fix.get(key):
-            s.findings.append(f"{label}: {d.case.fix[key]}")
-    if d.verdict == LIKELY:
-        s.findings.append("The diagnosis is likely, not confirmed: settle the open questions before changing the job.")
-    elif d.verdict == CONFIRMED:
-        s.findings.append("Confirmed by the logs and the answers given.")
+        s.tables.append((s.say("table.ranks"), tables.ranks(view, s.lang)))

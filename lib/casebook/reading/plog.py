@@ -57,7 +57,7 @@ class LogTable:
     files: list[LogFile]
     records: pd.DataFrame
     warnings: list[str] = field(default_factory=list)
-    rotation: list[str] = field(default_factory=list)   #: processes whose first error may have been rotated away
+    rotation: list[rotation.Gap] = field(default_factory=list)   #: processes whose first error may be rotated away
     #: views computed once from the records and shared by the extractors that need them (name -> value)
     derived: dict = field(default_factory=dict, repr=False, compare=False)
 

@@ -57,36 +57,59 @@ def streams(files: list[LogFile]) -> list[Stream]:
     return list(groups.values())
 
 
+#: Where the rotation limit in force comes from, in words.
+LIMIT_SOURCES = {"found": "ASCEND_HOST_LOG_FILE_NUM as found in the bundle",
+                 "default": "the default ASCEND_HOST_LOG_FILE_NUM", "given": "given"}
+
+
+@dataclass(frozen=True)
+class Gap:
+    """A process whose first error may have been rotated away, and the signs that say so."""
+
+    path: str           #: its oldest file left
+    folder: str
+    pid: int | None
+    device: int | None
+    files: int          #: how many files it has
+    limit: int          #: the rotation limit in force
+    source: str         #: where the limit comes from: a key of LIMIT_SOURCES
+    continues: bool     #: the oldest file starts in the middle of a record
+    full: bool          #: the process has as many files as the limit allows
+
+    def __str__(self) -> str:
+        who = f"pid {self.pid}" if self.pid is not None else (
+            f"device {self.device}" if self.device is not None else "one process")
+        signs = (["its oldest file starts in the middle of a record, so earlier files are missing"] if self.continues
+                 else []) + ([f"it has {self.files} files, the rotation limit ({self.limit}, "
+                              f"{LIMIT_SOURCES[self.source]}), so older files were probably deleted"] if self.full else [])
+        return (f"{self.path}: {who} in {self.folder}: {'; '.join(signs)}. The first error may have been rotated "
+                f"away: ask for every file of {self.folder}, and for a rerun with ASCEND_HOST_LOG_FILE_NUM raised")
+
+
 def file_limit(records: pd.DataFrame | None) -> tuple[int, str]:
-    """The rotation limit in force: as logged or dumped (ASCEND_HOST_LOG_FILE_NUM), else the default."""
+    """The rotation limit in force and where it comes from (a key of LIMIT_SOURCES): as logged or dumped
+    (ASCEND_HOST_LOG_FILE_NUM), else the default."""
     if records is not None and len(records):
         hits = records["msg"].str.contains("ASCEND_HOST_LOG_FILE_NUM", regex=False, na=False)
         for msg in records.loc[hits, "msg"]:
             if (m := _LIMIT_SETTING.search(msg)) and number(m["n"]) is not None:
-                return number(m["n"]), "ASCEND_HOST_LOG_FILE_NUM as found in the bundle"
-    return DEFAULT_FILE_NUM, "the default ASCEND_HOST_LOG_FILE_NUM"
+                return number(m["n"]), "found"
+    return DEFAULT_FILE_NUM, "default"
 
 
-def check(files: list[LogFile], records: pd.DataFrame | None = None, limit: int | None = None) -> list[str]:
-    """Warnings for processes whose first error may have been rotated away; each also goes on the oldest file."""
-    why = "given"
+def check(files: list[LogFile], records: pd.DataFrame | None = None, limit: int | None = None) -> list[Gap]:
+    """Processes whose first error may have been rotated away; the warning also goes on the oldest file."""
+    source = "given"
     if limit is None:
-        limit, why = file_limit(records)
+        limit, source = file_limit(records)
     out = []
     for s in streams(files):
         oldest = s.files[0]
-        who = f"pid {s.pid}" if s.pid is not None else (f"device {s.device}" if s.device is not None else "one process")
-        notes = []
-        if oldest.continues:
-            notes.append("its oldest file starts in the middle of a record, so earlier files are missing")
-        if len(s.files) >= limit:
-            notes.append(f"it has {len(s.files)} files, the rotation limit ({limit}, {why}), so older files were "
-                         f"probably deleted")
-        if notes:
-            w = (f"{oldest.path}: {who} in {s.folder}: {'; '.join(notes)}. The first error may have been rotated "
-                 f"away: ask for every file of {s.folder}, and for a rerun with ASCEND_HOST_LOG_FILE_NUM raised")
-            oldest.warnings.append(w)
-            out.append(w)
+        gap = Gap(oldest.path, s.folder, s.pid, s.device, len(s.files), limit, source, oldest.continues,
+                  len(s.files) >= limit)
+        if gap.continues or gap.full:
+            oldest.warnings.append(str(gap))
+            out.append(gap)
     return out
 
 

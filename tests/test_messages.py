@@ -1,0 +1,52 @@
+"""The message catalog: every id in both languages with the same values, and remarks that keep their id."""
+import copy
+import json
+import pickle
+
+import pytest
+from casebook.knowledge import messages
+from casebook.knowledge.messages import Note, MessageError, problems, say, words
+
+
+def test_the_catalog_is_complete():
+    assert problems() == []
+    assert say("en", "step.symptom") == "Symptom" and say("zh", "step.symptom") == "现象"
+
+
+def test_problems_name_the_line_of_a_missing_language_or_a_mismatched_value(tmp_path):
+    path = tmp_path / "messages.yaml"
+    path.write_text('ok: {en: "a {x}", zh: "甲 {x}"}\nhalf: {en: "only English"}\n'
+                    'wrong: {en: "{x} files", zh: "{y} 个文件"}\nflat: "no languages"\n', encoding="utf-8")
+    assert [str(p) for p in problems(path)] == [
+        f"{tmp_path.name}/messages.yaml:2: half: no zh text",
+        f"{tmp_path.name}/messages.yaml:3: wrong: en takes ['x'], zh takes ['y']",
+        f"{tmp_path.name}/messages.yaml:4: flat: a message maps en and zh to a template"]
+
+
+def test_unknown_ids_and_missing_values_are_errors_that_name_the_catalog():
+    with pytest.raises(MessageError, match="messages.yaml: no message 'no.such'"):
+        say("en", "no.such")
+    with pytest.raises(MessageError, match="needs the value 'files'"):
+        say("en", "symptom.read")
+
+
+def test_a_note_is_its_english_text_and_is_worded_again_in_chinese():
+    note = Note("pcnote.peers_agree", kernel="GatherV2", device=3)
+    assert note == "Every other report of GatherV2 on device 3 has the same pc start."
+    assert note.text("zh") == "设备 3 上 GatherV2 的其他报告 pc start 都相同。"
+    assert json.loads(json.dumps({"notes": [note]})) == {"notes": [str(note)]}   # the JSON contract sees a string
+    back = pickle.loads(pickle.dumps(note))
+    assert back.msg_id == "pcnote.peers_agree" and back.text("zh") == note.text("zh") and copy.deepcopy(note) == note
+    assert words("zh", "plain text") == "plain text"
+
+
+def test_a_note_inside_a_note_is_worded_in_the_same_language():
+    inner = Note("pcreason.before", offset="-0x10")
+    outer = Note("pcreason.open", mismatch=inner)
+    assert outer.startswith(str(inner)) and outer.text("zh").startswith(inner.text("zh"))
+
+
+def test_code_names_without_words_stay_code_names():
+    assert messages.name("zh", "kind", "aicore_exception") == "AI Core 异常"
+    assert messages.name("zh", "kind", "brand_new_kind") == "brand_new_kind"
+    assert messages.named("kind", "brand_new_kind") == "brand_new_kind"
