@@ -1,4 +1,6 @@
 """Figures: the address map of a fault and the incident timeline, built without pyplot."""
+import re
+
 import matplotlib.pyplot as plt
 from casebook.evidence.items import AicoreFault
 from casebook.evidence.registry import extract_evidence
@@ -14,19 +16,49 @@ def fault(**kw):
     return AicoreFault(**base)
 
 
-def _vlines(fig):
-    ax = fig.axes[0]
-    return sorted(round(line.get_xdata()[0]) for line in ax.get_lines())
+def _vlines(ax):
+    return sorted(round(line.get_xdata()[0]) for line in ax.get_lines() if line.get_linestyle() != "None")
+
+
+def _ticks(ax) -> list[str]:
+    lo, hi = ax.get_xlim()
+    return [t.get_text() for t in ax.get_xticklabels() if lo <= t.get_position()[0] <= hi]
 
 
 def test_address_map_marks_pc_start_current_and_kernel_range():
     fig = plots.address_map(fault(bin_size=0x4000, pc_peers=[(0x124080070000, "p.log:9")]))
     assert isinstance(fig, Figure) and plt.get_fignums() == []
-    assert _vlines(fig) == [0, 0x3D2C, 0xC000]                # pc start, current, the peer's pc start
-    (span,) = fig.axes[0].patches
-    assert (span.get_x(), span.get_x() + span.get_width()) == (0, 0x4000)   # [pc start, pc start + binSize)
-    labels = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
-    assert "current 0x124080067d2c (offset 0x3d2c)" in labels
+    (ax,) = fig.axes                                          # current inside the kernel: one unbroken axis
+    assert _vlines(ax) == [0, 0x3D2C, 0xC000]                 # pc start, current, the peer's pc start
+    kernel, peer = ax.patches
+    assert (kernel.get_x(), kernel.get_x() + kernel.get_width()) == (0, 0x4000)   # [pc start, pc start + binSize)
+    assert (peer.get_x(), peer.get_x() + peer.get_width()) == (0xC000, 0x10000)   # the kernel where the peer loaded it
+    labels = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert "current 0x124080067d2c (offset +0x3d2c)" in labels
+    assert _ticks(ax) and all(re.fullmatch(r"0|[+-]0x[0-9a-f]+", t) for t in _ticks(ax))
+
+
+def test_a_current_gigabytes_away_breaks_the_axis_and_keeps_the_kernel_visible():
+    far = 0x3C0001234
+    fig = plots.address_map(fault(pc_start_raw=0x100000000000, current_raw=0x100000000000 + far, bin_size=0x2000))
+    kernel_panel, current_panel = fig.axes
+    lo, hi = kernel_panel.get_xlim()
+    assert lo < 0 < 0x2000 < hi and (0x2000 / (hi - lo)) > 0.5, "the kernel fills its panel"
+    lo, hi = current_panel.get_xlim()
+    assert lo < far < hi and hi - lo < 0x1000, "the second panel is a close-up of current"
+    for ax in fig.axes:   # offsets from pc start, never the 48-bit addresses, and few enough to read
+        assert 2 <= len(_ticks(ax)) <= 6 and all(re.fullmatch(r"0|[+-]0x[0-9a-f]{1,9}", t) for t in _ticks(ax))
+    assert not kernel_panel.spines["right"].get_visible() and not current_panel.spines["left"].get_visible()
+
+
+def test_a_current_just_past_the_kernel_needs_no_break():
+    fig = plots.address_map(fault(pc_start_raw=0x100000000000, current_raw=0x100000002100, bin_size=0x2000))
+    assert len(fig.axes) == 1
+
+
+def test_offset_labels_and_hex_steps():
+    assert [plots.offset_label(v) for v in (0, 0x2000, -0x100, 0.4)] == ["0", "+0x2000", "-0x100", "0"]
+    assert plots.hex_step(0x10000) == 0x4000 and plots.hex_step(10, most=5) == 2
 
 
 def test_address_map_without_pc_says_so():

@@ -8,6 +8,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from matplotlib.figure import Figure
+from matplotlib.ticker import MultipleLocator
 
 from ..evidence.items import AicoreFault, Incident
 from ..knowledge.addresses import hexs, mask48, offset
@@ -15,39 +16,110 @@ from ..knowledge.addresses import hexs, mask48, offset
 _ROLE_COLOURS = {"cause": "tab:red", "consequence": "tab:orange"}
 
 
+#: Above this share of the plotted span, the gap between the kernel and current gets a broken axis.
+BREAK_AT = 0.75
+#: Half-width of a panel around a lone address, in bytes.
+LONE_PAD = 0x100
+
+
+def offset_label(value: float) -> str:
+    """A tick as a signed hex offset from pc start: `+0x2000`, `-0x100`, `0`."""
+    v = int(round(value))
+    return "0" if v == 0 else f"{'+' if v > 0 else '-'}{abs(v):#x}"
+
+
+def hex_step(span: float, most: int = 5) -> int:
+    """A tick spacing that is a power of two, so hex ticks read round: at most `most` ticks over `span`."""
+    step = 1
+    while span / step > most:
+        step *= 2
+    return step
+
+
+def _panels(spans: list[tuple[int, int]], split: bool) -> list[tuple[int, int]]:
+    """The x ranges to plot: one over every span, or two when the largest gap between them dominates."""
+    merged: list[list[int]] = []
+    for lo, hi in sorted(spans):
+        if merged and lo <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], hi)
+        else:
+            merged.append([lo, hi])
+    first, last = merged[0][0], merged[-1][1]
+    if split and len(merged) > 1:
+        gap, i = max((b[0] - a[1], i) for i, (a, b) in enumerate(zip(merged, merged[1:])))
+        if gap > BREAK_AT * (last - first):
+            return [(first, merged[i][1]), (merged[i + 1][0], last)]
+    return [(first, last)]
+
+
+def _padded(lo: int, hi: int) -> tuple[float, float]:
+    pad = max((hi - lo) * 0.08, 16) if hi > lo else LONE_PAD
+    return lo - pad, hi + pad
+
+
 def address_map(fault: AicoreFault) -> Figure:
-    """pc start, current and the kernel range [pc start, pc start + binSize), in bytes from pc start."""
+    """pc start, current and the kernel range [pc start, pc start + binSize), as offsets from pc start.
+
+    When current lies outside the kernel and far from it, the axis is broken in two panels (the kernel's
+    range, and where current is), so neither shrinks to a hairline whatever the distance.
+    """
     fig = Figure(figsize=(7.5, 2.4), layout="constrained")
-    ax = fig.add_subplot()
     title = f"Device {fault.device}" + (f", serial {fault.serial}" if fault.serial is not None else "") \
         + f": {fault.op or fault.kernel or 'unknown kernel'}"
-    ax.set_title(title, fontsize=10)
-    ax.set_yticks([])
     if fault.pc_start_raw is None or fault.current_raw is None:
+        ax = fig.add_subplot()
+        ax.set_title(title, fontsize=10)
+        ax.set_yticks([])
         ax.text(0.5, 0.5, "no pc start / current in the report", ha="center", va="center", transform=ax.transAxes)
         return fig
     start = mask48(fault.pc_start_raw)
     off = offset(fault.pc_start_raw, fault.current_raw)
-    xs = [0, off]
-    if fault.bin_size:
-        ax.axvspan(0, fault.bin_size, ymin=0.3, ymax=0.7, color="tab:green", alpha=0.25,
-                   label=f"kernel binary [pc start, +{hexs(fault.bin_size)})")
-        xs.append(fault.bin_size)
-    for peer, where in fault.pc_peers:
-        d = peer - start
-        ax.axvline(d, color="tab:purple", linestyle=":", label=f"same kernel elsewhere ({where})")
-        xs.append(d)
-    ax.axvline(0, color="tab:blue", linewidth=2, label=f"pc start {hexs(start)}")
-    inside = fault.bin_size is not None and 0 <= off < fault.bin_size
-    ax.axvline(off, color="tab:green" if inside else "tab:red", linewidth=2,
-               label=f"current {hexs(mask48(fault.current_raw))} (offset {hexs(off)})")
-    lo, hi = min(xs), max(xs)
-    pad = max((hi - lo) * 0.08, 16)
-    ax.set_xlim(lo - pad, hi + pad)
-    ax.set_xlabel("bytes from pc start")
-    ax.xaxis.set_major_formatter(lambda v, _: hexs(int(v)))
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.35), ncol=2, fontsize=8, frameon=False)
+    size = fault.bin_size
+    peers = [(peer - start, where) for peer, where in fault.pc_peers]
+    spans = [(0, size or 0), (off, off), *((d, d + (size or 0)) for d, _ in peers)]
+    inside = size is not None and 0 <= off < size
+    panels = _panels(spans, split=not inside)
+    axes = fig.subplots(1, len(panels), sharey=True, squeeze=False)[0]
+    for ax, (lo, hi) in zip(axes, panels):
+        _draw(ax, start, off, size, peers, inside, fault.current_raw)
+        ax.set_xlim(*_padded(lo, hi))
+        left, right = ax.get_xlim()
+        ax.xaxis.set_major_locator(MultipleLocator(hex_step(right - left, most=6 // len(panels))))
+        ax.xaxis.set_major_formatter(lambda v, _: offset_label(v))
+        ax.tick_params(axis="x", labelsize=8)
+        ax.set_yticks([])
+    if len(axes) == 2:
+        _break_marks(*axes)
+    fig.suptitle(title, fontsize=10)
+    axes[0].set_xlabel("offset from pc start (bytes)", fontsize=8, loc="left")
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside lower center", ncol=2, fontsize=8, frameon=False)
     return fig
+
+
+def _draw(ax, start: int, off: int, size: int | None, peers: list, inside: bool, current_raw: int) -> None:
+    """Every mark on one panel; the panel's limits decide which of them show."""
+    if size:
+        ax.axvspan(0, size, ymin=0.3, ymax=0.7, color="tab:green", alpha=0.25,
+                   label=f"kernel binary [pc start, {offset_label(size)})")
+    for n, (d, where) in enumerate(peers):
+        if size:
+            ax.axvspan(d, d + size, ymin=0.3, ymax=0.7, color="tab:purple", alpha=0.15)
+        ax.axvline(d, color="tab:purple", linestyle=":",
+                   label=f"same kernel elsewhere ({where})" if n == 0 else "_nolegend_")
+    ax.axvline(0, color="tab:blue", linewidth=2, label=f"pc start {hexs(start)}")
+    ax.axvline(off, color="tab:green" if inside else "tab:red", linewidth=2,
+               label=f"current {hexs(mask48(current_raw))} (offset {offset_label(off)})")
+
+
+def _break_marks(left, right) -> None:
+    """The two panels read as one axis cut in the middle: no spine between them, slanted marks on the cut."""
+    left.spines["right"].set_visible(False)
+    right.spines["left"].set_visible(False)
+    right.tick_params(axis="y", left=False)
+    kw = dict(marker=[(-1, -1), (1, 1)], markersize=10, linestyle="none", color="k", mec="k", mew=1, clip_on=False)
+    left.plot([1, 1], [0, 1], transform=left.transAxes, **kw)
+    right.plot([0, 0], [0, 1], transform=right.transAxes, **kw)
 
 
 def _when(t: str | None) -> datetime | None:
