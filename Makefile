@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: lab app test install samples kb-check probe
+.PHONY: lab app test install samples kb-check probe screenshots
 
 $(STAMP): requirements.txt pyproject.toml setup.py $(wildcard lib/casebook/reading/_linescan*.[ch])
 	$(PYTHON) -m venv $(VENV)
@@ -21,11 +21,14 @@ install: $(STAMP)
 # JupyterLab refuses to run as root unless told; containers and CI machines often are root
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
 
-# config/ raises the websocket message limit to 256 MiB, so FileUpload can carry small archives
-JUPYTER_ENV := JUPYTER_CONFIG_PATH=$(CURDIR)/config
+# config/ raises the websocket message limit to 256 MiB, so FileUpload can carry small archives; turns off
+# JupyterLab's news and update announcements (config/labconfig); and gives Voila a template that loads nothing
+# from the internet and shows the app without the notebook's prose (config/voila/templates/casebook)
+JUPYTER_ENV := JUPYTER_CONFIG_PATH=$(CURDIR)/config JUPYTER_PATH=$(CURDIR)/config
+LAB_OFFLINE := --LabApp.news_url=None --LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate
 
 lab: $(STAMP)
-	$(JUPYTER_ENV) $(BIN)/jupyter lab $(ROOT_FLAG) $(LAB_ARGS) notebooks/01_triage.ipynb
+	$(JUPYTER_ENV) $(BIN)/jupyter lab $(ROOT_FLAG) $(LAB_OFFLINE) $(LAB_ARGS) notebooks/01_triage.ipynb
 
 # the triage app without code cells, served by Voila on this machine only
 APP_PORT ?= 8866
@@ -42,6 +45,11 @@ $(CHROMIUM):
 
 test: $(STAMP) $(CHROMIUM)
 	$(BIN)/python -m pytest
+
+# each step of the walk in English and 中文, for docs/screenshots.md (not part of `make test`)
+screenshots: $(STAMP) $(CHROMIUM)
+	CASEBOOK_SCREENSHOTS=$(CURDIR)/docs/screenshots $(BIN)/python -m pytest -p no:cacheprovider -q \
+		tests/test_browser.py -k screenshots
 
 samples: $(STAMP)
 	$(BIN)/casebook synth samples --out kb/samples

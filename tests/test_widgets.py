@@ -1,11 +1,16 @@
 """TriageApp driven the way an engineer drives it: clicks and values only."""
+import json
+import re
+from html import escape
+
 import ipywidgets as w
 import pytest
 from casebook.judging.ranking import CONFIRMED, LIKELY
 from casebook.judging.triage import triage
 from casebook.presenting.walk import STEP_KEYS, TITLES
 from casebook.widgets import TriageApp
-from conftest import SAMPLES, write_log
+from casebook.widgets.triage_app import NOT_RUN
+from conftest import ROOT, SAMPLES, write_log
 
 POSITIVE = SAMPLES / "task-queue-shared-cache-race" / "positive-info"
 CASE = "task-queue-shared-cache-race"
@@ -54,13 +59,15 @@ def test_log_markup_is_shown_as_text(hostile_app):
     assert "<script>" not in app.html_of_step() and "&lt;script&gt;" in app.html_of_step()
 
 
-def test_language_toggle_switches_titles(hostile_app):
+def test_language_toggle_switches_titles_and_the_walk(hostile_app):
     app = hostile_app
     app.goto("root_cause")
-    app.language.value = "中文"
-    assert "根因" in app.step_label.value and "根因" in app.html_of_step()
+    english = app.html_of_step()
+    app.language.value = "zh"
+    assert "根因" in app.step_label.value and app.step.lang == "zh" and app.html_of_step() != english
+    assert app.step.key == "root_cause", "the step on screen stays"
     app.language.value = "en"
-    assert "Root cause" in app.step_label.value
+    assert "Root cause" in app.step_label.value and app.html_of_step() == english
 
 
 def test_answering_task_queue_confirms_the_case(positive_app):
@@ -69,10 +76,10 @@ def test_answering_task_queue_confirms_the_case(positive_app):
     assert "likely" in app.header.value
     app.goto("root_cause")
     question = app.questions["TASK_QUEUE_ENABLE"]
-    assert isinstance(question, w.Dropdown) and question.options[0] == "unknown"
+    assert isinstance(question, w.Dropdown) and question.value == "unknown"
     question.value = "1"
     assert app.triage.diagnosis.verdict == CONFIRMED
-    assert "confirmed" in app.header.value and "confirmed" in app.html_of_step()
+    assert "confirmed" in app.header.value and "confirmed" in app.head.value
     assert any(question in row.children for row in app.question_box.children), "answered question stays visible"
     question.value = "unknown"
     assert app.triage.diagnosis.verdict == LIKELY
@@ -82,8 +89,12 @@ def test_questions_follow_language_and_bool_facts_take_yes_no(positive_app):
     app = positive_app()
     app.goto("root_cause")
     toggle = app.questions["failure_vanished_with_debug"]
-    assert isinstance(toggle, w.ToggleButtons) and tuple(toggle.options) == ("unknown", "yes", "no")
-    app.language.value = "中文"
+    assert isinstance(toggle, w.ToggleButtons) and [v for _, v in toggle.options] == ["unknown", "yes", "no"]
+    app.questions["TASK_QUEUE_ENABLE"].value = "1"
+    app.language.value = "zh"
+    assert [label for label, _ in toggle.options] == ["未知", "是", "否"]
+    assert app.questions["TASK_QUEUE_ENABLE"].value == "1" and app.triage.answers["TASK_QUEUE_ENABLE"] == "1", \
+        "relabelling keeps the answers"
     texts = [row.children[0].value for row in app.question_box.children]
     assert any("TASK_QUEUE_ENABLE 的取值" in t for t in texts)
     toggle.value = "yes"
@@ -100,9 +111,81 @@ def test_given_answers_get_a_widget_that_can_take_them_back(tmp_path):
     assert "TASK_QUEUE_ENABLE" not in app.triage.answers
 
 
-def test_cell_ending_with_app_displays_the_widget(hostile_app):
+def test_cell_ending_with_app_displays_the_widget_or_says_how_to_start(hostile_app):
     bundle = hostile_app._repr_mimebundle_()
     assert "application/vnd.jupyter.widget-view+json" in bundle
+    assert bundle["text/plain"] == NOT_RUN and "▶▶" in NOT_RUN
+
+
+def test_the_triage_notebook_opens_on_the_note_not_on_widget_text():
+    nb = json.loads((ROOT / "notebooks" / "01_triage.ipynb").read_text(encoding="utf-8"))
+    (app_cell,) = [c for c in nb["cells"] if c["cell_type"] == "code" and "TriageApp(" in "".join(c["source"])]
+    assert app_cell is [c for c in nb["cells"] if c["cell_type"] == "code"][-1], "no cell under the app"
+    shown = [o["data"] for o in app_cell["outputs"]]
+    assert shown == [{"text/plain": [NOT_RUN]}]
+    assert '"../cases"' in "".join(app_cell["source"]), "exports go to the project's cases/ folder"
+
+
+# -- the step as an expert reads it ---------------------------------------------------------------------------
+def test_each_step_opens_with_its_conclusion_then_questions_then_findings_then_evidence(positive_app):
+    app = positive_app()
+    order = app.widget.children
+    assert order.index(app.head) < order.index(app.question_box) < order.index(app.body)
+    for key in STEP_KEYS:
+        app.goto(key)
+        html = app.html_of_step()
+        assert app.step.conclusion and html.startswith("<p class='casebook-conclusion'>")
+        if app.step.findings and app.step.cited:
+            assert html.index("casebook-findings") < html.index("casebook-evidence")
+        wheres = re.findall(r"data-where='([^']*)'", html)
+        assert len(wheres) == len(set(wheres)) == len(app.step.cited), f"{key}: a file:line cited twice"
+
+
+def test_root_cause_questions_come_in_the_walks_order(positive_app):
+    app = positive_app()
+    app.goto("root_cause")
+    shown = [next(f for f, box in app.questions.items() if box in row.children) for row in app.question_box.children]
+    assert shown[:len(app.step.questions)] == [q.fact for q in app.step.questions]
+    assert app.question_title.value and shown[0] == "TASK_QUEUE_ENABLE"
+
+
+def test_a_long_cited_line_shows_its_matched_part_and_opens_to_the_whole_line(positive_app):
+    app = positive_app()
+    app.goto("pc_start")
+    (c,) = [c for c in app.step.cited if len(c.text) > 200]
+    html = app.body.value
+    block = html[html.index(f"data-where='{c.where}'"):]
+    block = block[:block.index("</details>")]
+    summary, full = block.split("</summary>")
+    assert "<mark>" in summary and len(re.sub(r"<[^>]+>", "", summary)) < len(c.text)
+    assert escape(c.text) in full
+
+
+def test_tables_show_unknowns_as_empty_cells_and_whole_numbers_as_integers(positive_app):
+    app = positive_app()
+    pages = [app.files_table.value]
+    for key in STEP_KEYS:
+        app.goto(key)
+        pages.append(app.body.value)
+    cells = [re.sub(r"<[^>]+>", "", c).strip()
+             for page in pages for c in re.findall(r"<td[^>]*>(.*?)</td>", page, re.S)]
+    assert cells and not {"None", "NaN", "nan", "NaT", "<NA>"} & set(cells)
+    assert "48213" in cells and "48213.0" not in cells
+
+
+def test_opening_another_bundle_leaves_nothing_of_the_first(tmp_path, positive_app):
+    app = positive_app()
+    app.export.folder = tmp_path
+    app.export.export_button.click()
+    assert CASE in app.header.value and "Report written" in app.export.status.value
+    write_log(tmp_path, "plog/plog-100_20260101100000000.log", HOSTILE)
+    app.opener.path_box.value = str(tmp_path / "plog")
+    app.opener.open_button.click()
+    shown = [app.header.value, app.files_table.value, app.export.status.value, app.status.value]
+    for key in STEP_KEYS:
+        app.goto(key)
+        shown += [app.head.value, app.body.value, *(row.children[0].value for row in app.question_box.children)]
+    assert not [s for s in shown if CASE in s or "plog-48213" in s]
 
 
 # -- opening, exporting and saving from the app -------------------------------------------------------------
@@ -181,11 +264,26 @@ def test_resume_of_a_missing_case_file_says_so(tmp_path):
     assert "case.json: cannot read" in app.export.status.value
 
 
-def test_language_switches_the_app_labels_too(hostile_app):
-    hostile_app.language.value = "中文"
-    assert hostile_app.next.description == "下一步" and "诊断" in hostile_app.header.value
-    hostile_app.language.value = "en"
-    assert hostile_app.next.description == "Next"
+def _labels(app) -> list[str]:
+    """Every label, description and placeholder of the app's own widgets (not the walk's text)."""
+    boxes = [app.back, app.next, app.opener.path_box, app.opener.open_button, app.opener.upload,
+             app.export.redact, app.export.collect_more, app.export.name, app.export.export_button,
+             app.export.notes, app.export.case_path, app.export.save_button, app.export.resume_button]
+    texts = [getattr(b, "description", "") for b in boxes] + [getattr(b, "placeholder", "") for b in boxes]
+    return [t for t in texts if t.strip("\u200b")] + [app.files.get_title(0), app.opener.stage.value]
+
+
+def test_language_switches_every_app_label(tmp_path):
+    write_log(tmp_path, "plog/plog-100_20260101100000000.log", HOSTILE)
+    app = TriageApp(folder=tmp_path)
+    app.language.value = "zh"
+    app.open(tmp_path / "plog")
+    labels = _labels(app)
+    assert len(labels) == 16 and all(re.search(r"[\u4e00-\u9fff]", t) for t in labels), labels
+    assert "诊断" in app.header.value and "文件" in app.header.value
+    assert re.search(r"[\u4e00-\u9fff]", app.files_table.value), "the files table's headers follow"
+    app.language.value = "en"
+    assert app.next.description == "Next" and not any(re.search(r"[\u4e00-\u9fff]", t) for t in _labels(app))
 
 
 def test_step_tables_and_figures_are_shown_escaped(hostile_app, monkeypatch):
@@ -194,8 +292,8 @@ def test_step_tables_and_figures_are_shown_escaped(hostile_app, monkeypatch):
     from matplotlib.figure import Figure
     original = triage_app.walk.build
 
-    def build(t):
-        steps = original(t)
+    def build(t, lang="en"):
+        steps = original(t, lang)
         steps[0].tables.append(("<u>caption</u>", pd.DataFrame({"text": ["<script>alert(1)</script>"]})))
         steps[0].figures.append(lambda: Figure())
         return steps

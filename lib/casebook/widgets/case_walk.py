@@ -7,7 +7,7 @@ import ipywidgets as w
 
 from ..judging.triage import Triage
 from ..presenting.lesson import Lesson, lessons
-from .step_view import markdown_html, step_html
+from .step_view import markdown_html, step_html, styled
 
 
 class CaseWalk:
@@ -25,8 +25,8 @@ class CaseWalk:
         self.why = w.HTML()
         self.back.on_click(lambda _: self.show(self.index - 1))
         self.next.on_click(lambda _: self.show(self.index + 1))
-        self.widget = w.VBox([self.title, w.HBox([self.back, self.step_label, self.next]),
-                              w.HBox([self.evidence, self.why])])
+        self.widget = styled(self.title, w.HBox([self.back, self.step_label, self.next]),
+                             w.HBox([self.evidence, self.why]))
         self.evidence.layout.width = "55%"
         self.why.layout.width = "45%"
         self.show(0)

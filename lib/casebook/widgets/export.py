@@ -10,25 +10,30 @@ from typing import Callable
 import ipywidgets as w
 
 from ..judging.triage import Triage
+from ..knowledge.messages import EN, say
 from ..presenting import casefile, report
 from ..reading.bundle import BundleError
 
 
 class ExportPanel:
-    """Buttons and options under the walk; `current()` gives the case, `on_resume` takes a resumed one."""
+    """Buttons and options under the walk; `current()` gives the case, `on_resume` takes a resumed one.
+
+    Reports and case files go to `folder` (the notebook's is the project's `cases/`, which git ignores).
+    """
 
     def __init__(self, current: Callable[[], Triage | None], current_step: Callable[[], str | None],
-                 on_resume: Callable[[Triage, casefile.CaseFile], None], folder: str | Path = ".") -> None:
+                 on_resume: Callable[[Triage, casefile.CaseFile], None], folder: str | Path = "cases") -> None:
         self.current, self.current_step, self.on_resume = current, current_step, on_resume
         self.folder = Path(folder)
-        self.redact = w.Checkbox(value=False, description="redact IPs, hosts, user paths and names", indent=False)
-        self.collect_more = w.Checkbox(value=False, description="add a collect-more request", indent=False)
-        self.name = w.Text(value="case-report", description="Report")
-        self.export_button = w.Button(description="Export report", icon="file-export", button_style="primary")
-        self.notes = w.Textarea(placeholder="notes on this case (saved with it)", layout=w.Layout(width="60%"))
-        self.case_path = w.Text(value="case.json", description="Case file")
-        self.save_button = w.Button(description="Save case", icon="save")
-        self.resume_button = w.Button(description="Resume case", icon="folder-open")
+        self.lang = EN
+        self.redact = w.Checkbox(value=False, indent=False)
+        self.collect_more = w.Checkbox(value=False, indent=False)
+        self.name = w.Text(value="case-report")
+        self.export_button = w.Button(icon="file-export", button_style="primary")
+        self.notes = w.Textarea(layout=w.Layout(width="60%"))
+        self.case_path = w.Text(value="case.json")
+        self.save_button = w.Button(icon="save")
+        self.resume_button = w.Button(icon="folder-open")
         self.status = w.HTML()
         self.export_button.on_click(lambda _: self.export())
         self.save_button.on_click(lambda _: self._guard(self.save))
@@ -36,6 +41,19 @@ class ExportPanel:
         self.widget = w.VBox([
             w.HBox([self.name, self.export_button, self.redact, self.collect_more]),
             self.notes, w.HBox([self.case_path, self.save_button, self.resume_button]), self.status])
+        self.relabel(EN)
+
+    def relabel(self, lang: str) -> None:
+        """Every label in one language (en or zh); messages follow from the next action on."""
+        self.lang = lang
+        self.redact.description = say(lang, "ui.redact")
+        self.collect_more.description = say(lang, "ui.collect_more")
+        self.name.description = say(lang, "ui.report")
+        self.export_button.description = say(lang, "ui.export")
+        self.notes.placeholder = say(lang, "ui.notes")
+        self.case_path.description = say(lang, "ui.case_file")
+        self.save_button.description = say(lang, "ui.save")
+        self.resume_button.description = say(lang, "ui.resume")
 
     def _guard(self, action: Callable[[], object]) -> None:
         try:
@@ -47,26 +65,26 @@ class ExportPanel:
         """Write NAME.html and NAME.md into the folder; show where, with a download link for the HTML."""
         t = self.current()
         if t is None:
-            self.status.value = "Open a bundle first."
+            self.status.value = escape(say(self.lang, "ui.open_first"))
             return []
         stem = Path(self.name.value.strip() or "case-report").name
         written = [report.write(t, self.folder / f"{stem}{suffix}", redact=self.redact.value,
                                 collect_more=self.collect_more.value) for suffix in (".html", ".md")]
         data = base64.b64encode(written[0].read_bytes()).decode("ascii")
         links = ", ".join(f"<code>{escape(str(p))}</code>" for p in written)
-        self.status.value = (f"<span class='casebook-exported'>Report written: {links}</span> · "
+        self.status.value = (f"<span class='casebook-exported'>{say(self.lang, 'ui.written', paths=links)}</span> · "
                              f"<a download='{escape(written[0].name)}' href='data:text/html;base64,{data}'>"
-                             "download the HTML</a>")
+                             f"{escape(say(self.lang, 'ui.download'))}</a>")
         return written
 
     def save(self) -> Path:
         """Save paths, answers, notes and the step on screen."""
         t = self.current()
         if t is None:
-            raise ValueError("open a bundle before saving the case")
+            raise ValueError(say(self.lang, "ui.open_first"))
         path = casefile.CaseFile.of(t, notes=self.notes.value, step=self.current_step()).save(
             self.folder / self.case_path.value.strip())
-        self.status.value = f"Case saved: <code>{escape(str(path))}</code>"
+        self.status.value = say(self.lang, "ui.saved", path=f"<code>{escape(str(path))}</code>")
         return path
 
     def resume(self) -> Triage:
@@ -75,5 +93,5 @@ class ExportPanel:
         t = cf.resume()
         self.notes.value = cf.notes
         self.on_resume(t, cf)
-        self.status.value = f"Case resumed: {len(cf.answers)} answer(s), {len(cf.paths)} path(s)"
+        self.status.value = escape(say(self.lang, "ui.resumed", answers=len(cf.answers), paths=len(cf.paths)))
         return t

@@ -16,12 +16,11 @@ import ipywidgets as w
 from ..evidence.registry import KEEP, extract_evidence
 from ..judging.triage import Triage
 from ..knowledge.kb import KnowledgeBase, load_kb
+from ..knowledge.messages import EN, say
 from ..knowledge.vocabulary import FactError, normalize
 from ..reading.bundle import BundleError
 from ..reading.plog import read_plog
 
-#: What the progress bar steps through.
-STAGES = ("reading the logs", "extracting evidence", "ranking known cases", "done")
 UPLOAD_LIMIT_MIB = 256
 
 
@@ -33,59 +32,71 @@ class BundleOpener:
         self.on_open = on_open
         self.kb = kb
         self.upload_dir = Path(upload_dir) if upload_dir else None
-        self.path_box = w.Text(placeholder="plog folder, archive or file (several: separate with ;)",
-                               description="Bundle", layout=w.Layout(width="60%"))
-        self.open_button = w.Button(description="Open", icon="folder-open")
-        self.upload = w.FileUpload(accept=".gz,.tgz,.tar,.zip,.log,.txt", multiple=True,
-                                   description=f"Upload (≤ {UPLOAD_LIMIT_MIB} MiB)")
-        self.progress = w.IntProgress(min=0, max=len(STAGES), value=0, description="")
+        self.lang = EN
+        self.path_box = w.Text(layout=w.Layout(width="60%"))
+        self.open_button = w.Button(icon="folder-open")
+        self.upload = w.FileUpload(accept=".gz,.tgz,.tar,.zip,.log,.txt", multiple=True)
+        self.progress = w.IntProgress(min=0, max=4, value=0, description="")
         self.stage = w.Label()
         self.status = w.HTML()
+        self._stage: tuple[str | None, dict] = (None, {})
         self.open_button.on_click(lambda _: self._open_from_box())
         self.upload.observe(lambda change: self._open_upload(change["new"]), names="value")
         self.widget = w.VBox([w.HBox([self.path_box, self.open_button, self.upload]),
                               w.HBox([self.progress, self.stage]), self.status])
+        self.relabel(EN)
+
+    def relabel(self, lang: str) -> None:
+        """Every label, and the progress line, in one language (en or zh)."""
+        self.lang = lang
+        self.path_box.description = say(lang, "ui.bundle")
+        self.path_box.placeholder = say(lang, "ui.bundle.placeholder")
+        self.open_button.description = say(lang, "ui.open")
+        self.upload.description = say(lang, "ui.upload", mib=UPLOAD_LIMIT_MIB)
+        msg_id, values = self._stage
+        self._show_stage(msg_id, **values)
 
     def open(self, *paths: str | Path, facts: dict | None = None) -> Triage:
         """Read the bundle(s) stage by stage, moving the progress bar, and return the case."""
         self.progress.value = 0
         self.status.value = ""
-        self._stage(0)
+        self._show_stage("ui.stage.start")
         log = read_plog(*paths, keep=KEEP, progress=self._reading)
         if log.unusable_reason():
             raise BundleError(f"{', '.join(map(str, paths))}: {log.unusable_reason()}")
-        self.stage.value = f"{STAGES[1]} ({len(log.files)} files, {log.lines} lines read)"
+        self._show_stage("ui.stage.evidence", files=len(log.files), lines=log.lines)
         self.progress.value = self.progress.max - 2
         evidence = extract_evidence(log)
         self.progress.value = self.progress.max - 1
-        self.stage.value = STAGES[2]
+        self._show_stage("ui.stage.ranking")
         if self.kb is None:
             self.kb = load_kb()
         answers = {k: normalize(k, v) for k, v in (facts or {}).items()}
         t = Triage(log=log, evidence=evidence, kb=self.kb, answers=answers)
         self.progress.value = self.progress.max
-        self.stage.value = f"{len(log.files)} files, {log.lines} lines, {len(log.warnings)} warnings"
+        self._show_stage("ui.stage.done", files=len(log.files), lines=log.lines, warnings=len(log.warnings))
         return t
 
     def _reading(self, done: int, total: int) -> None:
         """One step per file read, then one for the evidence and one for the ranking."""
         self.progress.max = total + 2
         self.progress.value = done
-        self.stage.value = f"{STAGES[0]} ({done}/{total} files)"
+        self._show_stage("ui.stage.reading", done=done, total=total)
 
-    def _stage(self, i: int) -> None:
-        self.progress.value = i
-        self.stage.value = STAGES[i]
+    def _show_stage(self, msg_id: str | None, /, **values) -> None:
+        """The progress line, kept as a message so a change of language rewords it."""
+        self._stage = (msg_id, values)
+        self.stage.value = say(self.lang, msg_id, **values) if msg_id else ""
 
     def _fail(self, e: Exception) -> None:
         self.progress.value = 0
-        self.stage.value = ""
+        self._show_stage(None)
         self.status.value = f"<span style='color:#b00'>{escape(str(e))}</span>"
 
     def _open_from_box(self) -> None:
         paths = [p.strip() for p in self.path_box.value.split(";") if p.strip()]
         if not paths:
-            self._fail(ValueError("type the path of a plog folder, archive or file"))
+            self._fail(ValueError(say(self.lang, "ui.bundle.missing")))
             return
         self._open(paths)
 

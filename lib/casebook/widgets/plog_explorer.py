@@ -7,10 +7,7 @@ import ipywidgets as w
 
 from ..judging.triage import Triage
 from ..presenting import logview
-
-
-def _table(df) -> str:
-    return df.to_html(index=False, escape=True, na_rep="", border=0)
+from .step_view import styled, table_html
 
 
 class PlogExplorer:
@@ -26,7 +23,7 @@ class PlogExplorer:
                                layout=w.Layout(width="60%"))
         self.pid = w.Dropdown(options=opts["pid"], value=logview.ANY, description="pid")
         self.text = w.Text(description="contains", continuous_update=False)
-        self.counts = w.HTML(_table(logview.level_counts(log).reset_index()))
+        self.counts = w.HTML(table_html(logview.level_counts(log).reset_index()))
         self.records = w.HTML()
         self.shown = w.Label()
         n = logview.without_record(log)
@@ -42,11 +39,11 @@ class PlogExplorer:
             box.observe(lambda _: self.apply(), names="value")
         for box in (self.evidence, self.context):
             box.observe(lambda _: self.show_window(), names="value")
-        self.widget = w.VBox([
+        self.widget = styled(
             w.HTML("<h3>Lines per level</h3>"), self.counts,
             w.HTML("<h3>Records</h3>"), w.HBox([self.level, self.module, self.pid]), w.HBox([self.file, self.text]),
             self.shown, self.records,
-            w.HTML("<h3>Around an evidence line</h3>"), self.evidence, self.context, self.window])
+            w.HTML("<h3>Around an evidence line</h3>"), self.evidence, self.context, self.window)
         self.apply()
         self.show_window()
 
@@ -59,7 +56,7 @@ class PlogExplorer:
         f = logview.Filter(self.level.value, self.module.value, self.file.value, self.pid.value, self.text.value)
         df = logview.select(self.triage.log, f, self.limit)
         self.shown.value = f"{len(df)} record(s) shown (at most {self.limit})" + self.unrecorded
-        self.records.value = _table(df)
+        self.records.value = table_html(df)
 
     def show_window(self) -> None:
         """The raw lines around the chosen evidence line, the line itself marked."""
@@ -68,4 +65,4 @@ class PlogExplorer:
             return
         file, line = self.evidence.value
         df = logview.window(self.triage.log, file, line, self.context.value, self.context.value)
-        self.window.value = f"<p><code>{escape(file)}</code></p>{_table(df)}"
+        self.window.value = f"<p><code>{escape(file)}</code></p>{table_html(df)}"

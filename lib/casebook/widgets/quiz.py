@@ -6,7 +6,7 @@ from html import escape
 import ipywidgets as w
 
 from ..presenting import quiz as quiz_logic
-from .step_view import cited_html
+from .step_view import cited_html, styled
 
 
 class Quiz:
@@ -27,8 +27,8 @@ class Quiz:
             head = w.HTML(f"<h3>{n}. {escape(q.prompt)}</h3>{cited_html(list(q.shown))}")
             panels.append(w.VBox([head, radio, check, out]))
         self.score = w.HTML()
-        self.widget = w.VBox([w.HTML("<p>A sample from the knowledge base, name hidden. Answer each step.</p>"),
-                              *panels, self.score])
+        self.widget = styled(w.HTML("<p>A sample from the knowledge base, name hidden. Answer each step.</p>"),
+                             *panels, self.score)
         self._render_score()
 
     def _repr_mimebundle_(self, **kwargs):

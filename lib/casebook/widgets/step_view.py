@@ -1,4 +1,5 @@
-"""HTML for one walk step: findings, tables, figures and cited lines, every piece of text escaped.
+"""HTML for one walk step, in the order an expert reads it: title and conclusion, then (the questions, which
+are widgets) the findings, tables and figures, then the evidence, one block per burst of nearby lines.
 
 Log lines are untrusted input: they reach the page through `html.escape`, and DataFrames through
 `to_html(escape=True)`, never as markup. Figures are drawn when a step is shown and embedded as PNG.
@@ -8,19 +9,57 @@ from __future__ import annotations
 import base64
 from html import escape
 
+import ipywidgets as w
 import mistune
 
-from ..presenting import walk
+from ..knowledge.messages import EN, say
+from ..presenting.citation import Burst, Cited, bursts
 from ..presenting.report import png_of
+from ..presenting.step import Step
+from ..presenting.tables import cell
 
-_CELL = "padding:2px 8px;text-align:left;vertical-align:top"
+#: Cells up to this many characters never wrap (numbers, times, codes); longer ones wrap anywhere.
+NOWRAP = 26
+#: Class of the element every rendered step lives in; STYLE is scoped to it.
+ROOT_CLASS = "casebook-app"
+#: The look of steps and tables: wrapped to the panel (a path breaks anywhere, so `:line` stays in view),
+#: the matched part of a cited line highlighted.
+STYLE = f"""<style>
+.{ROOT_CLASS} {{ max-width: 100%; }}
+.{ROOT_CLASS} .casebook-conclusion {{ font-size: 1.1em; margin: 0.2em 0 0.6em 0; }}
+.{ROOT_CLASS} table.casebook-table {{ width: 100%; border-collapse: collapse; font-size: 12px; margin-bottom: 0.8em; }}
+.{ROOT_CLASS} table.casebook-table th, .{ROOT_CLASS} table.casebook-table td {{
+  padding: 2px 8px; text-align: left; vertical-align: top; overflow-wrap: anywhere; }}
+.{ROOT_CLASS} table.casebook-table .casebook-nowrap {{ white-space: nowrap; }}
+.{ROOT_CLASS} table.casebook-table tr:nth-child(even) {{ background: var(--jp-layout-color2, #f3f3f3); }}
+.{ROOT_CLASS} .casebook-burst {{ margin: 0 0 0.6em 0; }}
+.{ROOT_CLASS} .casebook-where {{ font-family: monospace; font-size: 12px; font-weight: bold; overflow-wrap: anywhere; }}
+.{ROOT_CLASS} .casebook-cite {{ font-family: monospace; font-size: 12px; white-space: pre-wrap;
+  overflow-wrap: anywhere; margin-left: 1em; }}
+.{ROOT_CLASS} .casebook-cite summary {{ cursor: pointer; }}
+.{ROOT_CLASS} .casebook-cite .casebook-full {{ display: block; margin: 0.2em 0 0.4em 2em; color: var(--jp-ui-font-color1, #222); }}
+.{ROOT_CLASS} .casebook-lineno {{ color: var(--jp-ui-font-color2, #666); margin-right: 0.6em; }}
+.{ROOT_CLASS} mark {{ background: #ffe58a; color: inherit; }}
+</style>"""
 # KB pages are Markdown: raw HTML inside them is shown as text, not rendered
 _MARKDOWN = mistune.create_markdown(escape=True, plugins=["table"])
+
+
+def styled(*children: w.Widget) -> w.VBox:
+    """A root box whose steps, tables and cited lines take the look of STYLE."""
+    box = w.VBox([w.HTML(STYLE), *children])
+    box.add_class(ROOT_CLASS)
+    return box
 
 
 def markdown_html(text: str) -> str:
     """Markdown to HTML with any raw HTML in it escaped."""
     return _MARKDOWN(text or "")
+
+
+def head_html(step: Step) -> str:
+    """The step's conclusion in one sentence."""
+    return f"<p class='casebook-conclusion'><b>{escape(step.conclusion)}</b></p>" if step.conclusion else ""
 
 
 def findings_html(findings: list[str]) -> str:
@@ -29,24 +68,26 @@ def findings_html(findings: list[str]) -> str:
     for f in findings:
         indent = ' style="margin-left:1.5em"' if f.startswith("  ") else ""
         items.append(f"<li{indent}>{escape(f.strip())}</li>")
-    return f"<ul>{''.join(items)}</ul>" if items else ""
+    return f"<ul class='casebook-findings'>{''.join(items)}</ul>" if items else ""
 
 
-def cited_html(cited: list[walk.Cited]) -> str:
-    """Cited lines as a table of file:line and text."""
-    if not cited:
-        return ""
-    rows = "".join(f"<tr><td style='{_CELL};white-space:nowrap'><code>{escape(c.where)}</code></td>"
-                   f"<td style='{_CELL}'><code style='white-space:pre-wrap;word-break:break-all'>"
-                   f"{escape(c.text)}</code></td></tr>" for c in cited)
-    head = f"<tr><th style='{_CELL}'>file:line</th><th style='{_CELL}'>log line</th></tr>"
-    return f"<table class='casebook-cited'>{head}{rows}</table>"
+def _cell(tag: str, value: object) -> str:
+    text = str(cell(value))
+    # a short value (a number, a time, a code) stays on one line; a long one (a path, a message) wraps anywhere
+    wrap = " class='casebook-nowrap'" if len(text) <= NOWRAP else ""
+    return f"<{tag}{wrap}>{escape(text)}</{tag}>"
+
+
+def table_html(df) -> str:
+    """A DataFrame as an escaped table that fits the panel; an unknown value is an empty cell."""
+    head = "".join(_cell("th", c) for c in df.columns)
+    rows = "".join(f"<tr>{''.join(_cell('td', v) for v in row)}</tr>" for row in df.itertuples(index=False))
+    return f"<table class='casebook-table'><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
 
 
 def tables_html(tables: list) -> str:
     """A step's (caption, DataFrame) tables, the cells escaped."""
-    return "".join(f"<p><i>{escape(str(caption))}</i></p>{df.to_html(index=False, escape=True, na_rep='', border=0)}"
-                   for caption, df in tables)
+    return "".join(f"<p><i>{escape(str(caption))}</i></p>{table_html(df)}" for caption, df in tables)
 
 
 def figure_png(make, cache: dict | None = None) -> bytes | None:
@@ -62,18 +103,61 @@ def figure_png(make, cache: dict | None = None) -> bytes | None:
 
 
 def figures_html(figures: list, cache: dict | None = None) -> str:
-    """A step's figures embedded as PNG (drawn now, or taken from the cache)."""
+    """A step's figures embedded as PNG (drawn now, or taken from the cache), each above its caption."""
     out = []
     for make in figures:
         png = figure_png(make, cache)
         if png is not None:
             data = base64.b64encode(png).decode("ascii")
-            out.append(f"<img style='max-width:100%' alt='figure' src='data:image/png;base64,{data}'>")
+            caption = escape(str(getattr(make, "caption", "")))
+            out.append(f"<figure style='margin:0 0 0.8em 0'><img style='max-width:100%' alt='{caption}' "
+                       f"src='data:image/png;base64,{data}'><figcaption><i>{caption}</i></figcaption></figure>")
     return "".join(out)
 
 
-def step_html(step: walk.Step, title: str, cache: dict | None = None) -> str:
-    """The whole step: title, findings, tables, figures, cited lines."""
-    parts = [f"<h3>{escape(title)}</h3>", findings_html(step.findings), tables_html(step.tables),
-             figures_html(step.figures, cache), cited_html(step.cited)]
+def cite_html(c: Cited, lang: str) -> str:
+    """One cited line: its number and the excerpt around the matched part (highlighted); when the excerpt
+    is shorter than the line, a click opens the whole line."""
+    part = c.excerpt()
+    number = str(c.line) if c.file else say(lang, "source.engineer")
+    text = (f"{escape(part.before)}<mark>{escape(part.match)}</mark>{escape(part.after)}" if part.match
+            else escape(str(part)))
+    shown = f"<span class='casebook-lineno'>{escape(number)}</span>{text}"
+    where = escape(c.where, quote=True)
+    if str(part) == c.text.rstrip():
+        return f"<div class='casebook-cite' data-where='{where}'>{shown}</div>"
+    return (f"<details class='casebook-cite' data-where='{where}'><summary title='{escape(say(lang, 'ui.full_line'))}'>"
+            f"{shown}</summary><span class='casebook-full'>{escape(c.text)}</span></details>")
+
+
+def burst_html(b: Burst, lang: str) -> str:
+    """Nearby lines of one file under one `file:first-last` heading."""
+    head = f"<div class='casebook-where'>{escape(b.where)}</div>" if b.file else ""
+    return f"<div class='casebook-burst'>{head}{''.join(cite_html(c, lang) for c in b.lines)}</div>"
+
+
+def cited_html(cited: list[Cited], lang: str = EN) -> str:
+    """Cited lines grouped in bursts of nearby lines of one file."""
+    blocks = "".join(burst_html(b, lang) for b in bursts(cited))
+    return f"<div class='casebook-evidence'>{blocks}</div>" if blocks else ""
+
+
+def evidence_html(step: Step) -> str:
+    """The step's cited lines, each file:line once, grouped in bursts."""
+    if not step.cited:
+        return ""
+    return f"<h4>{escape(say(step.lang, 'ui.evidence', n=len(step.cited)))}</h4>{cited_html(step.cited, step.lang)}"
+
+
+def body_html(step: Step, cache: dict | None = None) -> str:
+    """Everything after the questions: findings, tables, figures, evidence."""
+    parts = [findings_html(step.findings), tables_html(step.tables), figures_html(step.figures, cache),
+             evidence_html(step)]
     return "".join(p for p in parts if p)
+
+
+def step_html(step: Step, title: str, cache: dict | None = None) -> str:
+    """A whole step where its questions are text, not widgets (the training walk)."""
+    asks = "".join(f"<li>{escape(step.ask(q))}</li>" for q in step.questions)
+    questions = f"<p><b>{escape(say(step.lang, 'ui.questions'))}</b></p><ul>{asks}</ul>" if asks else ""
+    return f"<h3>{escape(title)}</h3>" + head_html(step) + questions + body_html(step, cache)

@@ -1,48 +1,46 @@
 """TriageApp: open a bundle, walk its case a step at a time, answer what the logs lack, export the report.
 
-All log text reaches the page escaped (see step_view): plog lines are untrusted input, never markup.
+Each step reads as an expert's note: its conclusion, then the questions only the engineer can answer, then the
+findings and the evidence. All log text reaches the page escaped (see step_view): plog lines are untrusted.
 """
 from __future__ import annotations
 
+from contextlib import contextmanager
 from html import escape
 from pathlib import Path
 
 import ipywidgets as w
 
 from ..judging.triage import Triage
+from ..knowledge.messages import EN, ZH, pick, say
 from ..knowledge.vocabulary import FACTS, FactError
-from ..presenting import walk
+from ..presenting import tables, walk
 from ..presenting.casefile import CaseFile
+from ..presenting.step import Step
 from .export import ExportPanel
 from .opener import BundleOpener
-from .step_view import figure_png, step_html
+from .step_view import body_html, figure_png, head_html, styled, table_html
 
 UNKNOWN = "unknown"
-EN, ZH = "en", "中文"
-_BOOL_OPTIONS = (UNKNOWN, "yes", "no")
 _ROOT = "root_cause"
-#: The app's own labels in both languages (the walk's titles and questions come with theirs).
-LABELS = {
-    "back": ("Back", "上一步"), "next": ("Next", "下一步"), "files": ("Files read", "文件"),
-    "lines": ("lines", "行数"), "unparsed": ("unparsed", "未解析"), "warnings": ("warnings", "警告"),
-    "diagnosis": ("Diagnosis", "诊断"), "none": ("none confirmed or likely yet", "尚无确认或可能的结论"),
-    "candidates": ("candidates", "候选"), "open": ("open questions", "待回答问题"),
-    "empty": ("Open a bundle to start the walk.", "请先打开日志包。"),
-}
+#: What a notebook shows in place of the app where widgets cannot render: opened before it is run (an
+#: untrusted notebook shows only plain text), or read on a site that renders notebooks.
+NOT_RUN = "Run all cells (▶▶) to start the app. / 运行全部单元格（▶▶）以启动。"
 
 
 class TriageApp:
     """The support engineer's app: bundle opener, files table, the walk with questions, export and case file."""
 
-    def __init__(self, triage: Triage | None = None, *, folder: str | Path = ".") -> None:
+    def __init__(self, triage: Triage | None = None, *, folder: str | Path = "cases") -> None:
         self.triage = triage
-        self.steps: list[walk.Step] = []
+        self.steps: list[Step] = []
         self.step_index = 0
         self.questions: dict[str, w.ValueWidget] = {}
         self._asks: dict[str, tuple[str, str | None]] = {}   # fact -> (ask, ask_zh), kept once closed
         self._homes: dict[str, set[str]] = {}                # fact -> keys of the steps that asked it
         self._rows: dict[str, w.VBox] = {}
         self._pngs: dict = {}   # figure key -> PNG: a step answers at once, not after a redraw
+        self._quiet = False     # True while relabelling: a widget's options change, the answer does not
         self.opener = BundleOpener(self.load, kb=triage.kb if triage else None)
         self.export = ExportPanel(lambda: self.triage, lambda: self.step.key if self.steps else None,
                                   self._resumed, folder)
@@ -57,33 +55,39 @@ class TriageApp:
         """Create the widgets that live as long as the app."""
         self.header = w.HTML()
         self.files_table = w.HTML()
-        self.language = w.ToggleButtons(options=(EN, ZH), value=EN, description="Language")
-        self.back = w.Button(description="Back", icon="arrow-left")
-        self.next = w.Button(description="Next", icon="arrow-right")
+        self.language = w.ToggleButtons(options=(("en", EN), ("中文", ZH)), value=EN)
+        self.language.style.button_width = "4em"
+        self.back = w.Button(icon="arrow-left")
+        self.next = w.Button(icon="arrow-right")
         self.step_label = w.Label()
+        self.head = w.HTML()
+        self.question_title = w.HTML()
+        self.question_box = w.VBox()
         self.body = w.HTML()
         self.status = w.HTML()
-        self.question_box = w.VBox()
         self.back.on_click(lambda _: self._move(-1))
         self.next.on_click(lambda _: self._move(+1))
         self.language.observe(lambda _: self._relabel(), names="value")
-        files = w.Accordion(children=[self.files_table], titles=("Files",), selected_index=None)
-        nav = w.HBox([self.back, self.step_label, self.next])
-        self.widget = w.VBox([self.opener.widget, self.header, files, self.language, nav, self.body,
-                              self.question_box, self.status, self.export.widget])
+        self.files = w.Accordion(children=[self.files_table], selected_index=None)
+        nav = w.HBox([self.back, self.step_label, self.next, self.language])
+        self.widget = styled(self.opener.widget, self.header, self.files, nav, self.head, self.question_title,
+                             self.question_box, self.body, self.status, self.export.widget)
+        self._label_widgets()
 
     def _repr_mimebundle_(self, **kwargs):
-        """Display as the root widget, so a cell ending with `app` shows the app."""
-        return self.widget._repr_mimebundle_(**kwargs)
+        """Display as the root widget, so a cell ending with `app` shows the app; where widgets cannot
+        render, the plain-text view says how to start it instead of the widget's repr."""
+        bundle = self.widget._repr_mimebundle_(**kwargs)
+        bundle["text/plain"] = NOT_RUN
+        return bundle
 
-    def _ipython_display_(self) -> None:
-        """Display the root widget."""
-        from IPython.display import display
-        display(self.widget)
+    @property
+    def lang(self) -> str:
+        """The language the app speaks: en or zh."""
+        return self.language.value
 
-    def _label(self, key: str) -> str:
-        en, zh = LABELS[key]
-        return zh if self.language.value == ZH else en
+    def _say(self, msg_id: str, /, **values) -> str:
+        return say(self.lang, msg_id, **values)
 
     # -- the case -------------------------------------------------------------------------------
     def open(self, *paths, facts: dict | None = None) -> Triage:
@@ -94,11 +98,11 @@ class TriageApp:
         return t
 
     def load(self, triage: Triage) -> None:
-        """Walk this case from the first step; questions start from its answers."""
+        """Walk this case from the first step; questions start from its answers; nothing of the last case stays."""
         self.triage = triage
         self.step_index = 0
         self.questions, self._asks, self._homes, self._rows = {}, {}, {}, {}
-        self.files_table.value = triage.log.files_frame().to_html(index=False, escape=True, na_rep="", border=0)
+        self.status.value = self.export.status.value = ""
         self._adopt_given_answers()
         self._pngs = {}
         self.refresh()
@@ -115,7 +119,7 @@ class TriageApp:
 
     # -- navigation -----------------------------------------------------------------------------
     @property
-    def step(self) -> walk.Step:
+    def step(self) -> Step:
         """The step on screen."""
         return self.steps[self.step_index]
 
@@ -134,8 +138,8 @@ class TriageApp:
 
     # -- state ----------------------------------------------------------------------------------
     def refresh(self) -> None:
-        """Rebuild the walk from the triage and redraw everything."""
-        self.steps = walk.build(self.triage) if self.triage is not None else []
+        """Rebuild the walk from the triage, in the app's language, and redraw everything."""
+        self.steps = walk.build(self.triage, self.lang) if self.triage is not None else []
         for s in self.steps:
             for q in s.questions:
                 self._remember(q.fact, q.ask, q.ask_zh, s.key)
@@ -157,22 +161,35 @@ class TriageApp:
             spec = FACTS.get(fact)
             self._remember(fact, spec.doc if spec else fact, None, _ROOT)
 
+    def _options(self, fact: str) -> list[tuple[str, str]] | None:
+        """(label, value) choices of a fact's input in the app's language; None for free text."""
+        spec = FACTS.get(fact)
+        unknown = (self._say("ui.unknown"), UNKNOWN)
+        if spec is not None and spec.kind == "bool":
+            return [unknown, (self._say("word.yes"), "yes"), (self._say("word.no"), "no")]
+        if spec is not None and spec.choices:
+            return [unknown, *((c, c) for c in spec.choices)]
+        return None
+
     def _make_input(self, fact: str, value: str) -> w.ValueWidget:
         """A yes/no toggle, a choice list, or a text box, by the fact's kind."""
+        options = self._options(fact)
         spec = FACTS.get(fact)
-        if spec is not None and spec.kind == "bool":
-            box = w.ToggleButtons(options=_BOOL_OPTIONS, value=value, description=fact)
-        elif spec is not None and spec.choices:
-            box = w.Dropdown(options=(UNKNOWN, *spec.choices), value=value, description=fact)
+        if options is not None and spec.kind == "bool":
+            box = w.ToggleButtons(options=options, value=value, description=fact)
+        elif options is not None:
+            box = w.Dropdown(options=options, value=value, description=fact)
         else:
-            box = w.Text(value="" if value == UNKNOWN else value, placeholder=UNKNOWN, description=fact,
-                         continuous_update=False)
+            box = w.Text(value="" if value == UNKNOWN else value, placeholder=self._say("ui.unknown"),
+                         description=fact, continuous_update=False)
         box.style.description_width = "initial"
         box.observe(lambda change, f=fact: self._on_answer(f, change["new"]), names="value")
         return box
 
     def _on_answer(self, fact: str, value: str) -> None:
         """Pass the answer to the triage (unknown forgets it) and redraw."""
+        if self._quiet:
+            return
         try:
             self.triage.answer(fact, None if value in (UNKNOWN, "") else value)
             self.status.value = ""
@@ -180,64 +197,89 @@ class TriageApp:
             self.status.value = f'<span style="color:#b00">{escape(str(e))}</span>'
         self.refresh()
 
+    @contextmanager
+    def _quietly(self):
+        """Changes to the inputs inside this block are relabelling, not answers."""
+        self._quiet = True
+        try:
+            yield
+        finally:
+            self._quiet = False
+
     # -- rendering ------------------------------------------------------------------------------
+    def _label_widgets(self) -> None:
+        """Every label of the app in its language."""
+        self.back.description, self.next.description = self._say("ui.back"), self._say("ui.next")
+        self.files.set_title(0, self._say("ui.files"))
+        self.opener.relabel(self.lang)
+        self.export.relabel(self.lang)
+        with self._quietly():
+            for fact, box in self.questions.items():
+                options = self._options(fact)
+                if options is not None:
+                    value, box.options = box.value, options
+                    box.value = value
+                else:
+                    box.placeholder = self._say("ui.unknown")
+
     def _relabel(self) -> None:
-        self.back.description, self.next.description = self._label("back"), self._label("next")
-        self._render_header()
-        self._render_step()
+        self._label_widgets()
+        self.refresh()
 
     def _render_header(self) -> None:
         """Files, lines and the current diagnosis."""
         if self.triage is None:
-            self.header.value = f"<div>{escape(self._label('empty'))}</div>"
+            self.header.value = f"<div>{escape(self._say('ui.empty'))}</div>"
+            self.files_table.value = ""
             return
         log, d = self.triage.log, self.triage.diagnosis
-        verdict = (f"<b>{escape(d.case.id)}</b> ({escape(d.verdict)}, score {d.score:.2f})" if d
-                   else escape(self._label("none")))
-        L = self._label
-        self.header.value = (
-            f"<div>{L('files')}: <b>{len(log.files)}</b> · {L('lines')}: <b>{log.lines}</b> · "
-            f"{L('unparsed')}: <b>{log.lines_unparsed}</b> · {L('warnings')}: <b>{len(log.warnings)}</b></div>"
-            f"<div class='casebook-diagnosis'>{L('diagnosis')}: {verdict} · {L('candidates')}: "
-            f"{len(self.triage.candidates)} · {L('open')}: {len(self.triage.questions)}</div>")
+        verdict = (self._say("ui.diagnosis.case", id=d.case.id, verdict=self._say(f"verdict.{d.verdict}"),
+                             score=f"{d.score:.2f}") if d else self._say("ui.diagnosis.none"))
+        summary = self._say("ui.summary", files=len(log.files), lines=log.lines, unparsed=log.lines_unparsed,
+                            warnings=len(log.warnings))
+        diagnosis = self._say("ui.diagnosis", diagnosis=verdict, candidates=len(self.triage.candidates),
+                              questions=len(self.triage.questions))
+        self.header.value = (f"<div>{escape(summary)}</div>"
+                             f"<div class='casebook-diagnosis'><b>{escape(diagnosis)}</b></div>")
+        self.files_table.value = table_html(tables.files(log, self.lang))
 
     def _render_step(self) -> None:
-        """The step label, navigation state, body and questions of the current step."""
+        """The step label, navigation state, conclusion, questions and body of the current step."""
         if not self.steps:
-            self.step_label.value, self.body.value = "", ""
+            self.step_label.value, self.head.value, self.body.value, self.question_title.value = "", "", "", ""
             self.back.disabled = self.next.disabled = True
             self.question_box.children = []
             return
         s = self.step
-        self.step_label.value = f"{self.step_index + 1}/{len(self.steps)} · {self._title(s)}"
+        self.step_label.value = f"{self.step_index + 1}/{len(self.steps)} · {s.title}"
         self.back.disabled = self.step_index == 0
         self.next.disabled = self.step_index == len(self.steps) - 1
-        self.body.value = self.html_of_step()
-        self.question_box.children = [self._question_row(f) for f in self._visible_questions()]
-
-    def _title(self, s: walk.Step) -> str:
-        """The step title in the chosen language."""
-        return s.title_zh if self.language.value == ZH else s.title
+        self.head.value = head_html(s)
+        facts = self._visible_questions()
+        self.question_title.value = f"<b>{escape(self._say('ui.questions'))}</b>" if facts else ""
+        self.question_box.children = [self._question_row(f) for f in facts]
+        self.body.value = body_html(s, self._pngs)
 
     def _visible_questions(self) -> list[str]:
-        """Open questions of this step and answered ones asked here, in a stable order so none jumps."""
+        """The step's open questions in its order (the most useful first), then the answered ones asked here."""
         s = self.step
-        open_here = {q.fact for q in s.questions}
-        return [f for f in self.questions
-                if f in open_here or (f in self.triage.answers and s.key in self._homes[f])]
+        open_here = [q.fact for q in s.questions if q.fact in self.questions]
+        answered = [f for f in self.questions
+                    if f not in open_here and f in self.triage.answers and s.key in self._homes[f]]
+        return open_here + answered
 
     def _question_row(self, fact: str) -> w.VBox:
-        """The question text, in the chosen language, above its input; one row per fact, reused."""
+        """The question text, in the app's language, above its input; one row per fact, reused."""
         if fact not in self._rows:
             self._rows[fact] = w.VBox([w.HTML(), self.questions[fact]])
         ask, ask_zh = self._asks[fact]
-        text = ask_zh if self.language.value == ZH and ask_zh else ask
+        text = pick(self.lang, ask, ask_zh) if ask_zh or self.lang == EN else fact
         self._rows[fact].children[0].value = f"<div style='max-width:60em'>{escape(text)}</div>"
         return self._rows[fact]
 
     def html_of_step(self) -> str:
-        """The current step as HTML: title, findings, tables, figures, cited lines; every text escaped."""
-        return step_html(self.step, self._title(self.step), self._pngs)
+        """The current step as HTML: conclusion, findings, tables, figures, evidence; every text escaped."""
+        return head_html(self.step) + body_html(self.step, self._pngs)
 
 
 def _shown(value: object) -> str:
