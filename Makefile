@@ -48,8 +48,7 @@ test: $(STAMP) $(CHROMIUM)
 
 # each step of the walk in English and 中文, for docs/screenshots.md (not part of `make test`)
 screenshots: $(STAMP) $(CHROMIUM)
-	CASEBOOK_SCREENSHOTS=$(CURDIR)/docs/screenshots $(BIN)/python -m pytest -p no:cacheprovider -q \
-		tests/test_browser.py -k screenshots
+	$(BIN)/python tests/screenshots.py docs/screenshots
 
 samples: $(STAMP)
 	$(BIN)/casebook synth samples --out kb/samples

@@ -18,6 +18,8 @@ import urllib.request
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from casebook.presenting.walk import STEP_KEYS
+
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = Path("/usr/bin/chromium")
 SAMPLE = "task-queue-shared-cache-race/positive-info"
@@ -34,7 +36,7 @@ PANEL = 1000
 START_TIMEOUT = 90
 WIDGET_TIMEOUT = 90_000   # ms: a cold kernel reads the sample and draws the walk
 LOCAL_HOSTS = ("127.0.0.1", "localhost")
-STEPS = 6
+STEPS = len(STEP_KEYS)
 #: A file:line as the walk writes it (a path with a file name, a colon, a line number).
 WHERE = re.compile(r"[\w./!-]+\.[A-Za-z]\w*:\d+")
 

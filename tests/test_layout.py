@@ -5,6 +5,7 @@ Every import counts: module level, inside functions, and under `if TYPE_CHECKING
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -158,3 +159,11 @@ def test_readme_front_page_is_short_and_links_every_docs_page():
     pages = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "docs").glob("*.md"))
     assert pages, "the long parts live in docs/*.md"
     assert [p for p in pages if f"({p})" not in readme] == []
+
+
+def test_every_image_the_docs_show_is_in_the_repository():
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    shown = [(page, m) for page in pages
+             for m in re.findall(r"!\[[^\]]*\]\(([^)\s]+)\)", page.read_text(encoding="utf-8"))]
+    assert shown, "the README and docs show the walk"
+    assert [f"{page.name}: {m}" for page, m in shown if not (page.parent / m).is_file()] == []

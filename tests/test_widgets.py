@@ -196,7 +196,7 @@ def test_path_box_opens_a_bundle_and_moves_the_progress_bar(tmp_path):
     app.opener.path_box.value = str(tmp_path / "plog")
     app.opener.open_button.click()
     assert app.triage is not None and app.opener.progress.value == app.opener.progress.max
-    assert "1 files, 1 lines" in app.opener.stage.value
+    assert "1 file(s), 1 lines" in app.opener.stage.value
     assert "plog-100_20260101100000000.log" in app.files_table.value and "<script>" not in app.files_table.value
 
 

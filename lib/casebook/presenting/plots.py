@@ -134,7 +134,6 @@ def timeline(incidents: list[Incident]) -> Figure:
     rows: dict[str, int] = {}
     fig = Figure(figsize=(8, 0.5 + 0.35 * max(1, len({_label(i) for i in incidents}))), layout="constrained")
     ax = fig.add_subplot()
-    ax.set_title("Errors per device and process", fontsize=10)
     for inc in incidents:
         t0, t1 = _when(inc.first.time), _when(inc.last_time) or _when(inc.first.time)
         if t0 is None:

@@ -27,7 +27,7 @@ ROOT_CLASS = "casebook-app"
 STYLE = f"""<style>
 .{ROOT_CLASS} {{ max-width: 100%; }}
 .{ROOT_CLASS} .casebook-conclusion {{ font-size: 1.1em; margin: 0.2em 0 0.6em 0; }}
-.{ROOT_CLASS} table.casebook-table {{ width: 100%; border-collapse: collapse; font-size: 12px; margin-bottom: 0.8em; }}
+.{ROOT_CLASS} table.casebook-table {{ border-collapse: collapse; font-size: 12px; margin-bottom: 0.8em; }}
 .{ROOT_CLASS} table.casebook-table th, .{ROOT_CLASS} table.casebook-table td {{
   padding: 2px 8px; text-align: left; vertical-align: top; overflow-wrap: anywhere; }}
 .{ROOT_CLASS} table.casebook-table .casebook-nowrap {{ white-space: nowrap; }}

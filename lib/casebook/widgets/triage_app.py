@@ -177,6 +177,7 @@ class TriageApp:
         spec = FACTS.get(fact)
         if options is not None and spec.kind == "bool":
             box = w.ToggleButtons(options=options, value=value, description=fact)
+            box.style.button_width = "6em"
         elif options is not None:
             box = w.Dropdown(options=options, value=value, description=fact)
         else:
