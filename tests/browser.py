@@ -235,18 +235,6 @@ def overflowing_tables(page, width: int = PANEL) -> list[str]:
     }""", width)
 
 
-def english_sentences(texts: list[str]) -> list[str]:
-    """Texts that hold an English sentence: four or more English words in a row once code names, paths,
-    numbers and text quoted from the logs (between backticks) are taken out."""
-    found = []
-    for text in texts:
-        prose = re.sub(r"`[^`]*`", " ", text)
-        prose = re.sub(r"\S*[\d_/\\.:=\[\]()<>#]\S*|\b[A-Z][A-Za-z]*[A-Z]\w*\b", " ", prose)
-        if re.search(r"(?:\b[A-Za-z]{2,}\b[ ,;'-]+){3}\b[A-Za-z]{2,}\b", prose):
-            found.append(text)
-    return found
-
-
 def repeated_wheres(r: dict) -> list[str]:
     """file:line that the evidence of one step cites twice, or that its conclusion, findings and evidence
     show twice (a table's row may point at a cited line: tables list, the evidence cites)."""

@@ -243,6 +243,14 @@ def test_export_writes_both_formats_with_options(tmp_path, hostile_app):
     assert "Report written" in app.export.status.value and "data:text/html;base64," in app.export.status.value
 
 
+def test_export_speaks_the_apps_language(tmp_path, hostile_app):
+    hostile_app.export.folder = tmp_path
+    hostile_app.language.value = "zh"
+    hostile_app.export.export_button.click()
+    assert "报告已写入" in hostile_app.export.status.value
+    assert re.search(r"^### 1\. 现象", (tmp_path / "case-report.md").read_text(encoding="utf-8"), re.M)
+
+
 def test_save_and_resume_restore_answers_notes_and_step(tmp_path, positive_app):
     app = positive_app()
     app.export.folder = tmp_path

@@ -62,14 +62,15 @@ class ExportPanel:
             self.status.value = f"<span style='color:#b00'>{escape(str(e))}</span>"
 
     def export(self) -> list[Path]:
-        """Write NAME.html and NAME.md into the folder; show where, with a download link for the HTML."""
+        """Write NAME.html and NAME.md into the folder, in the panel's language; show where, with a download
+        link for the HTML."""
         t = self.current()
         if t is None:
             self.status.value = escape(say(self.lang, "ui.open_first"))
             return []
         stem = Path(self.name.value.strip() or "case-report").name
         written = [report.write(t, self.folder / f"{stem}{suffix}", redact=self.redact.value,
-                                collect_more=self.collect_more.value) for suffix in (".html", ".md")]
+                                collect_more=self.collect_more.value, lang=self.lang) for suffix in (".html", ".md")]
         data = base64.b64encode(written[0].read_bytes()).decode("ascii")
         links = ", ".join(f"<code>{escape(str(p))}</code>" for p in written)
         self.status.value = (f"<span class='casebook-exported'>{say(self.lang, 'ui.written', paths=links)}</span> · "
