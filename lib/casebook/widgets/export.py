@@ -15,6 +15,13 @@ from ..presenting import casefile, report
 from ..reading.bundle import BundleError
 
 
+#: (widget, attribute, message id) of every label of the panel.
+_LABELS = (("redact", "description", "ui.redact"), ("collect_more", "description", "ui.collect_more"),
+           ("name", "description", "ui.report"), ("export_button", "description", "ui.export"),
+           ("notes", "placeholder", "ui.notes"), ("case_path", "description", "ui.case_file"),
+           ("save_button", "description", "ui.save"), ("resume_button", "description", "ui.resume"))
+
+
 class ExportPanel:
     """Buttons and options under the walk; `current()` gives the case, `on_resume` takes a resumed one.
 
@@ -46,14 +53,8 @@ class ExportPanel:
     def relabel(self, lang: str) -> None:
         """Every label in one language (en or zh); messages follow from the next action on."""
         self.lang = lang
-        self.redact.description = say(lang, "ui.redact")
-        self.collect_more.description = say(lang, "ui.collect_more")
-        self.name.description = say(lang, "ui.report")
-        self.export_button.description = say(lang, "ui.export")
-        self.notes.placeholder = say(lang, "ui.notes")
-        self.case_path.description = say(lang, "ui.case_file")
-        self.save_button.description = say(lang, "ui.save")
-        self.resume_button.description = say(lang, "ui.resume")
+        for name, attr, msg_id in _LABELS:
+            setattr(getattr(self, name), attr, say(lang, msg_id))
 
     def _guard(self, action: Callable[[], object]) -> None:
         try:

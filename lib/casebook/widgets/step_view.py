@@ -37,7 +37,8 @@ STYLE = f"""<style>
 .{ROOT_CLASS} .casebook-cite {{ font-family: monospace; font-size: 12px; white-space: pre-wrap;
   overflow-wrap: anywhere; margin-left: 1em; }}
 .{ROOT_CLASS} .casebook-cite summary {{ cursor: pointer; }}
-.{ROOT_CLASS} .casebook-cite .casebook-full {{ display: block; margin: 0.2em 0 0.4em 2em; color: var(--jp-ui-font-color1, #222); }}
+.{ROOT_CLASS} .casebook-cite .casebook-full {{ display: block; margin: 0.2em 0 0.4em 2em;
+  color: var(--jp-ui-font-color1, #222); }}
 .{ROOT_CLASS} .casebook-lineno {{ color: var(--jp-ui-font-color2, #666); margin-right: 0.6em; }}
 .{ROOT_CLASS} mark {{ background: #ffe58a; color: inherit; }}
 </style>"""
