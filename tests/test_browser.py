@@ -13,11 +13,11 @@ import re
 from pathlib import Path
 
 import pytest
-from browser import (CHROME_FLAGS, CHROMIUM, SAMPLE, STEPS, VIEWPORT, app_root, goto_step, new_page, open_bundle,
+from browser import (CHROME_FLAGS, CHROMIUM, STEPS, VIEWPORT, app_root, goto_step, new_page, open_bundle,
                      overflowing_tables, reading, repeated_wheres, scroll_app_to_top, serve_copy, set_language,
                      start_lab, start_voila, wait_for_app)
-from casebook.judging.triage import triage
-from conftest import CORPUS, SAMPLES, english_sentences, log_text, quoted_log
+from casebook.knowledge.kb import load_kb
+from conftest import CORPUS, english_sentences, quoted_log
 
 CASE = "task-queue-shared-cache-race"
 REAL, REAL_DIAGNOSIS = "aicore-gatherv2-asys", "aicore-illegal-instruction"
@@ -78,22 +78,21 @@ def _first_question_is_in_view(page) -> None:
     assert 0 <= q["top"] and q["bottom"] <= VIEWPORT["height"], f"first question at {q}, below the screen"
 
 
-def _chinese_findings_are_chinese(page, bundle: Path) -> None:
+def _chinese_findings_are_chinese(page, logged: str) -> None:
     """In 中文 the conclusion and findings of every step hold no English sentence but quoted log text."""
-    t = triage(bundle)
-    logged = log_text(t)
+    kb = load_kb()
     set_language(page, "zh")
     for n in range(1, STEPS + 1):
         goto_step(page, n)
         r = reading(page)
         english = [e for text in [r["conclusion"], *r["findings"]] for e in english_sentences(text)
-                   if not quoted_log(e, logged, t.kb)]
+                   if not quoted_log(e, logged, kb)]
         assert english == [], f"step {n} in 中文"
     assert app_root(page).locator(".widget-button", has_text="导出报告").is_visible()
     set_language(page, "en")
 
 
-def _walk_the_sample(page, cases: Path) -> None:
+def _walk_the_sample(page, cases: Path, logged: str) -> None:
     """The engineer's path through the sample: likely, the question answered, confirmed, exported."""
     wait_for_app(page)
     header = page.locator(".casebook-diagnosis")
@@ -103,7 +102,7 @@ def _walk_the_sample(page, cases: Path) -> None:
     page.locator(".casebook-diagnosis", has_text="confirmed").wait_for(timeout=30_000)
     assert "confirmed" in app_root(page).locator(".casebook-conclusion").inner_text()
     _every_step_reads_cleanly(page)
-    _chinese_findings_are_chinese(page, SAMPLES / SAMPLE)
+    _chinese_findings_are_chinese(page, logged)
     app_root(page).locator(".widget-button", has_text="Export report").click()
     page.locator(".casebook-exported").wait_for(timeout=60_000)
     report = cases / "case-report.html"
@@ -111,7 +110,7 @@ def _walk_the_sample(page, cases: Path) -> None:
     assert (cases / "case-report.md").is_file()
 
 
-def _walk_a_real_collection(page) -> None:
+def _walk_a_real_collection(page, logged: str) -> None:
     """Open a real asys collection after the sample: the page speaks only of the new case."""
     open_bundle(page, CORPUS / REAL, REAL_DIAGNOSIS)
     for n in (1, ROOT_CAUSE):
@@ -120,7 +119,7 @@ def _walk_a_real_collection(page) -> None:
         assert not FIRST_DIAGNOSIS.search(text) and "plog-48213" not in text, "the first bundle's case is still shown"
     assert REAL_DIAGNOSIS in app_root(page).locator(".casebook-conclusion").inner_text()
     _every_step_reads_cleanly(page)
-    _chinese_findings_are_chinese(page, CORPUS / REAL)
+    _chinese_findings_are_chinese(page, logged)
 
 
 def _hostile_line_shows_as_text(page, served: Path, upload: bool = False) -> None:
@@ -141,7 +140,7 @@ def _hostile_line_shows_as_text(page, served: Path, upload: bool = False) -> Non
     assert page.dialogs == []
 
 
-def test_lab_opens_on_a_note_then_runs_the_triage_notebook(served, page):
+def test_lab_opens_on_a_note_then_runs_the_triage_notebook(served, page, logged):
     lab = start_lab(served)
     try:
         page.goto(lab.url)
@@ -154,22 +153,22 @@ def test_lab_opens_on_a_note_then_runs_the_triage_notebook(served, page):
         for menu, command in (("Edit", "editmenu:clear-all"), ("Run", "runmenu:run-all")):
             page.locator(".lm-MenuBar-itemLabel", has_text=menu).first.click()
             page.locator(f"[data-command='{command}']").click()
-        _walk_the_sample(page, served / "cases")
-        _walk_a_real_collection(page)
+        _walk_the_sample(page, served / "cases", logged)
+        _walk_a_real_collection(page, logged)
         _hostile_line_shows_as_text(page, served)
         assert page.outside == [], "requests that tried to leave the machine"
     finally:
         lab.stop()
 
 
-def test_voila_serves_the_app_alone(served, page):
+def test_voila_serves_the_app_alone(served, page, logged):
     app = start_voila(served)
     try:
         page.goto(app.url)
-        _walk_the_sample(page, served / "cases")
+        _walk_the_sample(page, served / "cases", logged)
         assert page.locator(".jp-RenderedMarkdown").count() == 0, "the notebook's prose stays in JupyterLab"
         assert not page.get_by_text("TriageApp(").count(), "app mode shows no code"
-        _walk_a_real_collection(page)
+        _walk_a_real_collection(page, logged)
         _hostile_line_shows_as_text(page, served, upload=True)
         assert page.outside == [], "requests that tried to leave the machine"
     finally:
