@@ -5,7 +5,7 @@ escaped. Nothing here formats HTML.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import pandas as pd
 
@@ -34,11 +34,18 @@ class Cited:
     file: str | None
     line: int | None
     text: str
+    src_file: str | None = None   #: the original file, when the line is a grep-quoted line of a capture
+    src_line: int | None = None   #: the original line, likewise
 
     @property
     def where(self) -> str:
-        """`file:line`, or the source when no line backs it."""
-        return f"{self.file}:{self.line}" if self.file else "engineer"
+        """`file:line` (for a quoted line: the original, then the capture's line), or the source when no line
+        backs it."""
+        if not self.file:
+            return "engineer"
+        if self.src_line is None:
+            return f"{self.file}:{self.line}"
+        return f"{self.src_file or 'line'}:{self.src_line} (quoted at {self.file}:{self.line})"
 
 
 @dataclass
@@ -65,7 +72,15 @@ def build(t: Triage) -> list[Step]:
     _topology(t, by["topology"])
     _root_cause(t, by["root_cause"])
     _fix(t, by["fix"])
+    for s in steps:
+        s.cited = [_quoting(t, c) for c in s.cited]
     return steps
+
+
+def _quoting(t: Triage, c: Cited) -> Cited:
+    """The cited line with the original file and line it quotes, when it is a grep-quoted line of a capture."""
+    src = t.log.quoted_line(c.file, c.line) if c.file and c.line is not None else None
+    return replace(c, src_file=src[0], src_line=src[1]) if src else c
 
 
 def _figure(caption: str, draw: str, *args):
