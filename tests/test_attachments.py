@@ -118,5 +118,5 @@ def test_environment_role_and_facts_in_the_json_contract(tmp_path, capsys):
     roles = {f["path"]: f["role"] for f in doc["input"]["files"]}
     assert roles == {"env.txt": "environment", "pip.txt": "environment", "plog-1_20260101000000000.log": "host_plog"}
     assert doc["facts"]["torch_npu_version"] == {"value": "2.1.0.post6", "source": "log", "file": "pip.txt",
-                                                 "line": 5, "note": None}
+                                                 "line": 5, "src_file": None, "src_line": None, "note": None}
     assert doc["facts"]["TASK_QUEUE_ENABLE"]["file"] == "env.txt"

@@ -28,7 +28,7 @@ def test_positive_with_the_engineers_fact_is_diagnosed(capsys):
     assert candidate(doc, "task-queue-shared-cache-race")["verdict"] in ("confirmed", "likely")
     assert doc["aicore_faults"][0]["pc_verdict"] in ("pc_current_mismatch", "pc_start_suspect")
     assert doc["facts"]["TASK_QUEUE_ENABLE"] == {"value": "1", "source": "engineer", "file": None, "line": None,
-                                                 "note": None}
+                                                 "src_file": None, "src_line": None, "note": None}
     assert doc["coverage"]["explained"] > 0
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from .judging.objdump import ObjdumpError
 from .knowledge.vocabulary import FactError, parse_assignments
 from .knowledge.messages import LANGS
-from .reading.bundle import BundleError
+from .reading.bundle import BundleError, Pasted
 from .reading.engine import ENGINES, EngineError
 from .reading.entries import printable
 from .reading.limits import Limits
@@ -70,6 +70,13 @@ def _progress_bar(mode: str):
         bar.close()
 
 
+def _inputs(paths: list[str]) -> list:
+    """The paths given, with `-` standing for a capture read from standard input."""
+    if paths.count("-") > 1:
+        raise BundleError("-: standard input can be read once")
+    return [Pasted(sys.stdin.buffer.read()) if p == "-" else p for p in paths]
+
+
 def _triage(args: argparse.Namespace) -> int:
     from .judging.contract import to_dict
     from .judging.triage import triage
@@ -80,7 +87,7 @@ def _triage(args: argparse.Namespace) -> int:
         return 2
     try:
         with _progress_bar(args.progress) as progress:
-            t = triage(*args.paths, facts=answers, objdump=args.objdump,
+            t = triage(*_inputs(args.paths), facts=answers, objdump=args.objdump,
                        limits=Limits(max_bytes=args.max_bytes, max_ratio=args.max_ratio),
                        engine=args.engine, scheduler=args.scheduler, workers=args.workers, progress=progress)
     except (BundleError, ObjdumpError, EngineError) as e:
@@ -107,7 +114,7 @@ def _report(args: argparse.Namespace) -> int:
         print(f"casebook: {args.output}: the report is written as .md or .html", file=sys.stderr)
         return 2
     try:
-        t = triage(*args.paths, facts=parse_assignments(args.fact))
+        t = triage(*_inputs(args.paths), facts=parse_assignments(args.fact))
     except (FactError, BundleError) as e:
         print(f"casebook: {e}", file=sys.stderr)
         return 2
@@ -205,7 +212,8 @@ def parser() -> argparse.ArgumentParser:
     p = _Parser(prog="casebook", description="Triage Ascend NPU training failures from plog bundles.")
     sub = p.add_subparsers(dest="command", required=True)
     t = sub.add_parser("triage", help="walk a case: symptom, error code, pc start, topology, root cause, fix")
-    t.add_argument("paths", nargs="+", metavar="PATH", help="plog folder, file, or several (one case)")
+    t.add_argument("paths", nargs="+", metavar="PATH",
+                   help="plog folder, file, or several (one case); - reads a pasted capture from standard input")
     t.add_argument("--fact", action="append", default=[], metavar="K=V",
                    help="an answer the logs cannot give, e.g. TASK_QUEUE_ENABLE=1 (repeatable)")
     t.add_argument("--json", action="store_true", help="print the JSON contract instead of the walk")
@@ -227,7 +235,8 @@ def parser() -> argparse.ArgumentParser:
                    help="progress bar on stderr (auto: when stderr is a terminal)")
     t.set_defaults(run=_triage)
     r = sub.add_parser("report", help="write the case report (Markdown or standalone HTML) for the ticket")
-    r.add_argument("paths", nargs="+", metavar="PATH", help="plog folder, file, or several (one case)")
+    r.add_argument("paths", nargs="+", metavar="PATH",
+                   help="plog folder, file, or several (one case); - reads a pasted capture from standard input")
     r.add_argument("--fact", action="append", default=[], metavar="K=V", help="an answer the logs cannot give")
     r.add_argument("-o", "--output", required=True, metavar="FILE", help="FILE.html or FILE.md")
     r.add_argument("--redact", action="store_true",

@@ -72,39 +72,41 @@ def _scan(log: LogTable) -> pd.DataFrame:
 
 def extract(log: LogTable) -> list[AicoreFault]:
     """AI Core faults, first by time, each with its decoded codes and pc verdict."""
-    files = {f.path: f for f in log.files}
     faults: dict[tuple, AicoreFault] = {}
-    last_fault_in_file: dict[str, AicoreFault] = {}
+    # lines of one file go together; a line a grep prefix quoted belongs to the file it quotes: (file, src_file)
+    last_fault_in_file: dict[tuple, AicoreFault] = {}
     bin_sizes: dict[str, tuple[int, LineRef]] = {}
     loads: list[tuple[int | None, str, KernelRange]] = []
     launch_addrs: dict[int, LineRef] = {}
-    tasks: dict[tuple, tuple[int, int]] = {}   # (file, device) -> last (stream, task) named with a fault
-    pending_kernel: list[tuple[str, int, str, LineRef, tuple | None]] = []
-    for file, line, time, pid, msg in _scan(log)[["file", "line", "time", "pid", "msg"]].itertuples(index=False):
-        ref = LineRef(file, int(line), time, msg)
-        f = files[file]
+    tasks: dict[tuple, tuple[int, int]] = {}   # (file, src_file, device) -> last (stream, task) named with a fault
+    pending_kernel: list[tuple[tuple, int, str, LineRef, tuple | None]] = []
+    columns = ["file", "line", "time", "pid", "msg", "src_file", "src_line"]
+    for file, line, time, pid, msg, src, src_line in _scan(log)[columns].itertuples(index=False):
+        ref = LineRef(file, int(line), time, msg, src, src_line)
+        where = (file, src)
+        f = log.origin(file, src)
         st = _STREAM_TASK.search(msg)
         if m := REPORT.search(msg):
             dev = int(m["dev"] if m["dev"] is not None else m["dev2"])
             key = (f.node, dev, int(m["serial"]))
             fault = faults.get(key)
             if fault is None:
-                fault = faults[key] = _new_fault(m, msg, file, int(line), time, f.node, pid)
-                if (st_task := tasks.get((file, dev))) is not None:
+                fault = faults[key] = _new_fault(m, ref, f.node, pid)
+                if (st_task := tasks.get((*where, dev))) is not None:
                     fault.stream_id, fault.task_id = st_task
             core = int(m["core"])
             if core not in fault.cores:
                 fault.cores.append(core)
             fault.refs.append(ref)
-            last_fault_in_file[file] = fault
-        elif (m := EXTEND.search(msg)) and file in last_fault_in_file:
-            fault = last_fault_in_file[file]
+            last_fault_in_file[where] = fault
+        elif (m := EXTEND.search(msg)) and where in last_fault_in_file:
+            fault = last_fault_in_file[where]
             if fault.errcode is None and fault.family != DAVID:
                 fault.errcode = (parse_int(m["a"]), parse_int(m["b"]), parse_int(m["c"]))
                 fault.error_str = (m["s"] or "").strip().rstrip(".") or fault.error_str
             fault.refs.append(ref)
-        elif (m := EXTEND_LIST.search(msg)) and file in last_fault_in_file:
-            fault = last_fault_in_file[file]
+        elif (m := EXTEND_LIST.search(msg)) and where in last_fault_in_file:
+            fault = last_fault_in_file[where]
             if not fault.error_bit_list:
                 fault.family = DAVID
                 fault.error_bit_list = parse_bit_list(m["list"])
@@ -113,13 +115,13 @@ def extract(log: LogTable) -> list[AicoreFault]:
         elif m := RETCODE.search(msg):
             dev = device_in(msg)
             if st and dev is not None:
-                tasks[(file, dev)] = (int(st["s"]), int(st["t"]))
+                tasks[(*where, dev)] = (int(st["s"]), int(st["t"]))
             for fault in faults.values():
-                if fault.ret_code is None and fault.file == file and (dev is None or dev == fault.device):
+                if fault.ret_code is None and _where(fault) == where and (dev is None or dev == fault.device):
                     fault.ret_code = m["ret"].lower()
                     fault.refs.append(ref)
         elif m := KERNEL.search(msg):
-            pending_kernel.append((file, int(m["dev"]), m["k"], ref, (int(st["s"]), int(st["t"])) if st else None))
+            pending_kernel.append((where, int(m["dev"]), m["k"], ref, (int(st["s"]), int(st["t"])) if st else None))
         elif m := BINSIZE.search(msg):
             bin_sizes.setdefault(m["k"], (int(m["size"]), ref))
         if (a := KERNEL_ADDR.search(msg)) and (size := _BIN_SIZE.search(msg)):
@@ -128,10 +130,10 @@ def extract(log: LogTable) -> list[AicoreFault]:
         if a := FUNC_ADDR.search(msg):
             launch_addrs.setdefault(mask48(int(a["a"], 16)), ref)
     _add_device_dumps(log, faults)
-    for file, dev, kernel, ref, st in pending_kernel:
+    for where, dev, kernel, ref, st in pending_kernel:
         for fault in faults.values():
             same_task = st is not None and (fault.stream_id, fault.task_id) == st
-            near = fault.file == file or fault.node == files[file].node
+            near = _where(fault) == where or fault.node == log.origin(*where).node
             if fault.device == dev and fault.kernel is None and near and (same_task or fault.stream_id is None):
                 fault.kernel, fault.op = kernel, op_of(kernel)
                 if st and fault.stream_id is None:
@@ -150,23 +152,29 @@ def extract(log: LogTable) -> list[AicoreFault]:
     return result
 
 
-def _new_fault(m: re.Match, msg: str, file: str, line: int, time, node, pid) -> AicoreFault:
+def _where(fault: AicoreFault) -> tuple:
+    """The file a fault was reported in, as extract() groups lines: (file, src_file)."""
+    return fault.file, fault.src_file
+
+
+def _new_fault(m: re.Match, ref: LineRef, node, pid) -> AicoreFault:
     pc_raw = parse_int(m["pc"])
     first = None
     if m["pc2"] is not None:   # outstanding form: two tasks in flight, the second pc start is the faulting task's
         first, pc_raw = pc_raw, parse_int(m["pc2"])
     ec_text = m["ec"].strip()
-    david = m["dev2"] is not None or bool(_DAVID_KEYS.search(msg))
+    david = m["dev2"] is not None or bool(_DAVID_KEYS.search(ref.text))
     fault = AicoreFault(
-        file=file, line=line, time=time, node=node, pid=None if pd.isna(pid) else int(pid),
+        file=ref.file, line=ref.line, time=ref.time, node=node, pid=None if pd.isna(pid) else int(pid),
         device=int(m["dev"] if m["dev"] is not None else m["dev2"]), serial=int(m["serial"]), cores=[],
         wording=(m["what"] or m["what2"]).strip(), pc_start_raw=pc_raw, current_raw=parse_int(m["cur"]),
-        error_code=None, family=DAVID if david else STARS, pc_start_first_raw=first)
+        error_code=None, family=DAVID if david else STARS, pc_start_first_raw=first, src_file=ref.src_file,
+        src_line=ref.src_line)
     if david and not ec_text.lower().startswith("0x"):
         fault.error_bit_list = parse_bit_list(ec_text)
     else:
         fault.error_code = _int_or_none(ec_text)
-    if s := _OLD_ERRORSTR.search(msg[m.end():]):
+    if s := _OLD_ERRORSTR.search(ref.text[m.end():]):
         fault.error_str = s["s"].rstrip(".") or None
     return fault
 
@@ -185,8 +193,8 @@ def _add_device_dumps(log: LogTable, faults: dict[tuple, AicoreFault]) -> None:
             file=dump.file, line=c0.line, time=dump.time, node=dump.node, pid=None, device=dump.device, serial=None,
             cores=[c.core for c in cores], wording="aicore exception (device dump)", pc_start_raw=c0.pc_start,
             current_raw=c0.current_pc, error_code=c0.aic_error, family="old", stream_id=dump.stream_id,
-            task_id=dump.task_id, refs=list(dump.refs))
-        fault.refs.append(LineRef(dump.file, c0.line, dump.time, c0.text))
+            task_id=dump.task_id, refs=list(dump.refs), src_file=dump.src_file, src_line=c0.src_line)
+        fault.refs.append(LineRef(dump.file, c0.line, dump.time, c0.text, dump.src_file, c0.src_line))
         others = {(c.pc_start, c.current_pc) for c in cores[1:]} - {(c0.pc_start, c0.current_pc)}
         if others:
             fault.notes.append(Note("pcnote.other_pairs", n=len(others), cores=len(cores)))

@@ -40,42 +40,43 @@ def extract(log: LogTable) -> list[DeviceDump]:
 
 def _dumps(log: LogTable) -> list[DeviceDump]:
     r = log.records
-    files = {f.path: f for f in log.files}
     hits = r[(r["kind"] == KIND_EXCEPTION_PRINT)
              | ((r["kind"] == KIND_PLOG) & (r["level"] == "ERROR") & r["msg"].str.contains(KEEP[0], regex=False))]
     dumps: list[DeviceDump] = []
-    current: dict[str, DeviceDump] = {}
-    trigger: dict[str, tuple[str, LineRef]] = {}
-    core: dict[str, CoreDump] = {}
-    for file, line, kind, time, msg in hits[["file", "line", "kind", "time", "msg"]].itertuples(index=False):
-        ref = LineRef(file, int(line), None if pd.isna(time) else time, msg)
+    # the lines of one dump are in one file: (file, src_file), the file a grep prefix quotes when there is one
+    current: dict[tuple, DeviceDump] = {}
+    trigger: dict[tuple, tuple[str, LineRef]] = {}
+    core: dict[tuple, CoreDump] = {}
+    columns = ["file", "line", "kind", "time", "msg", "src_file", "src_line"]
+    for file, line, kind, time, msg, src, src_line in hits[columns].itertuples(index=False):
+        ref = LineRef(file, int(line), None if pd.isna(time) else time, msg, src, src_line)
+        where = (file, src)
         if kind == KIND_PLOG:
             m = _TRIGGER.search(msg)
-            if m and not ("slot_id=" in msg and file in current):
-                trigger[file] = (_KINDS[m["what"].lower()], ref)
+            if m and not ("slot_id=" in msg and where in current):
+                trigger[where] = (_KINDS[m["what"].lower()], ref)
             continue
         if m := _TIME.match(msg):
-            what, tref = trigger.pop(file, ("exception", None))
+            what, tref = trigger.pop(where, ("exception", None))
             t = m["t"]
             iso = f"{t[:10]}T{t[11:19]}.{t[20:23]}{t[24:27]}" if len(t) >= 27 else ref.time
-            f = files[file]
-            dump = DeviceDump(file=file, line=int(line), time=iso, node=f.node, device=int(m["dev"]),
-                              stream_id=int(m["stream"]), task_id=int(m["task"]),
+            dump = DeviceDump(file=file, line=int(line), time=iso, node=log.origin(file, src).node,
+                              device=int(m["dev"]), stream_id=int(m["stream"]), task_id=int(m["task"]),
                               exception_code=m["code"].lower() if m["code"] else None, kind=what,
-                              refs=[x for x in (tref, ref) if x is not None])
+                              refs=[x for x in (tref, ref) if x is not None], src_file=src, src_line=src_line)
             dumps.append(dump)
-            current[file] = dump
-            core.pop(file, None)
+            current[where] = dump
+            core.pop(where, None)
             continue
-        dump = current.get(file)
+        dump = current.get(where)
         if dump is None:
             continue
         if m := _CORE.search(msg):
-            c = CoreDump(core=int(m["core"]), line=int(line), text=msg)
+            c = CoreDump(core=int(m["core"]), line=int(line), text=msg, src_line=src_line)
             dump.cores.append(c)
-            core[file] = c
-        elif (m := _REG.match(msg)) and file in core:
-            setattr(core[file], m["key"].lower(), parse_int(m["value"]))
+            core[where] = c
+        elif (m := _REG.match(msg)) and where in core:
+            setattr(core[where], m["key"].lower(), parse_int(m["value"]))
         elif (m := _DETAIL.match(msg)) and dump.detail is None:
             dump.detail = m["d"]
             dump.refs.append(ref)

@@ -26,20 +26,20 @@ def error_lines(log: LogTable) -> list[ErrorLine]:
 
 def _build_error_lines(log: LogTable) -> list[ErrorLine]:
     err = log.errors()
-    files = {f.path: f for f in log.files}
     out = []
-    for file, line, kind, time, pid, code, msg in zip(err["file"], err["line"], err["kind"], err["time"], err["pid"],
-                                                      err["code"], err["msg"]):
+    for file, line, kind, time, pid, code, msg, src, src_line in zip(
+            err["file"], err["line"], err["kind"], err["time"], err["pid"], err["code"], err["msg"], err["src_file"],
+            err["src_line"]):
         if _DECORATION.match(msg) or not msg.strip() or classify(msg)[0] == DECORATION:
             continue
-        f = files[file]
+        f = log.origin(file, src)
         codes = codes_in(msg)
         # device-side files are written by device daemons (sklogd, TSCH): their pids are not the job's processes
         out.append(ErrorLine(file=file, line=int(line), time=time, node=f.node,
                              pid=None if pd.isna(pid) or pid < 0 or f.role in DEVICE_SIDE_ROLES else int(pid),
                              device=device_in(msg) if device_in(msg) is not None else f.device,
                              code=code if isinstance(code, str) else (codes[0][0] if codes else None),
-                             text=msg, coarse=kind == KIND_PTA))
+                             text=msg, coarse=kind == KIND_PTA, src_file=src, src_line=src_line))
     return out
 
 

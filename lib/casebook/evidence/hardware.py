@@ -12,7 +12,7 @@ import re
 
 import pandas as pd
 
-from ..reading.bundle import ROLE_BBOX
+from ..reading.bundle import ROLE_BBOX, ROLE_DEVICE_LOG, ROLE_DEVICE_OS_LOG
 from ..reading.grammar import KIND_BBOX
 from ..reading.plog import LogTable
 from ..reading.scan import any_of
@@ -50,16 +50,15 @@ def extract(log: LogTable) -> list[DeviceEvent]:
 
 def _events(log: LogTable) -> list[DeviceEvent]:
     r = log.records
-    files = {f.path: f for f in log.files}
-    device_files = {f.path for f in log.files if f.role in ("device_log", "device_os_log", ROLE_BBOX)}
-    cand = r[r["file"].isin(device_files)]
+    cand = r[log.in_roles((ROLE_DEVICE_LOG, ROLE_DEVICE_OS_LOG, ROLE_BBOX))]
     cand = cand[cand["msg"].str.contains(any_of(KEEP), regex=True)]
     events: list[DeviceEvent] = []
     block: DeviceEvent | None = None
-    for file, line, kind, time, msg in cand[["file", "line", "kind", "time", "msg"]].itertuples(index=False):
+    columns = ["file", "line", "kind", "time", "msg", "src_file", "src_line"]
+    for file, line, kind, time, msg, src, src_line in cand[columns].itertuples(index=False):
         time = None if pd.isna(time) else time
-        f = files[file]
-        ref = LineRef(file, int(line), time, msg)
+        f = log.origin(file, src)
+        ref = LineRef(file, int(line), time, msg, src, src_line)
         if m := _HW.search(msg):
             # one "[Hardware Error]" block is one event: consecutive lines of the same file
             if block is not None and block.file == file and block.refs[-1].line == int(line) - 1:

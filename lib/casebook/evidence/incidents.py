@@ -62,14 +62,14 @@ def _seeds(log: LogTable) -> list[tuple[ErrorLine, str, str | None]]:
         seeds.append((e, role, kind))
     for ev in events:
         if not any((r.file, r.line) in covered for r in ev.refs):
-            seeds.append((ErrorLine(ev.file, ev.line, ev.time, ev.node, None, ev.device, ev.code, ev.text), CAUSE,
-                          ev.kind))
+            own = next((r for r in ev.refs if (r.file, r.line) == (ev.file, ev.line)), None)
+            seeds.append((ErrorLine(ev.file, ev.line, ev.time, ev.node, None, ev.device, ev.code, ev.text,
+                                    src_file=own and own.src_file, src_line=own and own.src_line), CAUSE, ev.kind))
     return seeds
 
 
 def extract(log: LogTable) -> list[Incident]:
     """Incidents, first by time: one per burst of one (node, device, process); device-side events have no process."""
-    rank_of_file = {f.path: f.rank for f in log.files}
     identity = ranks.identities(log)
     groups: dict[tuple, list] = {}
     for seed in sorted(_seeds(log), key=lambda s: time_order(s[0])):
@@ -84,7 +84,7 @@ def extract(log: LogTable) -> list[Incident]:
         for burst in _bursts(seeds):
             inc = _incident(node, device, pid, burst)
             ident = identity.get((node, pid))
-            inc.rank = rank_of_file.get(inc.first.file) if ident is None else ident.rank
+            inc.rank = log.origin(inc.first.file, inc.first.src_file).rank if ident is None else ident.rank
             on_device = rank_of_device.get((node, device), set())
             if inc.rank is None and pid is None and len(on_device) == 1:
                 inc.rank = next(iter(on_device))

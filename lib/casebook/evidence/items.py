@@ -8,12 +8,14 @@ from ..knowledge.addresses import PcVerdict
 
 @dataclass(frozen=True)
 class LineRef:
-    """A log line cited as evidence."""
+    """A log line cited as evidence: the line of the file read, and for a line a grep prefix quoted, the original."""
 
     file: str
     line: int
     time: str | None
     text: str
+    src_file: str | None = None   #: the file a grep prefix names (`grep -rn`), None when it names none
+    src_line: int | None = None   #: the line a grep prefix names (`grep -n`)
 
 
 @dataclass(frozen=True)
@@ -29,6 +31,8 @@ class ErrorLine:
     code: str | None   #: the error code the line carries (E-code, runtime code, retCode), if any
     text: str
     coarse: bool = False  #: its time is to the second only (torch_npu's ERRxxxxx lines)
+    src_file: str | None = None   #: the original file, when a grep prefix quoted the line (file/line: the capture's)
+    src_line: int | None = None   #: the original line, likewise
 
 
 @dataclass
@@ -64,6 +68,8 @@ class AicoreFault:
     notes: list[str] = field(default_factory=list)             #: what the decode and the pc check add, in words
     pc_peers: list[tuple[int, str]] = field(default_factory=list)  #: same kernel, same device: (pc start, file:line)
     instructions: list[str] = field(default_factory=list)      #: objdump lines around the faulting offset
+    src_file: str | None = None     #: the original file of the report line, when a grep prefix quoted it
+    src_line: int | None = None     #: the original line of the report line, likewise
 
     @property
     def key(self) -> tuple:
@@ -148,6 +154,7 @@ class CoreDump:
     core: int
     line: int
     text: str = ""
+    src_line: int | None = None     #: the original line, when a grep prefix quoted it
     aic_error: int | None = None
     pc_start: int | None = None
     current_pc: int | None = None
@@ -169,6 +176,8 @@ class DeviceDump:
     cores: list = field(default_factory=list)   #: CoreDump sections
     detail: str | None = None       #: a plain-words line of the dump, e.g. "notify wait timeout"
     refs: list[LineRef] = field(default_factory=list)
+    src_file: str | None = None     #: the original file, when a grep prefix quoted the dump
+    src_line: int | None = None     #: the original line of its TIME line, likewise
 
 
 @dataclass

@@ -43,20 +43,20 @@ def identities(log: LogTable) -> dict[tuple, RankInfo]:
 
 def _identities(log: LogTable) -> dict[tuple, RankInfo]:
     r = log.records
-    files = {f.path: f for f in log.files}
     hits = r[r["msg"].str.contains(any_of(KEEP), regex=True) & r["pid"].notna()]
     out: dict[tuple, RankInfo] = {}
-    for file, line, time, pid, msg in hits[["file", "line", "time", "pid", "msg"]].itertuples(index=False):
+    columns = ["file", "line", "time", "pid", "msg", "src_file", "src_line"]
+    for file, line, time, pid, msg, src, src_line in hits[columns].itertuples(index=False):
         m = _RANK.search(msg)
         if not m or int(pid) < 0:
             continue
-        key = (files[file].node, int(pid))
+        key = (log.origin(file, src).node, int(pid))
         if key in out:
             continue
         dev = _DEVICE.search(msg[m.end():]) or _DEVICE.search(msg)
         ip = _IP.search(msg)
         out[key] = RankInfo(rank=int(m["rank"]), node=key[0], pid=key[1], device=int(dev["dev"]) if dev else None,
-                            ip=ip["ip"] if ip else None, ref=LineRef(file, int(line), time, msg),
+                            ip=ip["ip"] if ip else None, ref=LineRef(file, int(line), time, msg, src, src_line),
                             rank_num=int(m["num"]))
     return out
 

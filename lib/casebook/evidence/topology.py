@@ -27,12 +27,11 @@ KEEP = ("SetDevice:", "set device")
 def extract(log: LogTable) -> Topology:
     """Who drove which device, from set-device and `device_id=` lines with a thread id."""
     r = log.records
-    files = {f.path: f for f in log.files}
     cand = r[r["module"].isin(_PROOF_MODULES) & r["tid"].notna() & r["pid"].notna()
              & r["msg"].str.contains("device_id=", regex=False)]
     procs: dict[tuple, ProcessTopology] = {}
-    for file, line, time, pid, tid, func, msg in cand[["file", "line", "time", "pid", "tid", "func", "msg"]].itertuples(
-            index=False):
+    columns = ["file", "line", "time", "pid", "tid", "func", "msg", "src_file", "src_line"]
+    for file, line, time, pid, tid, func, msg, src, src_line in cand[columns].itertuples(index=False):
         if pd.isna(pid) or int(pid) < 0:
             continue
         setting = _SET_DEVICE.search(msg) if func == "SetDevice" or "set device" in msg.lower() else None
@@ -40,13 +39,13 @@ def extract(log: LogTable) -> Topology:
         if not m:
             continue
         device = int(next(g for g in m.groups() if g is not None))
-        node = files[file].node
+        node = log.origin(file, src).node
         p = procs.setdefault((node, int(pid)), ProcessTopology(node=node, pid=int(pid)))
         p.set_device_seen |= setting is not None
         threads = p.devices.setdefault(device, set())
         if str(tid) not in threads:
             threads.add(str(tid))
-            p.refs.append(LineRef(file, int(line), time, msg))
+            p.refs.append(LineRef(file, int(line), time, msg, src, src_line))
     # a process's own HCCL init line gives its rank and that rank's device; it is kept apart from `devices`,
     # which holds only what the process's runtime lines prove
     for (node, pid), info in ranks.identities(log).items():
@@ -55,8 +54,8 @@ def extract(log: LogTable) -> Topology:
         if info.ref is not None:
             p.refs.append(info.ref)
     # the device-side copy of a process's log (`device-<id>/device-<pid>_<time>.log`) shows it ran on that device;
-    # it names no thread, so it is kept apart from `devices` as well
-    for f in log.files:
+    # it names no thread, so it is kept apart from `devices` as well; a path a grep prefix quotes shows it too
+    for f in log.files + log.sources:
         if f.role == ROLE_DEVICE_LOG and f.pid is not None and f.device is not None and not f.skipped:
             procs.setdefault((f.node, f.pid), ProcessTopology(node=f.node, pid=f.pid)).path_devices[f.device] = f.path
     return Topology(processes=sorted(procs.values(), key=lambda p: (p.node or "", p.pid)), ranks=ranks.extract(log))

@@ -9,6 +9,7 @@ from ..evidence.items import AicoreFault, ErrorLine, RankView
 from ..knowledge.addresses import hexs, mask48, msaicerr_offset, offset
 from ..knowledge.errcode import meaning
 from ..reading.entries import printable
+from ..reading.plog import LogTable
 from .families import FamilyVerdict
 from .ranking import Hypothesis, explained_lines
 from .triage import Triage
@@ -33,13 +34,20 @@ def _error(e: ErrorLine | None) -> dict | None:
     if e is None:
         return None
     return {"file": e.file, "line": e.line, "time": e.time, "pid": e.pid, "device": e.device, "code": e.code,
-            "text": e.text}
+            "text": e.text, "src_file": e.src_file, "src_line": e.src_line}
+
+
+def _quoted(log: LogTable, file: str | None, line: int | None) -> dict:
+    """The original file and line a cited line of a capture quotes (both null when it quotes none)."""
+    src = log.quoted_line(file, line) if file is not None and line is not None else None
+    return {"src_file": src[0] if src else None, "src_line": src[1] if src else None}
 
 
 def _fault(f: AicoreFault) -> dict:
     has_pc = f.pc_start_raw is not None and f.current_raw is not None
     return {
-        "file": f.file, "line": f.line, "time": f.time, "device": f.device, "serial": f.serial, "cores": f.cores,
+        "file": f.file, "line": f.line, "src_file": f.src_file, "src_line": f.src_line, "time": f.time,
+        "device": f.device, "serial": f.serial, "cores": f.cores,
         "kernel": f.kernel, "op": f.op, "wording": f.wording,
         "pc_start": hexs(mask48(f.pc_start_raw)) if f.pc_start_raw is not None else None,
         "pc_start_raw": hexs(f.pc_start_raw),
@@ -53,7 +61,8 @@ def _fault(f: AicoreFault) -> dict:
         "pc_verdict": f.pc.verdict if f.pc else "unknown",
         "pc_reason": f.pc.reason if f.pc else "",
         "pc_collect": f.pc.collect if f.pc else None,
-        "evidence": [{"file": r.file, "line": r.line, "text": r.text} for r in f.refs],
+        "evidence": [{"file": r.file, "line": r.line, "src_file": r.src_file, "src_line": r.src_line, "text": r.text}
+                     for r in f.refs],
         "family": f.family, "stream_id": f.stream_id, "task_id": f.task_id,
         "pc_start_first": hexs(f.pc_start_first_raw),
         "offset_msaicerr": hexs(msaicerr_offset(f.pc_start_raw, f.current_raw)) if has_pc else None,
@@ -79,11 +88,13 @@ def _ranks(v: RankView) -> dict:
     }
 
 
-def _hypothesis(h: Hypothesis) -> dict:
+def _hypothesis(h: Hypothesis, log: LogTable) -> dict:
     return {
         "case": h.case.id, "title": h.case.title, "verdict": h.verdict, "score": h.score,
-        "for": [{"id": i.id, "text": i.text, "file": i.file, "line": i.line, "why": i.why} for i in h.for_],
-        "against": [{"id": i.id, "text": i.text, "file": i.file, "line": i.line, "why": i.why} for i in h.against],
+        "for": [{"id": i.id, "text": i.text, "file": i.file, "line": i.line, **_quoted(log, i.file, i.line),
+                 "why": i.why} for i in h.for_],
+        "against": [{"id": i.id, "text": i.text, "file": i.file, "line": i.line, **_quoted(log, i.file, i.line),
+                     "why": i.why} for i in h.against],
         "family": h.case.family or None,
         "missing": [{"fact": m.fact, "ask": m.ask, "required": m.required} for m in h.missing],
         "fix": h.case.fix,
@@ -104,6 +115,9 @@ def to_dict(t: Triage) -> dict:
             "files": [{"path": f.path, "role": f.role, "node": f.node, "rank": f.rank, "device": f.device,
                        "pid": f.pid, "lines": f.lines, "unparsed": f.unparsed, "first_time": f.first_time,
                        "last_time": f.last_time, "skipped": f.skipped, "warnings": f.warnings} for f in log.files],
+            "sources": [{"path": q.path, "captured_in": q.captured_in, "role": q.role, "node": q.node, "rank": q.rank,
+                         "device": q.device, "pid": q.pid, "first_time": q.first_time, "last_time": q.last_time}
+                        for q in log.sources],
         },
         "first_error": _error(ev.first_error),
         "first_errors": [_error(e) for e in ev.first_errors],
@@ -120,12 +134,12 @@ def to_dict(t: Triage) -> dict:
         "incidents": [{"node": i.node, "rank": i.rank, "device": i.device, "pid": i.pid, "first": _error(i.first),
                        "cascade": i.cascade, "last_time": i.last_time, "kind": i.kind, "role": i.role,
                        "because": i.because, "roles": i.roles} for i in ev.incidents],
-        "facts": {name: {"value": f.value, "source": f.source, "file": f.file, "line": f.line, "note": f.note}
-                  for name, f in sorted(t.facts.items())},
+        "facts": {name: {"value": f.value, "source": f.source, "file": f.file, "line": f.line,
+                         **_quoted(log, f.file, f.line), "note": f.note} for name, f in sorted(t.facts.items())},
         "coverage": {"error_lines": ev.error_lines, "explained": len(explained & error_keys)},
         "unexplained": [{"template": u.template, "count": u.count, "file": u.file, "line": u.line, "time": u.time,
                          "text": u.text} for u in mine(err, explained)],
-        "candidates": [_hypothesis(h) for h in t.candidates],
+        "candidates": [_hypothesis(h, log) for h in t.candidates],
         "diagnosis": t.diagnosis.case.id if t.diagnosis else None,
         "family": _family(t.family),
     }

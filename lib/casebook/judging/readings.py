@@ -28,6 +28,8 @@ def signature(paths: tuple[str | os.PathLike, ...]) -> tuple | None:
     entries = []
     try:
         for given in paths:
+            if not isinstance(given, (str, os.PathLike)):   # a pasted capture: nothing on disk to compare
+                return None
             top = Path(given)
             if top.is_dir():
                 for root, dirs, files in os.walk(top):

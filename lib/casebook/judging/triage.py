@@ -9,6 +9,7 @@ from ..evidence.items import Evidence, Fact
 from ..evidence.registry import KEEP, extract_evidence
 from ..knowledge.kb import KnowledgeBase, load_kb
 from ..knowledge.vocabulary import normalize
+from ..reading.bundle import Pasted
 from ..reading.limits import Limits
 from ..reading.plog import LogTable, read_plog
 from .facts import resolve as resolve_facts
@@ -76,7 +77,7 @@ class Triage:
         return next((h for h in self.candidates if h.case.id == case_id), None)
 
 
-def triage(*paths: str | os.PathLike, facts: dict[str, object] | None = None,
+def triage(*paths: str | os.PathLike | Pasted, facts: dict[str, object] | None = None,
            kb: KnowledgeBase | None = None, objdump: str | os.PathLike | None = None,
            limits: Limits | None = None, engine: str = "local", scheduler: str | None = None,
            workers: int | None = None, progress: Callable[[int, int], None] | None = None) -> Triage:

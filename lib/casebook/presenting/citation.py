@@ -37,11 +37,18 @@ class Cited:
     line: int | None   #: 1-based line number in that file
     text: str          #: the whole line as logged (or the answer as given)
     span: tuple[int, int] | None = None   #: [start, end) of the part that matters in `text`; None: no part stands out
+    src_file: str | None = None   #: the original file, when the line is a grep-quoted line of a capture
+    src_line: int | None = None   #: the original line, likewise
 
     @property
     def where(self) -> str:
-        """`file:line`, or the source when no line backs it."""
-        return f"{self.file}:{self.line}" if self.file else "engineer"
+        """`file:line` (for a quoted line: the original, then the capture's line), or the source when no line
+        backs it."""
+        if not self.file:
+            return "engineer"
+        if self.src_line is None:
+            return f"{self.file}:{self.line}"
+        return f"{self.src_file or 'line'}:{self.src_line} (quoted at {self.file}:{self.line})"
 
     @property
     def key(self) -> tuple:

@@ -8,6 +8,7 @@ between backticks. The CLI prints a step and the widgets render it escaped; noth
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from ..evidence.items import AicoreFault
 from ..judging.triage import Triage
 from ..knowledge.addresses import hexs, mask48, offset
@@ -44,7 +45,15 @@ def build(t: Triage, lang: str = EN) -> list[Step]:
     _topology(t, by["topology"])
     hypotheses.root_cause(t, by["root_cause"])
     hypotheses.fix(t, by["fix"])
+    for s in steps:
+        s.cited = [quoting(t, c) for c in s.cited]
     return steps
+
+
+def quoting(t: Triage, c: Cited) -> Cited:
+    """The cited line with the original file and line it quotes, when it is a grep-quoted line of a capture."""
+    src = t.log.quoted_line(c.file, c.line) if c.file and c.line is not None else None
+    return replace(c, src_file=src[0], src_line=src[1]) if src else c
 
 
 def figure(caption: str, draw: str, *args):

@@ -13,7 +13,7 @@ import os
 import re
 import stat
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from .archive import Expander, sniff
 from .entries import MEMBER_SEP, path_for_roles, printable
@@ -42,6 +42,17 @@ _RANK_DIR = re.compile(r"^rank[-_]?(?P<n>\d+)$")
 #: Names of files CANN installs that customers attach as they are (the content decides for other dumps).
 _ENV_NAMES = re.compile(r"^(?:version\.info|ascend_install\.info|\w*_install\.info)$")
 _SORTS = ("debug", "run", "security")
+
+
+@dataclass(frozen=True)
+class Pasted:
+    """Text given as it is (standard input, the app's paste box), read as one capture named `name`."""
+
+    data: bytes
+    name: str = "<stdin>"
+
+    def __str__(self) -> str:
+        return self.name
 
 
 class BundleError(Exception):
@@ -78,6 +89,10 @@ class LogFile:
     #: of a file read selectively: the byte offset of lines 1, 1 + scan.INDEX_STEP, 1 + 2 * INDEX_STEP, …
     line_index: list[int] = field(default_factory=list, repr=False)
     spool: Spool | None = field(default=None, repr=False, compare=False)  #: keeps an archive member's copy alive
+    #: files this capture quotes through grep prefixes (`debug/plog/plog-1_….log:1187:`), each with the identity
+    #: its path and quoted lines give; their lines are counted here, in the capture
+    quoted: list["LogFile"] = field(default_factory=list, repr=False)
+    captured_in: str | None = None  #: of a file known only from a capture's grep prefixes: that capture's path
 
     @property
     def in_archive(self) -> bool:
@@ -120,13 +135,24 @@ def classify(rel: str) -> dict:
     return info
 
 
-def find_files(paths: list[str | os.PathLike], limits: Limits | None = None,
+def slog_role(path: str) -> str:
+    """The role of a file of slog lines whose name does not say: slog lines under a `device` folder (asys:
+    dfx/log/device/…) were written on the device side."""
+    side = PurePosixPath(path_for_roles(path)).parts[:-1]
+    return ROLE_DEVICE_LOG if "device" in side else ROLE_HOST_PLOG
+
+
+def find_files(paths: list[str | os.PathLike | Pasted], limits: Limits | None = None,
                spool: Spool | None = None) -> list[LogFile]:
-    """Every file under the given paths, archives expanded, sorted and classified; BundleError if none exist."""
+    """Every file under the given paths, archives expanded, sorted and classified; BundleError if none exist.
+    Pasted text is one file, kept in the spool while it is read."""
     limits = limits or Limits()
     expander = Expander(spool or Spool(), limits, Budget(limits))
     per_path: list[tuple[Path, list[LogFile]]] = []
     for given in paths:
+        if isinstance(given, Pasted):
+            per_path.append((Path(given.name), [_pasted(given, expander.spool)]))
+            continue
         p = Path(given)
         try:
             p.stat()
@@ -213,6 +239,13 @@ def _entry(rel: str, full: Path, expander: Expander, given: bool = False) -> lis
                      spool=expander.spool if m.source else None)
            for m in expander.expand(full, rel, kind)]
     return out or [_log_file(rel, full, size=st.st_size, skipped=f"empty {kind} archive")]
+
+
+def _pasted(given: Pasted, spool: Spool) -> LogFile:
+    path, fh = spool.create()
+    with fh:
+        fh.write(given.data)
+    return _log_file(given.name, path, size=len(given.data), spool=spool)
 
 
 def _file_type(mode: int) -> str:

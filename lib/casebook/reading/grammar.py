@@ -23,6 +23,9 @@ KIND_EXCEPTION_PRINT = "exception_print"  # device "<exception_print>KEY=VALUE" 
 KIND_BBOX = "bbox"                    # hisi_logs history "[time] system exception code ..."
 KIND_BLANK = "blank"
 KIND_ATTACHMENT = "attachment"        # a line of an environment dump (env, pip list, version.info, npu-smi)
+KIND_PASTE = "paste"                  # a line of the paste itself: shell prompt and command, grep's `--`, a fence
+KIND_CONTINUATION = "continuation"    # a piece of a line the paste broke, read as part of the record above it
+KIND_CONSOLE = "console"              # a script's or launcher's own log line: its level from its logging prefix
 KIND_UNPARSED = "unparsed"
 
 _TS = r"\d{4}-\d\d-\d\d-\d\d:\d\d:\d\d\.\d{3}\.\d{3}"
@@ -238,6 +241,11 @@ def parse_other(line: str, state: BlockState) -> Fields:
 
 
 RULES: tuple[tuple[str, Callable], ...] = (("header", parse_header), ("other", parse_other))
+
+
+def opens_line(line: str) -> bool:
+    """Whether a line starts like a line of its own: some rule accepts it without a block around it."""
+    return parse_line(line, BlockState()).kind not in (KIND_UNPARSED, KIND_BLANK)
 
 
 def parse_line(line: str, state: BlockState) -> Fields:

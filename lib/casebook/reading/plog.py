@@ -9,36 +9,33 @@ from __future__ import annotations
 
 import mmap
 import os
-import re
 from collections import Counter
 from dataclasses import dataclass, field
 from functools import partial
-from pathlib import PurePosixPath
 from typing import Callable
 
 import pandas as pd
 
-from . import attachments, rotation, scan
-from .entries import path_for_roles
-from .bundle import ROLE_DEVICE_LOG, ROLE_ENVIRONMENT, ROLE_HOST_PLOG, ROLE_SCREEN, ROLE_TEXT, LogFile, find_files
+from . import identity, rejoin, rotation, scan
+from .bundle import ROLE_TEXT, LogFile, Pasted, find_files
 from .encoding import LONG_LINE, LineTexts, as_read, binary_reason, leading_nuls, split_lines
 from .engine import run as engine_run
-from .grammar import (KIND_ATTACHMENT, KIND_BLANK, KIND_BLOCK_HEAD, KIND_BLOCK_LINE, KIND_BLOCK_MSG,
-                      KIND_EXCEPTION_PRINT, KIND_PLOG, KIND_PTA, KIND_PYTHON, KIND_UNPARSED, BlockState, number,
+from .grammar import (KIND_BLANK, KIND_BLOCK_HEAD, KIND_BLOCK_LINE, KIND_BLOCK_MSG, KIND_CONTINUATION,
+                      KIND_EXCEPTION_PRINT, KIND_PLOG, KIND_PTA, KIND_PYTHON, BlockState, Fields, number,
                       parse_line)
+from .identity import RANK_IN_LINE
+from .paste import PasteState, Peeled, read_line
+from .quoted import quoted_files
 from .limits import Limits
 
-#: Columns of the log table, in order.
+#: Columns of the log table, in order. The last six say what a paste wrapped around the line (paste.py): the
+#: wrappers peeled, the rank and worker pid they name, the file and line a grep prefix quotes; and how many
+#: following lines the paste broke off this one (rejoin.py), each kept as a `continuation` record.
 PLOG_COLUMNS = ["file", "line", "kind", "level", "module", "pid", "pname", "time", "src", "tid", "func",
-                "stage", "code", "msg"]
+                "stage", "code", "msg", "wrapper", "rank", "worker_pid", "src_file", "src_line", "joined"]
 
 ERROR_BLOCK_KINDS = (KIND_BLOCK_HEAD, KIND_BLOCK_MSG, KIND_BLOCK_LINE)
-_CAPTURE_KINDS = {KIND_BLOCK_HEAD, KIND_BLOCK_MSG, KIND_PTA, KIND_PYTHON}
 _BINARY_SNIFF = 8192
-#: what a training script's own output looks like (Python logging, torchrun): a screen capture without errors
-_SCRIPT_OUTPUT = re.compile(r"^\[?\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[,.]\d+)?\]?\s*(?:-\s*)?"
-                            r"(?:[\w.]+:\s*)?\[?(?:DEBUG|INFO|WARNING|ERROR|CRITICAL)\]?\b")
-_RANK_IN_LINE = re.compile(r"\bSetupAgent rankNum\[\d+\], rank\[(?P<rank>\d+)\]")
 _FILE_TIME_KINDS = (KIND_EXCEPTION_PRINT, KIND_BLOCK_LINE, KIND_PYTHON)
 #: Files below this size get a record for every line. In larger ones (rotated plogs are up to 20 MiB of
 #: mostly INFO lines) only error lines, lines that are not slog headers and the lines an evidence family
@@ -60,6 +57,35 @@ class LogTable:
     rotation: list[rotation.Gap] = field(default_factory=list)   #: processes whose first error may be rotated away
     #: views computed once from the records and shared by the extractors that need them (name -> value)
     derived: dict = field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def sources(self) -> list[LogFile]:
+        """Files known only from the grep prefixes of a capture (their lines are counted in the capture)."""
+        return [q for f in self.files for q in f.quoted]
+
+    def origin(self, file: str, src_file: str | None = None) -> LogFile:
+        """The file a record's identity (role, node, device, pid, rank) comes from: the file its grep prefix
+        quotes, else the file read."""
+        index = self.derive("origins", lambda t: {**{(f.path, None): f for f in t.files},
+                                                  **{(q.captured_in, q.path): q for q in t.sources}})
+        return index[(file, src_file if isinstance(src_file, str) else None)]
+
+    def in_roles(self, roles: tuple[str, ...]) -> pd.Series:
+        """Which records come from a file of one of these roles (a quoted line: from the file it quotes)."""
+        r = self.records
+        mask = r["file"].isin({f.path for f in self.files if f.role in roles}) & r["src_file"].isna()
+        quoted = {(q.captured_in, q.path) for q in self.sources if q.role in roles}
+        if quoted:
+            mask |= pd.Series([(f, s) in quoted for f, s in zip(r["file"], r["src_file"])], index=r.index)
+        return mask
+
+    def quoted_line(self, file: str, line: int) -> tuple[str | None, int] | None:
+        """The original file (None when the prefix does not name it) and line a capture's line quotes, or None."""
+        def build(t: LogTable) -> dict:
+            r = t.records[t.records["src_line"].notna()]
+            return {(f, int(n)): (s if isinstance(s, str) else None, int(o))
+                    for f, n, s, o in zip(r["file"], r["line"], r["src_file"], r["src_line"])}
+        return self.derive("quoted_lines", build).get((file, line))
 
     @property
     def lines(self) -> int:
@@ -205,17 +231,20 @@ def parse_bytes(f: LogFile, data: bytes) -> list[tuple]:
         f.warnings.append(f"{f.path}: starts with {lead} NUL bytes (space a writer preallocated, then crashed "
                           f"before filling); read from the text after them")
     rows: list[tuple] = []
-    state = BlockState()
+    state, paste = BlockState(), PasteState()
     last_time = None
-    texts = LineTexts(f)
+    decoding = LineTexts(f)
     kinds: Counter = Counter()
     pids: Counter = Counter()
     ranks: set[int | None] = set()
-    sample: list[str] = []
     first_kind = None
-    for no, raw in enumerate(split_lines(data), start=1):
-        text = texts.text(no, raw)
-        fl = parse_line(text, state)
+    wrapped = 0   # lines that came inside a paste's wrappers
+    texts = [decoding.text(no, raw) for no, raw in enumerate(split_lines(data), start=1)]
+    # only a capture has a paste's wrappers and broken lines: a CANN log's path says what it is
+    lines = (rejoin.read_capture(texts, state, paste) if f.role == ROLE_TEXT
+             else ((k, parse_line(text, state), None, 0) for k, text in enumerate(texts)))
+    for k, fl, peeled, more in lines:
+        wrapped += peeled is not None and not peeled.furniture
         if fl.time is None and fl.kind in _FILE_TIME_KINDS:
             fl.time = last_time   # dumps and traceback lines belong to the moment of the line before them
         elif fl.time is not None:
@@ -225,35 +254,49 @@ def parse_bytes(f: LogFile, data: bytes) -> list[tuple]:
             first_kind = fl.kind
         if fl.kind == KIND_PLOG and fl.pid is not None and fl.pid >= 0:
             pids[fl.pid] += 1
-            if "SetupAgent" in fl.msg and (m := _RANK_IN_LINE.search(fl.msg)):
+            if "SetupAgent" in fl.msg and (m := RANK_IN_LINE.search(fl.msg)):
                 ranks.add(number(m["rank"]))
         elif fl.kind == KIND_PTA and fl.extra.get("rank") is not None and fl.extra["rank"] >= 0:
             # RankID names the process; its Device may be one of several cards the process drives, so it is not used
             ranks.add(fl.extra["rank"])
-        if len(sample) < 400:
-            sample.append(text)
-        rows.append((f.path, no, fl.kind, fl.level, fl.module, fl.pid, fl.pname, fl.time, fl.src, fl.tid,
-                     fl.func, fl.stage, fl.code, fl.msg))
+        rows.append(_record(f.path, k + 1, fl, peeled, more))
+        for piece in range(k + 1, k + 1 + more):
+            kinds[KIND_CONTINUATION] += 1
+            rows.append(_record(f.path, piece + 1, Fields(KIND_CONTINUATION, msg=texts[piece])))
     f.lines = len(rows)
     times = [r[7] for r in rows if r[7] is not None]
     f.first_time, f.last_time = (min(times), max(times)) if times else (None, None)
-    f.encoding = texts.encoding
-    texts.warn()
-    rows = _finish(f, rows, kinds, sample, first_kind, pids.most_common(1)[0][0] if pids else None, ranks)
+    f.encoding = decoding.encoding
+    decoding.warn()
+    rows = identity.settle(f, rows, kinds, wrapped, texts[:400], first_kind, pids.most_common(1)[0][0] if pids else None,
+                           ranks)
+    f.quoted = quoted_files(f, rows, PLOG_COLUMNS)
     if not rows and not f.skipped:
         f.warnings.append(f"{f.path}: empty file")
     return rows
+
+
+_UNWRAPPED = Peeled("")
+
+
+def _record(path: str, no: int, fl: Fields, peeled: Peeled | None = None, joined: int = 0) -> tuple:
+    """One record tuple, in PLOG_COLUMNS order."""
+    p = peeled or _UNWRAPPED
+    return (path, no, fl.kind, fl.level, fl.module, fl.pid, fl.pname, fl.time, fl.src, fl.tid, fl.func, fl.stage,
+            fl.code, fl.msg, p.wrapper, p.rank, p.worker_pid, p.src_file, p.src_line, joined)
 
 
 def _parse_selected(f: LogFile, sel: scan.Selection, head: str) -> list[tuple]:
     """Records for the lines a scan picked; counts, times and identity for the whole file (`head`: its start)."""
     f.selective, f.levels, f.encoding, f.line_index = True, sel.levels, "utf-8", sel.index
     rows: list[tuple] = []
-    state = BlockState()
+    state, paste = BlockState(), PasteState()
     last_time = None
     kinds: Counter = Counter()
     ranks: set[int | None] = set()
-    texts = LineTexts(f)
+    decoding = LineTexts(f)
+    wrapped = 0
+    capture = f.role == ROLE_TEXT   # wrappers are looked for in captures only, as in parse_bytes
     previous = 0
     for no, line in sel.picked:
         if no != previous + 1:
@@ -261,39 +304,28 @@ def _parse_selected(f: LogFile, sel: scan.Selection, head: str) -> list[tuple]:
             if no - 1 in sel.context:
                 last_time = plog_time_of(sel.context[no - 1][:LONG_LINE]) or last_time
         previous = no
-        fl = parse_line(texts.cut(no, line), state)
+        text = decoding.cut(no, line)
+        fl, peeled = read_line(text, state, paste) if capture else (parse_line(text, state), None)
+        wrapped += peeled is not None and not peeled.furniture
         if fl.time is None and fl.kind in _FILE_TIME_KINDS:
             fl.time = last_time
         elif fl.time is not None:
             last_time = fl.time
         kinds[fl.kind] += 1
-        if fl.kind == KIND_PLOG and "SetupAgent" in fl.msg and (m := _RANK_IN_LINE.search(fl.msg)):
+        if fl.kind == KIND_PLOG and "SetupAgent" in fl.msg and (m := RANK_IN_LINE.search(fl.msg)):
             ranks.add(number(m["rank"]))
-        rows.append((f.path, no, fl.kind, fl.level, fl.module, fl.pid, fl.pname, fl.time, fl.src, fl.tid,
-                     fl.func, fl.stage, fl.code, fl.msg))
+        rows.append(_record(f.path, no, fl, peeled))
     kinds[KIND_PLOG] = sel.header_lines
     f.lines = sel.lines
-    texts.warn()
+    decoding.warn()
     edges = [parse_line(h[:LONG_LINE], BlockState()) for h in (sel.first_header, sel.last_header) if h is not None]
     times = [r[7] for r in rows if r[7] is not None] + [e.time for e in edges if e.time]
     f.first_time, f.last_time = (min(times), max(times)) if times else (None, None)
     sample = head.split("\n", 400)[:400]
     first = next((parse_line(t, BlockState()).kind for t in sample if t.strip()), None)
     pid = edges[0].pid if edges and edges[0].pid is not None and edges[0].pid >= 0 else None
-    return _finish(f, rows, kinds, sample, first, pid, ranks)
-
-
-def _finish(f: LogFile, rows: list[tuple], kinds: Counter, sample: list[str], first_kind: str | None,
-            pid: int | None, ranks: set[int]) -> list[tuple]:
-    """Role, unparsed count, rotation cut, pid and rank of a file whose lines are read."""
-    rows = _settle_role(f, rows, kinds, sample)
-    f.unparsed = sum(1 for r in rows if r[2] == KIND_UNPARSED)
-    f.continues = f.role in (ROLE_HOST_PLOG, ROLE_DEVICE_LOG) and first_kind not in (None, KIND_PLOG)
-    if f.pid is None and f.role == ROLE_HOST_PLOG and pid is not None:
-        f.pid = pid
-    ranks.discard(None)   # a rank too long to be one
-    if f.rank is None and len(ranks) == 1:
-        f.rank = ranks.pop()
+    rows = identity.settle(f, rows, kinds, wrapped, sample, first, pid, ranks)
+    f.quoted = quoted_files(f, rows, PLOG_COLUMNS)
     return rows
 
 
@@ -302,44 +334,11 @@ def plog_time_of(line: str) -> str | None:
     return parse_line(line, BlockState()).time
 
 
-def _settle_role(f: LogFile, rows: list[tuple], kinds: Counter, sample: list[str]) -> list[tuple]:
-    """Role from the content when the path did not say; the lines of an environment dump become attachments."""
-    if f.role == ROLE_TEXT:
-        texts = [t for t in sample if t.strip()]
-        if any(kinds[k] for k in _CAPTURE_KINDS) or (
-                texts and sum(1 for t in texts if _SCRIPT_OUTPUT.match(t)) >= len(texts) / 2):
-            f.role = ROLE_SCREEN
-        elif kinds[KIND_PLOG] and kinds[KIND_PLOG] >= (len(rows) - kinds[KIND_BLANK]) / 2:
-            # slog lines under a `device` folder (asys: dfx/log/device/…) were written on the device side
-            side = PurePosixPath(path_for_roles(f.path)).parts[:-1]
-            f.role = ROLE_DEVICE_LOG if "device" in side else ROLE_HOST_PLOG
-    if f.role in (ROLE_TEXT, ROLE_ENVIRONMENT):
-        name = f.path.rsplit("/", 1)[-1]
-        kind = attachments.kind_of(name, sample)
-        if kind is not None:
-            f.role, f.attachment = ROLE_ENVIRONMENT, kind
-            return [r if r[2] != KIND_UNPARSED else r[:2] + (KIND_ATTACHMENT,) + r[3:] for r in rows]
-        if f.role == ROLE_ENVIRONMENT:
-            f.role = ROLE_TEXT
-    return rows
-
-
-def _share_identity(files: list[LogFile]) -> None:
-    """A rank one file of a process states (HCCL's SetupAgent line) holds for its other files too."""
-    ranks: dict[tuple, set] = {}
-    for f in files:
-        if f.pid is not None and f.rank is not None:
-            ranks.setdefault((f.node, f.pid), set()).add(f.rank)
-    for f in files:
-        known = ranks.get((f.node, f.pid), set())
-        if f.rank is None and f.pid is not None and len(known) == 1:
-            f.rank = next(iter(known))
-
-
-def read_plog(*paths: str | os.PathLike, keep: tuple[str, ...] = (), limits: Limits | None = None,
+def read_plog(*paths: str | os.PathLike | Pasted, keep: tuple[str, ...] = (), limits: Limits | None = None,
               selective: bool = True, engine: str = "local", scheduler: str | None = None,
               workers: int | None = None, progress: Callable[[int, int], None] | None = None) -> LogTable:
-    """Read folders, files and archives into one LogTable; raises BundleError on unusable input.
+    """Read folders, files, archives and pasted text (bundle.Pasted) into one LogTable; raises BundleError on
+    unusable input.
 
     `limits` bounds what archives may expand to (spool.Limits: total bytes, ratio, entries, depth).
     `selective` reads big files selectively (FULL_RECORDS_BELOW, and every file of a SELECTIVE_BUNDLE): only
@@ -361,12 +360,13 @@ def read_plog(*paths: str | os.PathLike, keep: tuple[str, ...] = (), limits: Lim
     records = pd.DataFrame(rows, columns=PLOG_COLUMNS, dtype=object)
     records["pid"] = records["pid"].astype("Int64")
     records["line"] = records["line"].astype("int64")
-    _share_identity(files)
+    records["joined"] = records["joined"].astype("int64")
+    identity.share(files)
     rotated = rotation.check(files, records)
     warnings = [w for f in files for w in f.warnings]
     warnings += [f"{f.path}: skipped ({f.skipped})" for f in files if f.skipped]
     if keep is not None and not scan.available() and any(f.size >= least for f in files if not f.skipped):
         warnings.append("the compiled line scanner (casebook.reading._linescan) is not built: big files were read line by "
                         "line, several times slower (reinstall the package where a C compiler is)")
-    return LogTable(paths=[os.fspath(p) for p in paths], files=files, records=records, warnings=warnings,
+    return LogTable(paths=[str(p) if isinstance(p, Pasted) else os.fspath(p) for p in paths], files=files, records=records, warnings=warnings,
                     rotation=rotated)

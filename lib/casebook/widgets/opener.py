@@ -1,4 +1,5 @@
-"""BundleOpener: a path box for bundles of any size, an upload for small archives, and a progress bar.
+"""BundleOpener: a path box for bundles of any size, an upload for small archives, a paste box for text, and a
+progress bar.
 
 Uploads travel through the notebook's websocket, so their size is capped by the server's
 `websocket_max_message_size` (set to 256 MiB in `config/jupyter_server_config.json` and
@@ -18,8 +19,9 @@ from ..judging.triage import Triage
 from ..knowledge.kb import KnowledgeBase, load_kb
 from ..knowledge.messages import EN, say
 from ..knowledge.vocabulary import FactError, normalize
-from ..reading.bundle import BundleError
+from ..reading.bundle import BundleError, Pasted
 from ..reading.plog import read_plog
+from .paste_box import PasteBox
 
 UPLOAD_LIMIT_MIB = 256
 
@@ -40,9 +42,10 @@ class BundleOpener:
         self.stage = w.Label()
         self.status = w.HTML()
         self._stage: tuple[str | None, dict] = (None, {})
+        self.paste = PasteBox(lambda pasted: self._open([pasted]), lambda why: self._fail(ValueError(why)))
         self.open_button.on_click(lambda _: self._open_from_box())
         self.upload.observe(lambda change: self._open_upload(change["new"]), names="value")
-        self.widget = w.VBox([w.HBox([self.path_box, self.open_button, self.upload]),
+        self.widget = w.VBox([w.HBox([self.path_box, self.open_button, self.upload]), self.paste.widget,
                               w.HBox([self.progress, self.stage]), self.status])
         self.relabel(EN)
 
@@ -56,7 +59,7 @@ class BundleOpener:
         msg_id, values = self._stage
         self._show_stage(msg_id, **values)
 
-    def open(self, *paths: str | Path, facts: dict | None = None) -> Triage:
+    def open(self, *paths: str | Path | Pasted, facts: dict | None = None) -> Triage:
         """Read the bundle(s) stage by stage, moving the progress bar, and return the case."""
         self.progress.value = 0
         self.status.value = ""
