@@ -88,6 +88,9 @@ FACTS = {s.name: s for s in (
     FactSpec("host_oom_kill_seen", "bool",
              "The host kernel or the container's memory limit killed a process for memory (dmesg 'Out of memory: "
              "Killed process', cgroup OOM event)."),
+    FactSpec("data_pipeline_too_slow", "bool",
+             "Iterating the dataset alone (no training) delivers batches slower than the device data queue waits, "
+             "or stalls."),
 )}
 
 
