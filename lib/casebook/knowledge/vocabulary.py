@@ -88,6 +88,15 @@ FACTS = {s.name: s for s in (
     FactSpec("host_oom_kill_seen", "bool",
              "The host kernel or the container's memory limit killed a process for memory (dmesg 'Out of memory: "
              "Killed process', cgroup OOM event)."),
+    # memory, device and resource failures: memory-allocation, device-lost, hardware, runtime-resources
+    FactSpec("oom_gone_with_expandable_segments", "bool",
+             "The same job passes the failing step with PYTORCH_NPU_ALLOC_CONF=expandable_segments:True "
+             "(or a max_split_size_mb limit)."),
+    FactSpec("memory_grows_every_step", "bool",
+             "Allocated device memory rises from step to step at constant shapes until the out-of-memory error "
+             "(torch.npu.memory_allocated() logged per step)."),
+    FactSpec("ranks_crowd_device_zero", "bool",
+             "npu-smi shows processes of several ranks of the job on device 0, which should hold only its own rank."),
 )}
 
 
