@@ -112,6 +112,9 @@ FACTS = {s.name: s for s in (
     FactSpec("hbm_isolation_limit_reached", "bool",
              "The card's event log or health query shows 0x80E18401 or 0x80E18402: the HBM rows isolated for "
              "multi-bit ECC errors reached their limit."),
+    FactSpec("multi_stream_reuse_disabled", "bool",
+             "The job ran with MULTI_STREAM_MEMORY_REUSE=0, so memory used by collectives on other streams is "
+             "returned late."),
 )}
 
 
