@@ -91,6 +91,33 @@ FACTS = {s.name: s for s in (
     FactSpec("data_pipeline_too_slow", "bool",
              "Iterating the dataset alone (no training) delivers batches slower than the device data queue waits, "
              "or stalls."),
+    # memory, device and resource failures: memory-allocation, device-lost, hardware, runtime-resources
+    FactSpec("oom_gone_with_expandable_segments", "bool",
+             "The same job passes the failing step with PYTORCH_NPU_ALLOC_CONF=expandable_segments:True "
+             "(or a max_split_size_mb limit)."),
+    FactSpec("memory_grows_every_step", "bool",
+             "Allocated device memory rises from step to step at constant shapes until the out-of-memory error "
+             "(torch.npu.memory_allocated() logged per step)."),
+    FactSpec("ranks_crowd_device_zero", "bool",
+             "npu-smi shows processes of several ranks of the job on device 0, which should hold only its own rank."),
+    FactSpec("device_overtemperature_event", "bool",
+             "The card's event log, health query or BMC shows an over-temperature event (0x80E0020B HBM, 0x80E20207 "
+             "SoC, 0x80DE0207 DDR) around the failure."),
+    FactSpec("device_power_fault_event", "bool",
+             "The card's event log, health query or BMC shows a power event (0x80E21007 main power overcurrent, "
+             "0x80E21008 overcurrent control, 0x80E3A201 voltage adjustment) around the failure."),
+    FactSpec("device_reset_during_job", "bool",
+             "The card was reset while the job ran (npu-smi set -t reset, a hot reset by a monitoring or repair "
+             "tool, a driver reload)."),
+    FactSpec("pcie_link_error_seen", "bool",
+             "The host's kernel log shows an uncorrected PCIe error (AER 'PCIe Bus Error: severity=Uncorrected') or a "
+             "link down on the card's bus around the failure."),
+    FactSpec("hbm_isolation_limit_reached", "bool",
+             "The card's event log or health query shows 0x80E18401 or 0x80E18402: the HBM rows isolated for "
+             "multi-bit ECC errors reached their limit."),
+    FactSpec("multi_stream_reuse_disabled", "bool",
+             "The job ran with MULTI_STREAM_MEMORY_REUSE=0, so memory used by collectives on other streams is "
+             "returned late."),
 )}
 
 
