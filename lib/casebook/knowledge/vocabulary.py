@@ -88,6 +88,15 @@ FACTS = {s.name: s for s in (
     FactSpec("host_oom_kill_seen", "bool",
              "The host kernel or the container's memory limit killed a process for memory (dmesg 'Out of memory: "
              "Killed process', cgroup OOM event)."),
+    # environment, op packages and op support: environment-versions, op-binary-compile, op-not-supported
+    FactSpec("cann_python_deps_installed", "bool",
+             "Every Python package CANN needs at run time (numpy, decorator, sympy, cffi, protobuf, attrs, pyyaml, "
+             "psutil, scipy, ...) is installed in the interpreter that runs the job."),
+    FactSpec("runtime_call_in_new_thread", "bool",
+             "The failing runtime or op call ran in a thread the program started itself, not in the thread that "
+             "set the device."),
+    FactSpec("npu_smi_lists_devices", "bool",
+             "Inside the same container or host, `npu-smi info` lists the NPUs the job should use."),
 )}
 
 
