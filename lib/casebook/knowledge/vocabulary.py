@@ -97,6 +97,8 @@ FACTS = {s.name: s for s in (
              "set the device."),
     FactSpec("npu_smi_lists_devices", "bool",
              "Inside the same container or host, `npu-smi info` lists the NPUs the job should use."),
+    FactSpec("device_is_atlas_310p", "bool",
+             "The job runs on an Atlas 310P chip (npu-smi info names 310P3: Atlas 300I Duo / 300I Pro / 300V cards)."),
 )}
 
 
