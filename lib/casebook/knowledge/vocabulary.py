@@ -118,6 +118,17 @@ FACTS = {s.name: s for s in (
     FactSpec("multi_stream_reuse_disabled", "bool",
              "The job ran with MULTI_STREAM_MEMORY_REUSE=0, so memory used by collectives on other streams is "
              "returned late."),
+    # environment, op packages and op support: environment-versions, op-binary-compile, op-not-supported
+    FactSpec("cann_python_deps_installed", "bool",
+             "Every Python package CANN needs at run time (numpy, decorator, sympy, cffi, protobuf, attrs, pyyaml, "
+             "psutil, scipy, ...) is installed in the interpreter that runs the job."),
+    FactSpec("runtime_call_in_new_thread", "bool",
+             "The failing runtime or op call ran in a thread the program started itself, not in the thread that "
+             "set the device."),
+    FactSpec("npu_smi_lists_devices", "bool",
+             "Inside the same container or host, `npu-smi info` lists the NPUs the job should use."),
+    FactSpec("device_is_atlas_310p", "bool",
+             "The job runs on an Atlas 310P chip (npu-smi info names 310P3: Atlas 300I Duo / 300I Pro / 300V cards)."),
 )}
 
 
