@@ -138,10 +138,10 @@ def _walk_to_diagnosis_answer_and_export(page, served: Path, shot: str) -> None:
     for _ in range(4):                                   # symptom -> error code -> pc start -> topology -> root cause
         nxt.click()
     page.get_by_text("5/6").wait_for()
-    assert page.get_by_text("Diagnosis: task-queue-shared-cache-race (likely).").is_visible()
+    assert page.get_by_text("(task-queue-shared-cache-race, likely).").is_visible()   # the step's conclusion
     queue = page.locator(".widget-dropdown", has_text="TASK_QUEUE_ENABLE").locator("select")
     queue.select_option("1")
-    page.get_by_text("Diagnosis: task-queue-shared-cache-race (confirmed).").wait_for(timeout=30_000)
+    page.get_by_text("(task-queue-shared-cache-race, confirmed).").wait_for(timeout=30_000)
     assert "confirmed" in header.inner_text()
     page.get_by_role("button", name="中文").click()
     label = page.locator(".widget-label", has_text="5/6")

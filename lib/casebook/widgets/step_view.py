@@ -73,7 +73,8 @@ def figures_html(figures: list, cache: dict | None = None) -> str:
 
 
 def step_html(step: walk.Step, title: str, cache: dict | None = None) -> str:
-    """The whole step: title, findings, tables, figures, cited lines."""
-    parts = [f"<h3>{escape(title)}</h3>", findings_html(step.findings), tables_html(step.tables),
+    """The whole step: title, conclusion, findings, tables, figures, cited lines."""
+    conclusion = f"<p class='casebook-conclusion'><b>{escape(step.conclusion)}</b></p>" if step.conclusion else ""
+    parts = [f"<h3>{escape(title)}</h3>", conclusion, findings_html(step.findings), tables_html(step.tables),
              figures_html(step.figures, cache), cited_html(step.cited)]
     return "".join(p for p in parts if p)
