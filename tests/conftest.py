@@ -38,14 +38,20 @@ def write_log(tmp_path: Path, name: str, text: str) -> Path:
 #: Text that may stay English in a Chinese walk: quoted log text, file paths, code names and identifiers.
 _QUOTED = re.compile(r"`[^`]*`")
 _WORD = r"(?<![\w./\-=:<>\[])[A-Za-z][a-z]+(?:'[a-z]+)?(?![\w./\-=(<>\]])"
-#: Three ordinary English words in a row (capitalized or not, commas allowed between them) make a sentence.
-_ENGLISH = re.compile(rf"{_WORD}(?:,? {_WORD}){{2,}}")   # one space between words: table columns are apart
+#: Runs of three or more ordinary English words (one space apart: table columns are further apart).
+_ENGLISH = re.compile(rf"{_WORD}(?:,? {_WORD}){{2,}}")
+#: Words a sentence has and a technical term ("Vector Core trap", "remote physic id") does not.
+_FUNCTION_WORDS = {"a", "an", "the", "of", "to", "in", "on", "at", "by", "for", "from", "with", "and", "or", "not",
+                   "no", "is", "are", "was", "were", "be", "been", "it", "its", "this", "that", "these", "which",
+                   "when", "if", "as", "than", "then", "there", "can", "cannot", "does", "did", "has", "have", "had"}
 
 
 def english_sentences(text: str) -> list[str]:
-    """Runs of three or more ordinary English words outside backticks: what a Chinese reader should not meet.
-    Code names (CCU_BUS_ERR, TASK_QUEUE_ENABLE), file names, hex values and quoted log text do not count."""
-    return _ENGLISH.findall(_QUOTED.sub(" ", text))
+    """English sentences outside backticks, what a Chinese reader should not meet: three or more ordinary words
+    in a row with a function word among them, or five or more. Code names (CCU_BUS_ERR, TASK_QUEUE_ENABLE),
+    file names, hex values, quoted log text and short technical terms do not count."""
+    runs = _ENGLISH.findall(_QUOTED.sub(" ", text))
+    return [r for r in runs if len(r.split()) >= 5 or _FUNCTION_WORDS & {w.strip(",").lower() for w in r.split()}]
 
 
 def bundles() -> list[Path]:

@@ -101,3 +101,8 @@ def test_the_walk_is_worded_in_english_or_chinese_only(every_triage):
     with pytest.raises(ValueError, match="en or zh"):
         walk.build(every_triage["corpus/aicore-gatherv2-asys"], "fr")
     assert CORPUS.is_dir()
+
+
+def test_the_check_of_chinese_catches_the_english_walk(every_triage):
+    t = every_triage["corpus/aicore-gatherv2-asys"]
+    assert any(english_sentences(text) for s in walk.build(t, "en") for text in texts_of(s))
