@@ -1,4 +1,5 @@
 """The case report: every section present, log text escaped, redaction applied everywhere, figures embedded."""
+import html
 import re
 
 import pandas as pd
@@ -135,7 +136,7 @@ def test_each_step_has_its_heading_and_each_cited_line_appears_once_under_it(eve
         assert list(parts) == [f"### {n}. {s.title}" for n, s in enumerate(steps, start=1)], name
         for s, text in zip(steps, parts.values()):
             # Markdown punctuation in the conclusion is escaped (it may hold log text): compare it unescaped
-            unescaped = re.sub(r"\\(.)", r"\1", text.lstrip())
+            unescaped = html.unescape(re.sub(r"\\(.)", r"\1", text.lstrip()))
             assert unescaped.startswith(f"**{s.conclusion}**"), (name, s.key)
             for c in s.cited:
                 if c.file:

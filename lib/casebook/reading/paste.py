@@ -17,7 +17,8 @@ import shlex
 from dataclasses import dataclass, field, replace
 from typing import Callable
 
-from .grammar import KIND_CONSOLE, KIND_PASTE, KIND_UNPARSED, BlockState, Fields, opens_line, parse_header, parse_line
+from .grammar import (KIND_CONSOLE, KIND_PASTE, KIND_UNPARSED, BlockState, Fields, number, opens_line, parse_header,
+                      parse_line)
 
 
 @dataclass(frozen=True)
@@ -99,32 +100,34 @@ def _prefix(pattern: re.Pattern) -> Callable[[str, PasteState], Cut | None]:
 
 def _torchrun(line: str, state: PasteState) -> Cut | None:
     m = _TORCHRUN.match(line)
-    return Cut(m.end(), rank=int(m["rank"])) if m else None
+    return Cut(m.end(), rank=number(m["rank"])) if m and number(m["rank"]) is not None else None
 
 
 def _ray(line: str, state: PasteState) -> Cut | None:
     m = _RAY.match(line)
-    return Cut(m.end(), worker_pid=int(m["pid"])) if m else None
+    return Cut(m.end(), worker_pid=number(m["pid"])) if m and number(m["pid"]) is not None else None
 
 
 def _grep_file(line: str, state: PasteState) -> Cut | None:
     """`path:12:` of a matching line, or `path-12-` of a context line: a path grep quoted before, else the first
     split that leaves a log line (`-12-` may be part of a file name)."""
     m = _GREP_MATCH.match(line)
-    if m:
-        return Cut(m.end(), src_file=_clean(m["file"]), src_line=int(m["line"]))
+    # a line number longer than any file has is not a grep prefix: the line stays as it is
+    if m and number(m["line"]) is not None:
+        return Cut(m.end(), src_file=_clean(m["file"]), src_line=number(m["line"]))
     for m in _GREP_CONTEXT.finditer(line, 0, 512):
         path = line[:m.start()]
         if " " in path:
             break
-        if _clean(path) in state.grep_files or opens_line(line[m.end():]):
-            return Cut(m.end(), src_file=_clean(path), src_line=int(m["line"]))
+        if number(m["line"]) is not None and (_clean(path) in state.grep_files or opens_line(line[m.end():])):
+            return Cut(m.end(), src_file=_clean(path), src_line=number(m["line"]))
     return None
 
 
 def _grep_line(line: str, state: PasteState) -> Cut | None:
     m = _GREP_LINE.match(line)
-    return Cut(m.end(), src_file=state.grep_target, src_line=int(m["line"])) if m else None
+    ok = m is not None and number(m["line"]) is not None
+    return Cut(m.end(), src_file=state.grep_target, src_line=number(m["line"])) if ok else None
 
 
 def _clean(path: str) -> str:
