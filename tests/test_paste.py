@@ -114,8 +114,12 @@ def test_grep_rn_citations_name_the_original_file_and_line(collections):
     validate(doc)
     assert (doc["aicore_faults"][0]["src_file"], doc["aicore_faults"][0]["src_line"]) == (fault.src_file, fault.src_line)
     assert all(r["src_file"] and r["src_line"] for r in doc["aicore_faults"][0]["evidence"])
-    cited = [c for s in walk.build(paste) for c in s.cited if c.src_line is not None]
+    steps = walk.build(paste)
+    cited = [c for s in steps for c in s.cited if c.src_line is not None]
     assert cited and all(c.where.startswith(f"{c.src_file}:{c.src_line} (quoted at {path.name}:") for c in cited)
+    groups = [b for s in steps for b in s.bursts if len(b.lines) > 1]
+    assert groups and all(re.fullmatch(rf"{GATHERV2}/\S+:\d+-\d+ \(quoted at {path.name}:\d+-\d+\)", b.where)
+                          and len({c.src_file for c in b.lines}) == 1 for b in groups)
 
 
 def test_grep_rn_names_files_that_get_their_roles_pids_and_devices(collections):
@@ -284,6 +288,7 @@ UNWRAPPED = [
     "        TraceBack (most recent call last):",
     "# Heading of a ticket",
     "288: <not available>",
+    "1" * 30 + ":" + HEADER,   # a number too long for a line's is no grep prefix
     "PATH=/usr/local/Ascend/driver/lib64:/usr/bin",
     "--",
 ]
@@ -342,6 +347,12 @@ def test_a_plog_line_split_once_is_joined_back(tmp_path):
     assert list(r["kind"][1:3]) == [KIND_PLOG, KIND_CONTINUATION] and r["joined"][1] == 1
     assert "pc start: 0x1000124080064000, current: 0x124080067d2c" in r["msg"][1]
     assert r["msg"][2] == report[cut:]
+
+
+def test_a_short_slog_line_is_taken_as_whole(tmp_path):
+    text = HEADER + "\nprogress 10% done\n"
+    r = read_plog(capture(tmp_path, text)).records
+    assert list(r["kind"]) == [KIND_PLOG, KIND_UNPARSED] and list(r["joined"]) == [0, 0]
 
 
 def test_tables_and_dumps_are_not_taken_for_rewrapped_lines():
@@ -410,6 +421,10 @@ def test_the_app_reads_what_is_pasted_into_its_box(tmp_path):
     app = TriageApp(folder=tmp_path)
     app.opener.paste.read_button.click()
     assert app.triage is None and "paste some log text" in app.opener.status.value
+    app.opener.relabel("zh")
+    assert app.opener.paste.read_button.description == "读取粘贴内容"
+    app.opener.paste.read_button.click()
+    assert "请先粘贴日志文本" in app.opener.status.value
     app.opener.paste.text.value = grep("-n", "ERROR", str(PLOG))
     app.opener.paste.read_button.click()
     assert [f.path for f in app.triage.log.files] == ["<paste>"]

@@ -106,11 +106,14 @@ class Burst:
 
     @property
     def where(self) -> str:
-        """`file:line`, or `file:first-last` for several lines."""
+        """`file:line`, or `file:first-last` for several lines (quoted lines: the original's, then the capture's)."""
         first, last = self.lines[0], self.lines[-1]
         if first.file is None or first is last:
             return first.where
-        return f"{first.file}:{first.line}-{last.line}"
+        if first.src_line is None:
+            return f"{first.file}:{first.line}-{last.line}"
+        return (f"{first.src_file or 'line'}:{first.src_line}-{last.src_line} "
+                f"(quoted at {first.file}:{first.line}-{last.line})")
 
 
 def bursts(lines: list[Cited]) -> list[Burst]:
@@ -119,7 +122,7 @@ def bursts(lines: list[Cited]) -> list[Burst]:
     groups: list[list[Cited]] = []
     for c in sorted(lines, key=lambda c: (c.file is None, c.file or "", c.line or 0, order[c.key])):
         last = groups[-1][-1] if groups else None
-        if (last is not None and c.file is not None and c.file == last.file
+        if (last is not None and c.file is not None and (c.file, c.src_file) == (last.file, last.src_file)
                 and 0 <= (c.line or 0) - (last.line or 0) <= BURST_GAP):
             groups[-1].append(c)
         else:

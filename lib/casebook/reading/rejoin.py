@@ -7,9 +7,9 @@ the grammar accepts it without context. A piece that does not continues the line
   before a word that would not fit in W (a word wrap, which drops the space: joined with one). The capture
   counts as re-wrapped when no line is longer than W (its longest line) and at least two such breaks are
   found. Lines that do not start like log lines (tables, environment dumps, package lists) are never joined.
-- **Split once**: the line before is a grep-quoted line (grep prints no line without its prefix), or an slog
-  header line that does not end like a sentence while the piece goes on in mid-sentence (a small letter, a
-  digit, continuing punctuation).
+- **Split once**: the line before is a grep-quoted line (grep prints no line without its prefix), or a long slog
+  header line (SPLIT_FROM characters or more) that does not end like a sentence while the piece goes on in
+  mid-sentence (a small letter, a digit, continuing punctuation).
 
 A joined line is read as one record at the line number of its first piece; each later piece keeps a record of
 kind `continuation`, so every line is still counted once.
@@ -31,6 +31,8 @@ MIN_WIDTH = 40
 _MID_SENTENCE = re.compile(r"[a-z0-9,.;:)\]}=/]")
 #: How a complete line ends: a split is not looked for after these.
 _ENDED = (".", "!", "?", "]")
+#: A paste splits long lines: an slog line shorter than this is taken as whole.
+SPLIT_FROM = 100
 
 
 @dataclass(frozen=True)
@@ -87,7 +89,7 @@ def _split(text: str, header: Fields | None, p: Peeled | None, cont: str, paste:
     if not cont.strip():
         return None
     quoted = p is not None and bool(GREP & set(p.wrappers))
-    cut = (not text.rstrip().endswith(_ENDED) and bool(_MID_SENTENCE.match(cont))
+    cut = (len(text) >= SPLIT_FROM and not text.rstrip().endswith(_ENDED) and bool(_MID_SENTENCE.match(cont))
            and (header is not None or parse_header(p.text) is not None))
     if not (quoted or cut) or _opens(cont, paste):
         return None

@@ -1,5 +1,5 @@
-"""BundleOpener: a path box for bundles of any size, an upload for small archives, a paste box for text, and a
-progress bar.
+"""BundleOpener: a path box for bundles of any size, an upload for small archives, a paste box for text pasted
+into a ticket, and a progress bar.
 
 Uploads travel through the notebook's websocket, so their size is capped by the server's
 `websocket_max_message_size` (set to 256 MiB in `config/jupyter_server_config.json` and
@@ -42,7 +42,8 @@ class BundleOpener:
         self.stage = w.Label()
         self.status = w.HTML()
         self._stage: tuple[str | None, dict] = (None, {})
-        self.paste = PasteBox(lambda pasted: self._open([pasted]), lambda why: self._fail(ValueError(why)))
+        self.paste = PasteBox(lambda pasted: self._open([pasted]),
+                              lambda: self._fail(ValueError(say(self.lang, "ui.paste.missing"))))
         self.open_button.on_click(lambda _: self._open_from_box())
         self.upload.observe(lambda change: self._open_upload(change["new"]), names="value")
         self.widget = w.VBox([w.HBox([self.path_box, self.open_button, self.upload]), self.paste.widget,
@@ -56,6 +57,7 @@ class BundleOpener:
         self.path_box.placeholder = say(lang, "ui.bundle.placeholder")
         self.open_button.description = say(lang, "ui.open")
         self.upload.description = say(lang, "ui.upload", mib=UPLOAD_LIMIT_MIB)
+        self.paste.relabel(lang)
         msg_id, values = self._stage
         self._show_stage(msg_id, **values)
 
