@@ -275,6 +275,7 @@ def test_resume_of_a_missing_case_file_says_so(tmp_path):
 def _labels(app) -> list[str]:
     """Every label, description and placeholder of the app's own widgets (not the walk's text)."""
     boxes = [app.back, app.next, app.opener.path_box, app.opener.open_button, app.opener.upload,
+             app.opener.paste.text, app.opener.paste.read_button,
              app.export.redact, app.export.collect_more, app.export.name, app.export.export_button,
              app.export.notes, app.export.case_path, app.export.save_button, app.export.resume_button]
     texts = [getattr(b, "description", "") for b in boxes] + [getattr(b, "placeholder", "") for b in boxes]
@@ -287,9 +288,11 @@ def test_language_switches_every_app_label(tmp_path):
     app.language.value = "zh"
     app.open(tmp_path / "plog")
     labels = _labels(app)
-    assert len(labels) == 16 and all(re.search(r"[\u4e00-\u9fff]", t) for t in labels), labels
+    assert len(labels) == 18 and all(re.search(r"[\u4e00-\u9fff]", t) for t in labels), labels
     assert "诊断" in app.header.value and "文件" in app.header.value
     assert re.search(r"[\u4e00-\u9fff]", app.files_table.value), "the files table's headers follow"
+    app.opener.paste.read_button.click()
+    assert "请先粘贴日志文本" in app.opener.status.value
     app.language.value = "en"
     assert app.next.description == "Next" and not any(re.search(r"[\u4e00-\u9fff]", t) for t in _labels(app))
 
