@@ -200,7 +200,8 @@ def reading(page) -> dict:
     return page.evaluate("""() => {
         const app = document.querySelector('.casebook-app');
         const text = (sel) => [...app.querySelectorAll(sel)].map(e => e.textContent.trim());
-        const ask = app.querySelector('.widget-dropdown, .widget-toggle-buttons, .widget-text');
+        const ask = app.querySelector('.casebook-questions .widget-dropdown, .casebook-questions ' +
+                                      '.widget-toggle-buttons, .casebook-questions .widget-text');
         const box = ask ? ask.getBoundingClientRect() : null;
         return {
             conclusion: text('.casebook-conclusion').join(' '),

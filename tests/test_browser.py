@@ -72,6 +72,8 @@ def _every_step_reads_cleanly(page) -> None:
 
 def _first_question_is_in_view(page) -> None:
     goto_step(page, ROOT_CAUSE)
+    app_root(page).locator(".casebook-questions .widget-dropdown, .casebook-questions .widget-toggle-buttons, "
+                           ".casebook-questions .widget-text").first.wait_for()
     scroll_app_to_top(page)
     q = reading(page)["question"]
     assert q is not None, "the Root-cause step shows its questions"

@@ -63,6 +63,7 @@ class TriageApp:
         self.head = w.HTML()
         self.question_title = w.HTML()
         self.question_box = w.VBox()
+        self.question_box.add_class("casebook-questions")
         self.body = w.HTML()
         self.status = w.HTML()
         self.back.on_click(lambda _: self._move(-1))
