@@ -90,9 +90,11 @@ def test_950_decimal_bit_list_is_decoded_with_the_950_table(tmp_path):
 
 
 def test_outstanding_form_checks_the_second_pc_start(tmp_path):
-    text = (line("The error from device(chipId:0, dieId:0), serial number is 3, there is an aicore error exception, "
-                 "core id is 0, error code = 0x10, dump info: first pc start: 0x5000, second pc start: 0x9000, current: "
-                 "0x9040, vec error info: 0") + kernel(0, "Add_1") + binsize("Add_1", 0x100))
+    # the 950 runtime's outstanding report (device_error_proc_arch9201.cc): two tasks in flight on one core
+    text = (line("The error from device(chipId:0, dieId:0), serial number is 3. There is an aicore error exception , "
+                 "core id is 0, error code = 0x10, dump info: pc start: 0x5000, current:0x9040, sc error info: 0, "
+                 "first pc start: 0x5000, first taskid: 1, first streamid: 2, second pc start: 0x9000, second taskid: 2, "
+                 "second streamid: 2, isconcurrentexe:1.") + kernel(0, "Add_1") + binsize("Add_1", 0x100))
     (f,) = faults_of(tmp_path, text)
     assert (f.pc_start_first_raw, f.pc_start_raw) == (0x5000, 0x9000)
     assert f.pc.verdict == CONSISTENT and any("Outstanding report" in n for n in f.notes)

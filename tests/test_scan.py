@@ -80,7 +80,7 @@ def test_scan_refuses_what_it_cannot_read_exactly():
 
 def test_scan_counts_levels_and_picks_errors_messages_and_plain_lines():
     data = ("\n[ERROR] A(1,p):2026-01-01-00:00:00.000.000 boom\nplain text\n" + H + "TASK_QUEUE_ENABLE=1\n"
-            + H + "nothing\n" + "[EVENT] B(2,q):2026-01-01-00:00:00.000.000 retCode= only in the header? no\n"
+            + H + "nothing\n" + "[EVENT] B(2,q):2026-01-01-00:00:00.000.000 exception_task_id= only in the header? no\n"
             + "[INFO] TASK_QUEUE_ENABLE(1,p):2026-01-01-00:00:00.000.000 literal in the header only").encode()
     sel = select(data, KEEP)
     assert (sel.lines, sel.header_lines) == (7, 5)

@@ -14,10 +14,11 @@ import re
 
 import pandas as pd
 
-from ..knowledge import addresses
+from ..knowledge import addresses, formats
 from ..knowledge.addresses import KernelRange, hexs, mask48
-from ..knowledge.errcode import (DAVID, NO_BIT_TEXT, STARS, decode_bit_list, decode_error_code,
-                                 decode_triple, parse_bit_list, parse_int)
+from ..knowledge.errcode import (DAVID, NO_BIT_TEXT, STARS, decode_bit_list, decode_error_code, decode_triple,
+                                 parse_bit_list, parse_int)
+from ..knowledge.formats import Hit
 from ..knowledge.kernels import op_of
 from ..knowledge.messages import Note
 from ..reading.grammar import KIND_PLOG
@@ -27,38 +28,27 @@ from . import device_dump
 from .device_id import device_in
 from .items import AicoreFault, LineRef
 
-# decimal numbers of at most 20 digits (a 64-bit register); a longer run is not a value, and Python would refuse
-# to parse one past 4,300 digits
-_NUM = r"(?:0x[0-9a-fA-F]+|\d{1,20}(?!\d))"
-# ids and counts have at most 18 digits (reading.grammar.MAX_DIGITS): a longer run of digits matches nothing
-REPORT = re.compile(
-    r"(?:The error from device\((?:chipId:)?(?P<dev>\d{1,18})(?:, ?dieId:\d+)?\)|"
-    r"An error occurs on the device\(chipId:(?P<dev2>\d{1,18}), ?dieId:\d+\)),? (?:the )?serial number is (?P<serial>\d{1,18})[.,]\s*"
-    r"(?:there is an? (?:exception of )?(?P<what>[\w ]+?)(?: exception)?|the error is (?P<what2>[\w ]+?)), "
-    r"core id is (?P<core>\d{1,18}), error code = (?P<ec>.+?), dump info: "
-    r"(?:first )?pc start: (?P<pc>" + _NUM + r")(?:, second pc start: (?P<pc2>" + _NUM + r"))?, "
-    r"current: (?P<cur>" + _NUM + r")")
 _OLD_ERRORSTR = re.compile(r"errorStr: (?P<s>.*?)\s*(?:\[FUNC:|$)")
-EXTEND = re.compile(r"The extend info: errcode:\((?P<a>" + _NUM + r"), ?(?P<b>" + _NUM + r"), ?(?P<c>" + _NUM + r")\)"
-                    r"(?: errorStr: (?P<s>.*?))?(?: fixp_error0 info:|\[FUNC:|$)")
-EXTEND_LIST = re.compile(r"The extend info: errcode:\((?P<list>[\d ,;]*)\)(?: errorStr: (?P<s>.*?))?(?: subErrType:|\[FUNC:|$)")
-RETCODE = re.compile(r"(?:Kernel task happen error|An error occurred in the kernel task|Task exception!).*?"
-                     r"retCode=(?P<ret>0x[0-9a-fA-F]+)")
-KERNEL = re.compile(r"(?:kernel execute failed|kernel execution failed|task execute failed), device_id=(?P<dev>\d{1,18})(?!\d)"
-                    r".*?fault kernel_name=(?P<k>[^,\s]+)")
-BINSIZE = re.compile(r"kernel_name=(?P<k>[^,\s]+), kernelNameSize=\d+, binSize=(?P<size>\d{1,18})(?!\d)")
-# a logged load address of a kernel: "kernel_name=K ... kernel addr=0x..", or a timeout slot's "pc_start=0x.."
-KERNEL_ADDR = re.compile(r"kernel_name=(?P<k>[^,\s]+),.*?\b(?:kernel addr|kernel_addr|pc_start)[=:] ?(?P<a>0x[0-9a-fA-F]+)")
-# the function address the host put in the launch command (older runtimes, INFO): "funcAddr_= 0X100800018000"
-FUNC_ADDR = re.compile(r"funcAddr_?\s*=\s*(?P<a>0[xX][0-9a-fA-F]+)")
-_STREAM_TASK = re.compile(r"\bstream_id=(?P<s>\d{1,18})(?!\d).*?\btask_id=(?P<t>\d{1,18})(?!\d)")
 _DAVID_KEYS = re.compile(r"\b(?:sc|su|l1) error info:")
-
+# The founding-case samples log where a kernel was loaded ("kernel_name=K, kernel addr=0x.., binSize=N."). No
+# public CANN line gives a kernel's load address, so this form is not in the format catalog; it is read here
+# for the samples only.
+_SAMPLE_LOAD = re.compile(r"kernel_name=(?P<k>[^,\s]+),.*?\bkernel addr=(?P<a>0x[0-9a-fA-F]+)")
 _BIN_SIZE = re.compile(r"\bbinSize=(\d{1,18})(?!\d)")
 
+
+#: The catalog's AI Core forms (a report, its extend info, a kernel, ...), then the retCodes of AI Core tasks
+#: (an AI Core memory error's retCode is catalogued with the ECC forms).
+_FORMS = (formats.select("aicore_fault"), formats.select("aicore_retcode", "retcode"), formats.select("ecc", "retcode"))
+
+
+def _read(msg: str) -> Hit | None:
+    """The catalog form of an AI Core line: a fault report, its extend info, a kernel, a retCode, ..."""
+    return next((hit for forms in _FORMS if (hit := forms.first(msg)) is not None), None)
+
+
 #: Lines this family reads besides error lines (the reader keeps them in big files too).
-KEEP = ("serial number is", "extend info: errcode", "retCode=", "fault kernel_name=", "binSize=", "kernel addr",
-        "pc_start=", "funcAddr")
+KEEP = tuple(k for forms in _FORMS for k in forms.keep) + ("kernel addr",)
 
 
 def _scan(log: LogTable) -> pd.DataFrame:
@@ -79,67 +69,47 @@ def extract(log: LogTable) -> list[AicoreFault]:
     loads: list[tuple[int | None, str, KernelRange]] = []
     launch_addrs: dict[int, LineRef] = {}
     tasks: dict[tuple, tuple[int, int]] = {}   # (file, src_file, device) -> last (stream, task) named with a fault
-    pending_kernel: list[tuple[tuple, int, str, LineRef, tuple | None]] = []
+    kernels: list[tuple[tuple, Hit, LineRef]] = []
+    later: list[tuple[str, Hit, LineRef]] = []     # lines tied to faults once all are known
     columns = ["file", "line", "time", "pid", "msg", "src_file", "src_line"]
     for file, line, time, pid, msg, src, src_line in _scan(log)[columns].itertuples(index=False):
         ref = LineRef(file, int(line), time, msg, src, src_line)
         where = (file, src)
         f = log.origin(file, src)
-        st = _STREAM_TASK.search(msg)
-        if m := REPORT.search(msg):
-            dev = int(m["dev"] if m["dev"] is not None else m["dev2"])
-            key = (f.node, dev, int(m["serial"]))
+        hit = _read(msg)
+        part = hit.form.part if hit else None
+        if part in ("report", "outstanding"):
+            dev = hit.int("device")
+            key = (f.node, dev, hit.int("serial"))
             fault = faults.get(key)
             if fault is None:
-                fault = faults[key] = _new_fault(m, ref, f.node, pid)
+                fault = faults[key] = _new_fault(hit, ref, f.node, pid)
                 if (st_task := tasks.get((*where, dev))) is not None:
                     fault.stream_id, fault.task_id = st_task
-            core = int(m["core"])
-            if core not in fault.cores:
-                fault.cores.append(core)
+            if hit.int("core_id") not in fault.cores:
+                fault.cores.append(hit.int("core_id"))
             fault.refs.append(ref)
             last_fault_in_file[where] = fault
-        elif (m := EXTEND.search(msg)) and where in last_fault_in_file:
-            fault = last_fault_in_file[where]
-            if fault.errcode is None and fault.family != DAVID:
-                fault.errcode = (parse_int(m["a"]), parse_int(m["b"]), parse_int(m["c"]))
-                fault.error_str = (m["s"] or "").strip().rstrip(".") or fault.error_str
-            fault.refs.append(ref)
-        elif (m := EXTEND_LIST.search(msg)) and where in last_fault_in_file:
-            fault = last_fault_in_file[where]
-            if not fault.error_bit_list:
-                fault.family = DAVID
-                fault.error_bit_list = parse_bit_list(m["list"])
-                fault.error_str = (m["s"] or "").strip().rstrip(".") or fault.error_str
-            fault.refs.append(ref)
-        elif m := RETCODE.search(msg):
-            dev = device_in(msg)
-            if st and dev is not None:
-                tasks[(*where, dev)] = (int(st["s"]), int(st["t"]))
-            for fault in faults.values():
-                if fault.ret_code is None and _where(fault) == where and (dev is None or dev == fault.device):
-                    fault.ret_code = m["ret"].lower()
-                    fault.refs.append(ref)
-        elif m := KERNEL.search(msg):
-            pending_kernel.append((where, int(m["dev"]), m["k"], ref, (int(st["s"]), int(st["t"])) if st else None))
-        elif m := BINSIZE.search(msg):
-            bin_sizes.setdefault(m["k"], (int(m["size"]), ref))
-        if (a := KERNEL_ADDR.search(msg)) and (size := _BIN_SIZE.search(msg)):
+        elif part in ("extend", "extend_list") and where in last_fault_in_file:
+            _extend(last_fault_in_file[where], hit, ref)
+        elif part == "retcode":
+            _retcode(faults, tasks, where, hit, msg, ref)
+        elif part in ("kernel", "launch"):
+            kernels.append((where, hit, ref))
+        elif part in ("extend_nonstars", "node"):
+            later.append((f.node, hit, ref))
+        elif part == "bin_size":
+            bin_sizes.setdefault(hit.values["kernel"], (hit.int("bin_size"), ref))
+        elif part == "func_addr":
+            launch_addrs.setdefault(mask48(hit.int("address")), ref)
+        if (a := _SAMPLE_LOAD.search(msg)) and (size := _BIN_SIZE.search(msg)):
             start = addresses.mask48(int(a["a"], 16))
             loads.append((device_in(msg), a["k"], KernelRange(start, int(size[1]), f"{file}:{line}")))
-        if a := FUNC_ADDR.search(msg):
-            launch_addrs.setdefault(mask48(int(a["a"], 16)), ref)
     _add_device_dumps(log, faults)
-    for where, dev, kernel, ref, st in pending_kernel:
-        for fault in faults.values():
-            same_task = st is not None and (fault.stream_id, fault.task_id) == st
-            near = _where(fault) == where or fault.node == log.origin(*where).node
-            if fault.device == dev and fault.kernel is None and near and (same_task or fault.stream_id is None):
-                fault.kernel, fault.op = kernel, op_of(kernel)
-                if st and fault.stream_id is None:
-                    fault.stream_id, fault.task_id = st
-                fault.refs.append(ref)
-                break
+    for where, hit, ref in kernels:
+        _tie_kernel(faults, where, log.origin(*where).node, hit, ref)
+    for node, hit, ref in later:
+        _tie_later(faults, node, hit, ref)
     result = sorted(faults.values(), key=lambda x: (x.time is None, x.time or "", x.file, x.line))
     for fault in result:
         _decode(fault)
@@ -152,29 +122,91 @@ def extract(log: LogTable) -> list[AicoreFault]:
     return result
 
 
+def _extend(fault: AicoreFault, hit: Hit, ref: LineRef) -> None:
+    """The extend info of the last report: the errcode triple (910B/910C) or the decimal bit list (950)."""
+    text, error_str = hit.values["errcode"], hit.values.get("error_str", "").rstrip(".")
+    if fault.family == DAVID or hit.form.part == "extend_list":
+        if not fault.error_bit_list:
+            fault.family = DAVID
+            fault.error_bit_list = parse_bit_list(text)
+            fault.error_str = error_str or fault.error_str
+    elif fault.errcode is None:
+        fault.errcode = tuple(parse_int(x) for x in text.split(","))
+        fault.error_str = error_str or fault.error_str
+    fault.error_str = fault.error_str or error_str or None
+    fault.refs.append(ref)
+
+
 def _where(fault: AicoreFault) -> tuple:
     """The file a fault was reported in, as extract() groups lines: (file, src_file)."""
     return fault.file, fault.src_file
 
 
-def _new_fault(m: re.Match, ref: LineRef, node, pid) -> AicoreFault:
-    pc_raw = parse_int(m["pc"])
-    first = None
-    if m["pc2"] is not None:   # outstanding form: two tasks in flight, the second pc start is the faulting task's
-        first, pc_raw = pc_raw, parse_int(m["pc2"])
-    ec_text = m["ec"].strip()
-    david = m["dev2"] is not None or bool(_DAVID_KEYS.search(ref.text))
+def _retcode(faults: dict[tuple, AicoreFault], tasks: dict, where: tuple, hit: Hit, msg: str, ref: LineRef) -> None:
+    """A task's retCode: it belongs to the faults of its file (and device, where the line names one)."""
+    dev = hit.int("device") if "device" in hit.values else device_in(msg)
+    st = (hit.int("stream"), hit.int("task")) if "stream" in hit.values and "task" in hit.values else None
+    if st and dev is not None:
+        tasks[(*where, dev)] = st
+    for fault in faults.values():
+        if fault.ret_code is None and _where(fault) == where and (dev is None or dev == fault.device):
+            fault.ret_code = hit.values["ret_code"].lower()
+            if st and fault.stream_id is None:
+                fault.stream_id, fault.task_id = st
+            fault.refs.append(ref)
+
+
+def _tie_kernel(faults: dict[tuple, AicoreFault], where: tuple, node, hit: Hit, ref: LineRef) -> None:
+    """A kernel line names the kernel of the fault on its device and task; a launch line (every launch, 2020
+    runtimes) only of the fault on exactly its task."""
+    st = (hit.int("stream"), hit.int("task"))
+    for fault in faults.values():
+        same_task = (fault.stream_id, fault.task_id) == st
+        near = _where(fault) == where or fault.node == node
+        loose = hit.form.part == "kernel" and fault.stream_id is None
+        if fault.device == hit.int("device") and fault.kernel is None and near and (same_task or loose):
+            fault.kernel, fault.op = hit.values["kernel"], op_of(hit.values["kernel"])
+            if fault.stream_id is None:
+                fault.stream_id, fault.task_id = st
+            if "pc_start" in hit.values:   # an FFTS+ kernel line carries the pc start it was dispatched with
+                fault.pc_peers.append((mask48(hit.int("pc_start")), f"{ref.file}:{ref.line}"))
+            fault.refs.append(ref)
+            return
+
+
+def _tie_later(faults: dict[tuple, AicoreFault], node, hit: Hit, ref: LineRef) -> None:
+    """Extend info of an old (non-STARS) report names another core of the same serial; an exception dump's
+    node line names the operator of the fault on its stream and task."""
+    for fault in faults.values():
+        if fault.node != node:
+            continue
+        if hit.form.part == "extend_nonstars" and (fault.device, fault.serial) == (hit.int("device"), hit.int("serial")):
+            if hit.int("core_id") not in fault.cores:
+                fault.cores.append(hit.int("core_id"))
+            fault.refs.append(ref)
+            return
+        if hit.form.part == "node" and (fault.stream_id, fault.task_id) == (hit.int("stream"), hit.int("task")):
+            fault.op = fault.op or hit.values["kernel"]
+            fault.refs.append(ref)
+            return
+
+
+def _new_fault(hit: Hit, ref: LineRef, node, pid) -> AicoreFault:
+    pc_raw, first = hit.int("pc_start"), None
+    if "pc_start_second" in hit.values:   # outstanding form: two tasks in flight, the second pc start is the faulting task's
+        first, pc_raw = pc_raw, hit.int("pc_start_second")
+    ec_text = hit.values["error_code"]
+    david = bool(_DAVID_KEYS.search(ref.text))
     fault = AicoreFault(
         file=ref.file, line=ref.line, time=ref.time, node=node, pid=None if pd.isna(pid) else int(pid),
-        device=int(m["dev"] if m["dev"] is not None else m["dev2"]), serial=int(m["serial"]), cores=[],
-        wording=(m["what"] or m["what2"]).strip(), pc_start_raw=pc_raw, current_raw=parse_int(m["cur"]),
-        error_code=None, family=DAVID if david else STARS, pc_start_first_raw=first, src_file=ref.src_file,
-        src_line=ref.src_line)
+        device=hit.int("device"), serial=hit.int("serial"), cores=[], wording=hit.values["core_type"],
+        pc_start_raw=pc_raw, current_raw=hit.int("current"), error_code=None, family=DAVID if david else STARS,
+        pc_start_first_raw=first, src_file=ref.src_file, src_line=ref.src_line)
     if david and not ec_text.lower().startswith("0x"):
         fault.error_bit_list = parse_bit_list(ec_text)
     else:
         fault.error_code = _int_or_none(ec_text)
-    if s := _OLD_ERRORSTR.search(ref.text[m.end():]):
+    if s := _OLD_ERRORSTR.search(ref.text):
         fault.error_str = s["s"].rstrip(".") or None
     return fault
 

@@ -2,7 +2,9 @@
 
 The rules are data (data/cascade-rules.tsv): each row a regex, the role it gives a line and, for causes,
 the kind of failure. The first matching row wins, so the specific fallout codes (507899, 107022) and the
-wrappers (torch_npu ERRxxxxx, Python tracebacks, synchronize calls) come before the causes they carry.
+wrappers (torch_npu ERRxxxxx, Python tracebacks, synchronize calls) come before the causes they carry. A row
+whose pattern is `@formats` stands for the format catalog: a line of any catalog form with a failure kind is
+a cause of that kind (knowledge/data/formats.tsv holds those forms, every CANN wording of each).
 """
 from __future__ import annotations
 
@@ -11,6 +13,8 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
+
+from ..knowledge import formats
 
 CAUSE = "cause"
 FALLOUT = "fallout"
@@ -21,8 +25,8 @@ BENIGN = "benign"
 ROLES = (CAUSE, FALLOUT, WRAPPER, GENERIC, DECORATION, BENIGN)
 
 #: Failure kinds that are a device's own fault; HCCL timeouts on other ranks after one of these are consequences.
-DEVICE_FAULTS = ("aicore_exception", "hardware_error", "hwts_timeout", "heartbeat_lost", "sdma_error", "ts_exception",
-                 "driver_exception")
+DEVICE_FAULTS = ("aicore_exception", "aicpu_exception", "hardware_error", "hwts_timeout", "heartbeat_lost",
+                 "device_lost", "sdma_error", "ts_exception", "driver_exception")
 #: Failure kinds that other ranks' faults can cause.
 PEER_SYMPTOMS = ("hccl_timeout", "link_failure")
 
@@ -33,9 +37,13 @@ class Rule:
 
     role: str
     kind: str | None
-    pattern: re.Pattern
+    pattern: re.Pattern | None   #: None: the format catalog's forms
     why: str
     row: int     #: line in the TSV, for error messages
+
+
+#: The pattern of the row that stands for the format catalog.
+CATALOG = "@formats"
 
 
 class RuleError(ValueError):
@@ -51,7 +59,7 @@ def rules() -> tuple[Rule, ...]:
         if r["role"] not in ROLES:
             raise RuleError(f"data/cascade-rules.tsv:{row}: unknown role {r['role']!r}")
         try:
-            pattern = re.compile(r["pattern"])
+            pattern = None if r["pattern"] == CATALOG else re.compile(r["pattern"])
         except re.error as e:
             raise RuleError(f"data/cascade-rules.tsv:{row}: bad pattern: {e}") from e
         out.append(Rule(r["role"], None if r["kind"] in ("", "-") else r["kind"], pattern, r["why"], row))
@@ -60,8 +68,13 @@ def rules() -> tuple[Rule, ...]:
 
 @lru_cache(maxsize=4096)   # a big bundle repeats each error message on every rank
 def classify(text: str) -> tuple[str, str | None, str]:
-    """(role, kind, why) of one error line; a line no rule names is a cause of unknown kind."""
+    """(role, kind, why) of one error line; a line no rule names is a cause of unknown kind. A wrapper or
+    fallout line of a catalog form keeps its role and takes the form's kind (what it passes on)."""
     for rule in rules():
-        if rule.pattern.search(text):
-            return rule.role, rule.kind, rule.why
+        if rule.pattern is None:
+            if hit := formats.failures().first(text):
+                return rule.role, hit.form.kind, f"{rule.why} ({hit.form.family}: {hit.form.form})"
+        elif rule.pattern.search(text):
+            hit = None if rule.kind else formats.failures().first(text)
+            return rule.role, hit.form.kind if hit else rule.kind, rule.why
     return CAUSE, None, "no rule marks it as fallout or a wrapper"

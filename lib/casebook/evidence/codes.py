@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import re
 
+from ..knowledge import formats
 from ..reading.plog import LogTable
 from .items import CodeSighting
 
@@ -12,6 +13,7 @@ _RUNTIME = re.compile(
     r"([1-5]\d{5})\b")
 _RETCODE = re.compile(r"retCode=(0x[0-9a-fA-F]+)")
 _PTA = re.compile(r"\b(ERR\d{5})\b")
+_CODE_SHAPES = {"runtime": re.compile(r"[1-5]\d{5}$"), "retcode": re.compile(r"0x[0-9a-f]+$")}
 
 
 def codes_in(text: str) -> list[tuple[str, str]]:
@@ -22,6 +24,12 @@ def codes_in(text: str) -> list[tuple[str, str]]:
     found += [(c, "runtime") for c in _RUNTIME.findall(text)]
     found += [(c.lower(), "retcode") for c in _RETCODE.findall(text)]
     found += [(c, "pta") for c in _PTA.findall(text)]
+    # a catalog form may spell its code in a way none of the above knows ("error code:507035")
+    if (hit := formats.codes().first(text)) is not None:
+        code = hit.values["ret_code"].lower()
+        family = next((f for f, shape in _CODE_SHAPES.items() if shape.match(code)), None)
+        if family and (code, family) not in found:
+            found.append((code, family))
     return found
 
 

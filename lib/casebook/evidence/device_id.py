@@ -2,6 +2,9 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
+
+from ..knowledge import formats
 
 # ids and counts have at most 18 digits (reading.grammar.MAX_DIGITS): a longer run of digits matches nothing
 _PATTERNS = (
@@ -14,10 +17,13 @@ _PATTERNS = (
 )
 
 
+@lru_cache(maxsize=4096)   # a big bundle repeats each error message on every rank
 def device_in(text: str) -> int | None:
-    """The device id a message names, or None."""
+    """The device id a message names, or None: the common `device_id=N`-like fields first, then the `device`
+    of a catalog form (a form that logs the driver's physical id is not taken: the job's ids are wanted)."""
     for pat in _PATTERNS:
         m = pat.search(text)
         if m:
             return int(m.group(1))
-    return None
+    hit = formats.devices().first(text)
+    return None if hit is None else hit.int("device")

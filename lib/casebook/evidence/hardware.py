@@ -12,6 +12,7 @@ import re
 
 import pandas as pd
 
+from ..knowledge import formats
 from ..reading.bundle import ROLE_BBOX, ROLE_DEVICE_LOG, ROLE_DEVICE_OS_LOG
 from ..reading.grammar import KIND_BBOX
 from ..reading.plog import LogTable
@@ -19,17 +20,16 @@ from ..reading.scan import any_of
 from . import device_dump
 from .items import DeviceEvent, LineRef
 
-_HW = re.compile(r"\[Hardware Error\]:\s*(?P<rest>.*)$")
-_PHYS = re.compile(r"physical[_ ]address(?: is|:)\s*(?P<a>0x[0-9a-fA-F]+)", re.I)
+#: The catalog's device-side forms: `[Hardware Error]` block lines and bbox ECC records, then task-scheduler,
+#: PCIe, bbox history and driver exception records.
+_HARDWARE = formats.select("ecc", "hardware", "address")
+_EVENTS = formats.select("device_event")
+# other device-side lines that name an ECC or memory error in their own words (a RAS event's name, ...)
 _ECC = re.compile(r"ecc err|Multi Bit Ecc|memory error", re.I)
 # ids and counts have at most 18 digits (reading.grammar.MAX_DIGITS): a longer run of digits matches nothing
 _DEV = re.compile(r"\bdevid[-:=]\s?(\d{1,18})(?!\d)|\bdevice_id\s?[-=]\s?(\d{1,18})(?!\d)|\bdevid: (\d{1,18})(?!\d)|"
                   r"\[devid-(\d{1,18})\]")
-_TS_EXC = re.compile(r"receive ts exception msg.*?(?:excep_code=|mntn_system_error: )(?P<code>0x[0-9a-fA-F]+)")
-_PCIE = re.compile(r"\[drv_pcie\].*?(?P<what>err addr|err ptr|err type is: (?P<code>0x[0-9a-fA-F]+))")
-_HISTORY = re.compile(r"system exception code \[(?P<code>0x[0-9a-fA-F]+)\]: ModuleName \[(?P<module>\w+)\], "
-                      r"ExceptionReason \[(?P<reason>\w+)\]")
-_EXCEP_ID = re.compile(r"excep_id: (?P<code>0x[0-9a-fA-F]+)")
+_KINDS = {"ts_exception": "ts_exception", "pcie": "pcie_error", "driver_exception": "driver_exception"}
 _MODULE_KINDS = {"TS": "ts_exception", "DRIVER": "driver_exception"}
 
 
@@ -39,8 +39,8 @@ def _device(text: str, default: int | None) -> int | None:
 
 
 #: Lines this family reads besides error lines (the reader keeps them in big files too).
-KEEP = ("Hardware Error", "ecc err", "Multi Bit Ecc", "ts exception msg", "[drv_pcie]", "system exception code",
-        "excep_id")
+KEEP = _HARDWARE.keep + _EVENTS.keep + ("ecc err", "Multi Bit Ecc")
+
 
 def extract(log: LogTable) -> list[DeviceEvent]:
     """Device-side events, earliest first, each counted once across the files that report it."""
@@ -59,33 +59,32 @@ def _events(log: LogTable) -> list[DeviceEvent]:
         time = None if pd.isna(time) else time
         f = log.origin(file, src)
         ref = LineRef(file, int(line), time, msg, src, src_line)
-        if m := _HW.search(msg):
+        hit = _HARDWARE.first(msg)
+        if hit is not None and hit.form.part == "hardware":
             # one "[Hardware Error]" block is one event: consecutive lines of the same file
             if block is not None and block.file == file and block.refs[-1].line == int(line) - 1:
                 block.refs.append(ref)
             else:
-                block = DeviceEvent("hardware_error", f.node, f.device, file, int(line), time, None, m["rest"], [ref])
+                block = DeviceEvent("hardware_error", f.node, f.device, file, int(line), time, None,
+                                    hit.values.get("code", msg), [ref])
                 events.append(block)
-            if p := _PHYS.search(msg):
-                block.code = f"{int(p['a'], 16):#x}"
+            if "address" in hit.values:
+                block.code = f"{hit.int('address'):#x}"
             continue
         block = None
-        if m := _TS_EXC.search(msg):
-            events.append(DeviceEvent("ts_exception", f.node, _device(msg, f.device), file, int(line), time,
-                                      m["code"].lower(), msg, [ref]))
-        elif m := _PCIE.search(msg):
-            events.append(DeviceEvent("pcie_error", f.node, _device(msg, f.device), file, int(line), time,
-                                      (m["code"] or "").lower() or None, msg, [ref]))
-        elif (m := _HISTORY.search(msg)) and kind == KIND_BBOX:
-            events.append(DeviceEvent(_MODULE_KINDS.get(m["module"], "device_exception"), f.node, f.device, file,
-                                      int(line), time, m["code"].lower(), msg, [ref]))
-        elif _ECC.search(msg):
-            p = _PHYS.search(msg)
+        event = _EVENTS.first(msg)
+        part = event.form.part if event else None
+        if part in _KINDS:
+            code = event.values.get("code", "").lower() or None
+            events.append(DeviceEvent(_KINDS[part], f.node, event.int("device") if "device" in event.values
+                                      else _device(msg, f.device), file, int(line), time, code, msg, [ref]))
+        elif part == "history" and kind == KIND_BBOX:
+            events.append(DeviceEvent(_MODULE_KINDS.get(event.values["module"], "device_exception"), f.node, f.device,
+                                      file, int(line), time, event.values["code"].lower(), msg, [ref]))
+        elif hit is not None or _ECC.search(msg):
+            address = hit.values.get("address") if hit else None
             events.append(DeviceEvent("hardware_error", f.node, _device(msg, f.device), file, int(line), time,
-                                      f"{int(p['a'], 16):#x}" if p else None, msg, [ref]))
-        elif m := _EXCEP_ID.search(msg):
-            events.append(DeviceEvent("driver_exception", f.node, _device(msg, f.device), file, int(line), time,
-                                      m["code"].lower(), msg, [ref]))
+                                      f"{int(address, 16):#x}" if address else None, msg, [ref]))
     for dump in device_dump.extract(log):
         events.append(DeviceEvent(dump.kind, dump.node, dump.device, dump.file, dump.line, dump.time,
                                   dump.exception_code, dump.detail or f"{dump.kind.replace('_', ' ')} on stream "

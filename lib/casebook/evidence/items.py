@@ -96,6 +96,7 @@ class ProcessTopology:
     node: str | None
     pid: int
     devices: dict[int, set[str]] = field(default_factory=dict)   #: device -> threads that set or used it
+    physical_devices: dict[int, set[str]] = field(default_factory=dict)  #: the same, by the driver's (physical) id
     set_device_seen: bool = False   #: its set-device lines are in the bundle (INFO level), not just error lines
     refs: list[LineRef] = field(default_factory=list)
     ranks: dict[int, int | None] = field(default_factory=dict)   #: HCCL rank -> device, from its own init lines
@@ -103,11 +104,10 @@ class ProcessTopology:
 
     @property
     def drives_several_devices(self) -> bool:
-        """Several devices, each used by a thread of its own (not one thread switching around)."""
-        if len(self.devices) < 2:
-            return False
-        owners = {frozenset(t) for t in self.devices.values()}
-        return len(owners) >= 2
+        """Several devices, each used by a thread of its own (not one thread switching around), counted within
+        one numbering: the job's ids and the driver's ids of one card differ under ASCEND_RT_VISIBLE_DEVICES."""
+        return any(len(ids) >= 2 and len({frozenset(t) for t in ids.values()}) >= 2
+                   for ids in (self.devices, self.physical_devices))
 
 
 @dataclass
@@ -122,7 +122,7 @@ class Topology:
         """True if a process drives several devices from distinct threads; False if every process whose
         device setup is logged drives one; None when the logs cannot tell (e.g. ERROR level only: a process
         seen on one device in its error lines may still drive others)."""
-        known = [p for p in self.processes if p.devices]
+        known = [p for p in self.processes if p.devices or p.physical_devices]
         if any(p.drives_several_devices for p in known):
             return True
         if known and all(p.set_device_seen for p in known):

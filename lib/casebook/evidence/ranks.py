@@ -1,39 +1,39 @@
 """Across ranks: each rank's process and device, who failed first, whom the peers name, who is missing.
 
-A rank is known from its own HCCL lines ("SetupAgent rankNum[3], rank[0], ... logicDevId[0], ...
-deviceIp[124.0.0.21]", "hcom init ... rankNum[8], rank[0],server[...], device[0]") and torch_npu's
-`RankID:n`. Peers are named in link reports (HCCL's LINK_ERROR_INFO table rows "dest_ip(rank) | src_ip(rank)
-| role | status", "client : device[2] rank[2] get socket timeout") and notify timeouts ("remote rank [3]").
-The rank at fault often logs nothing, so the rank the peers name matters as much as the time order, and
-clocks of different nodes need not agree: communicator setup of one group is near-simultaneous on every
-rank, so setup times far apart across nodes point to skewed clocks.
+A rank is known from its own HCCL init lines (the format catalog's set-device `rank` forms: "SetupAgent
+rankNum[3], rank[0], ... logicDevId[0], ... deviceIp[124.0.0.21]", "hcom init ... rankNum[8], rank[0],server[...],
+device[0]", ...). Peers are named in link reports (the catalog's hccl_link forms: LINK_ERROR_INFO table rows in
+each column layout HCCL has used, socket timeouts, heartbeat and cluster-exception lines) and notify timeouts
+("remote rank [3]", "remote rank:[3]"). The rank at fault often logs nothing, so the rank the peers name
+matters as much as the time order, and clocks of different nodes need not agree: communicator setup of one
+group is near-simultaneous on every rank, so setup times far apart across nodes point to skewed clocks.
 """
 from __future__ import annotations
 
-import re
 from collections import Counter
 from datetime import datetime
 
+from ..knowledge import formats
+from ..knowledge.formats import Hit
 from ..knowledge.messages import Note
 from ..reading.plog import LogTable
 from ..reading.scan import any_of
 from .first_error import error_lines, time_order
 from .items import LineRef, LinkFailure, RankInfo, RankView
 
-# ids and counts have at most 18 digits (reading.grammar.MAX_DIGITS): a longer run of digits matches nothing
-_RANK = re.compile(r"rankNum\[(?P<num>\d{1,18})\],\s*rank\[(?P<rank>\d{1,18})\]")
-_DEVICE = re.compile(r"(?:logicDevId|device)\[(?P<dev>\d{1,18})\]")
-_IP = re.compile(r"deviceIp\[(?P<ip>[\d.]+)\]")
-_LINK_ROW = re.compile(r"\|\s*(?P<dst_ip>[\d.]+)\((?P<dst>\d{1,18})\)\s*\|\s*(?P<src_ip>[\d.]+)\((?P<src>\d{1,18})\)\s*\|\s*"
-                       r"(?P<role>\w+)\s*\|\s*(?P<status>[\w ]+?)\s*\|")
-_SOCKET = re.compile(r"(?P<role>client|server)\s*:\s*device\[(?P<dev>\d{1,18})\]\s*rank\[(?P<peer>\d{1,18})\]\s*get s\w+ timeout")
-_REMOTE = re.compile(r"remote rank(?::)?\s*\[?(?P<peer>\d{1,18})(?!\d)\]?")
 #: HCCL_CONNECT_TIMEOUT's default: ranks of one group start their setup within this of each other.
 SETUP_SPREAD_S = 120
-
+_INIT = formats.select("set_device", "rank")
 
 #: Lines this family reads (HCCL init, INFO level; the reader keeps them in big files too).
-KEEP = ("rankNum[",)
+KEEP = _INIT.keep
+
+
+def _peer_report(text: str) -> Hit | None:
+    """A link report or a timeout naming the remote rank."""
+    return formats.select("hccl_link", "row", "socket", "peer").first(text) or formats.select(
+        "hccl_timeout", "peer").first(text)
+
 
 def identities(log: LogTable) -> dict[tuple, RankInfo]:
     """(node, pid) -> its rank, from the process's own HCCL init lines."""
@@ -47,17 +47,15 @@ def _identities(log: LogTable) -> dict[tuple, RankInfo]:
     out: dict[tuple, RankInfo] = {}
     columns = ["file", "line", "time", "pid", "msg", "src_file", "src_line"]
     for file, line, time, pid, msg, src, src_line in hits[columns].itertuples(index=False):
-        m = _RANK.search(msg)
-        if not m or int(pid) < 0:
+        hit = _INIT.first(msg)
+        if hit is None or int(pid) < 0:
             continue
         key = (log.origin(file, src).node, int(pid))
         if key in out:
             continue
-        dev = _DEVICE.search(msg[m.end():]) or _DEVICE.search(msg)
-        ip = _IP.search(msg)
-        out[key] = RankInfo(rank=int(m["rank"]), node=key[0], pid=key[1], device=int(dev["dev"]) if dev else None,
-                            ip=ip["ip"] if ip else None, ref=LineRef(file, int(line), time, msg, src, src_line),
-                            rank_num=int(m["num"]))
+        out[key] = RankInfo(rank=hit.int("rank"), node=key[0], pid=key[1], device=hit.int("device"),
+                            ip=hit.values.get("ip"), ref=LineRef(file, int(line), time, msg, src, src_line),
+                            rank_num=hit.int("rank_num"))
     return out
 
 
@@ -97,17 +95,26 @@ def _links(lines, ident: dict[tuple, RankInfo]) -> list[LinkFailure]:
     for e in lines:
         info = ident.get((e.node, e.pid))
         own = info.rank if info else None
-        if m := _LINK_ROW.search(e.text):
-            own = int(m["src"]) if own is None else own
-            out.append(LinkFailure(e.node, e.pid, own, int(m["dst"]), m["dst_ip"], m["status"], m["role"], e.file,
-                                   e.line, e.time, e.text))
-        elif (m := _SOCKET.search(e.text)) and int(m["peer"]) != own:
-            out.append(LinkFailure(e.node, e.pid, own, int(m["peer"]), None, "socket timeout", m["role"], e.file,
-                                   e.line, e.time, e.text))
-        elif (m := _REMOTE.search(e.text)) and int(m["peer"]) != own:
-            out.append(LinkFailure(e.node, e.pid, own, int(m["peer"]), None, "notify timeout", None, e.file, e.line,
-                                   e.time, e.text))
+        hit = _peer_report(e.text)
+        if hit is None or not hit.values.get("peer", "").isdigit():
+            continue      # "remote rank [unknown]", "remote rank:[local]" name no rank
+        peer = hit.int("peer")
+        if hit.form.part == "row":
+            own = hit.int("rank") if own is None else own
+        elif peer == own:
+            continue
+        out.append(LinkFailure(e.node, e.pid, own, peer, hit.values.get("peer_ip"), _status(hit),
+                               hit.values.get("role"), e.file, e.line, e.time, e.text))
     return out
+
+
+def _status(hit: Hit) -> str:
+    """What the report says of the link: the table's status cell, or what kind of report it is."""
+    if "status" in hit.values:
+        return hit.values["status"]
+    if hit.form.part == "socket":
+        return "socket timeout"
+    return "notify timeout" if hit.form.family == "hccl_timeout" else "link error"
 
 
 def _skew(log: LogTable, ident: dict[tuple, RankInfo]) -> list[str]:

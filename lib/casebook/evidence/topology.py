@@ -1,8 +1,11 @@
 """Process <-> device <-> thread <-> rank map, keyed by (node, pid).
 
 Proof that a process drives a device is a line of that process naming the device from one of its
-threads: the runtime's set-device lines, or any runtime line carrying `device_id=N` with its thread id.
-HCCL's mentions of peers and ASCEND_RT_VISIBLE_DEVICES logical ids prove nothing about the process itself.
+threads: the set-device forms of the format catalog (runtime, ACL, TDT, profiling and torch_npu lines, with
+the thread from the header or, for TDT and profiling, from the message), or any runtime line carrying
+`device_id=N` with its thread id. A line that says it logs the driver's (physical) id is kept apart from
+the ids the job uses, so one card is not counted twice under ASCEND_RT_VISIBLE_DEVICES. HCCL's mentions of
+peers and ASCEND_RT_VISIBLE_DEVICES logical ids prove nothing about the process itself.
 """
 from __future__ import annotations
 
@@ -10,39 +13,43 @@ import re
 
 import pandas as pd
 
+from ..knowledge import formats
 from ..reading.bundle import ROLE_DEVICE_LOG
 from ..reading.plog import LogTable
+from ..reading.scan import any_of
 from . import ranks
 from .items import LineRef, ProcessTopology, Topology
 
 # ids and counts have at most 18 digits (reading.grammar.MAX_DIGITS): a longer run of digits matches nothing
-_SET_DEVICE = re.compile(r"(?:set device|SetDevice)\b.*?device_id=(\d{1,18})(?!\d)|^device_id=(\d{1,18})(?!\d)")
 _DEVICE_ID = re.compile(r"\bdevice_id=(\d{1,18})(?!\d)")
-_PROOF_MODULES = ("RUNTIME", "ASCENDCL", "APP")
+_PROOF_MODULES = ("RUNTIME", "ASCENDCL", "APP", "TDT", "PROFILING")
+_SET = formats.select("set_device", "set")
 #: Lines this family reads besides error lines; of a big file the reader also keeps the first `device_id=`
 #: line of each thread and device (scan.DEVICE_SAMPLE), which is what this family needs of them.
-KEEP = ("SetDevice:", "set device")
+KEEP = _SET.keep
 
 
 def extract(log: LogTable) -> Topology:
     """Who drove which device, from set-device and `device_id=` lines with a thread id."""
     r = log.records
-    cand = r[r["module"].isin(_PROOF_MODULES) & r["tid"].notna() & r["pid"].notna()
-             & r["msg"].str.contains("device_id=", regex=False)]
+    cand = r[r["module"].isin(_PROOF_MODULES) & r["pid"].notna()
+             & r["msg"].str.contains(any_of(KEEP + ("device_id=",)), regex=True)]
     procs: dict[tuple, ProcessTopology] = {}
-    columns = ["file", "line", "time", "pid", "tid", "func", "msg", "src_file", "src_line"]
-    for file, line, time, pid, tid, func, msg, src, src_line in cand[columns].itertuples(index=False):
+    columns = ["file", "line", "time", "pid", "tid", "msg", "src_file", "src_line"]
+    for file, line, time, pid, tid, msg, src, src_line in cand[columns].itertuples(index=False):
         if pd.isna(pid) or int(pid) < 0:
             continue
-        setting = _SET_DEVICE.search(msg) if func == "SetDevice" or "set device" in msg.lower() else None
-        m = setting or _DEVICE_ID.search(msg)
-        if not m:
+        hit = _SET.first(msg)
+        tid = hit.values.get("tid", tid) if hit else tid
+        m = None if hit else _DEVICE_ID.search(msg)
+        if tid is None or pd.isna(tid) or not (hit or m):
             continue
-        device = int(next(g for g in m.groups() if g is not None))
+        device = hit.int("device") if hit else int(m[1])
         node = log.origin(file, src).node
         p = procs.setdefault((node, int(pid)), ProcessTopology(node=node, pid=int(pid)))
-        p.set_device_seen |= setting is not None
-        threads = p.devices.setdefault(device, set())
+        p.set_device_seen |= hit is not None
+        seen = p.physical_devices if hit and hit.form.ids == formats.PHYSICAL else p.devices
+        threads = seen.setdefault(device, set())
         if str(tid) not in threads:
             threads.add(str(tid))
             p.refs.append(LineRef(file, int(line), time, msg, src, src_line))

@@ -18,7 +18,8 @@ def resolve(evidence: Evidence, answers: dict[str, object] | None = None) -> dic
     if spmd is not None:
         proof = next((p for p in evidence.topology.processes if p.drives_several_devices == spmd and p.refs), None)
         ref = proof.refs[-1] if proof else None
-        note = Note("fact.spmd_proof", pid=proof.pid, devices=sorted(proof.devices)) if proof else None
+        note = (Note("fact.spmd_proof", pid=proof.pid, devices=sorted(proof.devices or proof.physical_devices))
+                if proof else None)
         facts["single_process_multi_device"] = Fact("single_process_multi_device", spmd, "log",
                                                     ref.file if ref else None, ref.line if ref else None, note)
     for name, value in (answers or {}).items():

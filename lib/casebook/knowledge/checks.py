@@ -6,6 +6,7 @@ from pathlib import Path
 
 import yaml
 
+from . import formats
 from .codes import CATALOGS
 from .kb import KnowledgeBase, Problem, load_kb
 
@@ -199,9 +200,9 @@ CHECKS = (check_case_ids, check_families, check_chinese, check_code_pages, check
 
 
 def check(root: Path | None = None) -> list[Problem]:
-    """Load the KB and run every check; loading problems come first."""
+    """Load the KB and run every check; loading problems come first, the format catalog's last."""
     kb = load_kb(root)
     problems = list(kb.problems)
     for rule in CHECKS:
         problems += rule(kb)
-    return problems
+    return problems + formats.problems()

@@ -231,6 +231,8 @@ def _topology(t: Triage, s: Step) -> None:
     for p in topo.processes:
         parts = [s.say("topology.device_threads", device=d, threads=", ".join(sorted(ts)))
                  for d, ts in sorted(p.devices.items())]
+        parts += [s.say("topology.physical_device_threads", device=d, threads=", ".join(sorted(ts)))
+                  for d, ts in sorted(p.physical_devices.items())]
         parts += [s.say("topology.rank_on", rank=r, device=d if d is not None else "?") for r, d in sorted(p.ranks.items())]
         parts += [s.say("topology.device_path", device=d, path=path) for d, path in sorted(p.path_devices.items())]
         s.add("topology.process", pid=p.pid, node=s.say("topology.on", node=p.node) if p.node else "",
