@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from ..knowledge import formats
 from ..reading.plog import LogTable
@@ -24,13 +25,20 @@ def codes_in(text: str) -> list[tuple[str, str]]:
     found += [(c, "runtime") for c in _RUNTIME.findall(text)]
     found += [(c.lower(), "retcode") for c in _RETCODE.findall(text)]
     found += [(c, "pta") for c in _PTA.findall(text)]
-    # a catalog form may spell its code in a way none of the above knows ("error code:507035")
-    if (hit := formats.codes().first(text)) is not None:
-        code = hit.values["ret_code"].lower()
-        family = next((f for f, shape in _CODE_SHAPES.items() if shape.match(code)), None)
-        if family and (code, family) not in found:
-            found.append((code, family))
+    if (pair := _catalog_code(text)) is not None and pair not in found:
+        found.append(pair)
     return found
+
+
+@lru_cache(maxsize=4096)   # a big bundle repeats each error message on every rank
+def _catalog_code(text: str) -> tuple[str, str] | None:
+    """The code a catalog form names, for forms that spell it in a way the patterns above miss
+    ("error code:507035")."""
+    if (hit := formats.codes().first(text)) is None:
+        return None
+    code = hit.values["ret_code"].lower()
+    family = next((f for f, shape in _CODE_SHAPES.items() if shape.match(code)), None)
+    return (code, family) if family else None
 
 
 def extract(log: LogTable) -> list[CodeSighting]:
