@@ -54,9 +54,9 @@ LOGICAL, PHYSICAL = "logical", "physical"
 IDS = (LOGICAL, PHYSICAL, "-")
 LEVELS = ("ERROR", "WARNING", "INFO", "EVENT", "DEBUG", "TRACE", "-")
 #: Named groups a regex may use, so that every family reads the same name the same way.
-GROUPS = ("device", "phy_device", "serial", "core_id", "core_type", "error_code", "errcode", "error_str",
-          "pc_start", "pc_start_second", "current", "stream", "task", "kernel", "op", "bin_size", "address",
-          "ret_code", "code", "module", "tid", "rank", "rank_num", "ip", "peer", "peer_ip", "role", "status", "timeout", "size")
+GROUPS = ("device", "serial", "core_id", "core_type", "error_code", "errcode", "error_str", "pc_start",
+          "pc_start_second", "current", "stream", "task", "kernel", "bin_size", "address", "ret_code", "code",
+          "module", "tid", "rank", "rank_num", "ip", "peer", "peer_ip", "role", "status")
 
 
 class FormatError(ValueError):
