@@ -49,3 +49,15 @@ def test_only_the_last_bundles_are_kept_and_forget_drops_them(tmp_path):
 def test_bundles_with_archives_are_never_kept(tmp_path):
     archive = shutil.make_archive(str(tmp_path / "bundle"), "gztar", SAMPLE)
     assert triage(archive).log is not triage(archive).log
+
+
+def test_the_apps_opener_keeps_its_reading_too(tmp_path):
+    from casebook.widgets.triage_app import TriageApp
+    bundle = tmp_path / "b"
+    shutil.copytree(SAMPLE, bundle)
+    app = TriageApp()
+    first = app.open(bundle)
+    again = app.open(bundle)
+    assert again.log is first.log and again.evidence is first.evidence
+    assert triage(bundle).log is first.log             # the CLI's path and the app's share one kept reading
+    assert app.opener.stage.value and app.opener.progress.value == app.opener.progress.max

@@ -14,8 +14,8 @@ from typing import Callable
 
 from ..evidence.items import Evidence
 from ..evidence.registry import KEEP, extract_evidence
-from ..reading.limits import Limits
 from ..reading import plog, scan
+from ..reading.limits import Limits
 from ..reading.plog import LogTable, read_plog
 
 #: How many bundles are kept (the one open and the one before it).
@@ -47,8 +47,10 @@ def signature(paths: tuple[str | os.PathLike, ...]) -> tuple | None:
 
 def read_case(*paths: str | os.PathLike, limits: Limits | None = None, engine: str = "local",
               scheduler: str | None = None, workers: int | None = None,
-              progress: Callable[[int, int], None] | None = None) -> tuple[LogTable, Evidence]:
-    """The bundle's log table and evidence: read now, or kept from an earlier open of the same bundle."""
+              progress: Callable[[int, int], None] | None = None,
+              read: Callable[[LogTable], None] | None = None) -> tuple[LogTable, Evidence]:
+    """The bundle's log table and evidence: read now, or kept from an earlier open of the same bundle; `read` is
+    told of a fresh log table before its evidence is extracted (a progress display's next stage)."""
     files = signature(paths)
     # how the reader reads (the selective thresholds, the compiled scanner) is part of what was read
     how = (plog.FULL_RECORDS_BELOW, plog.SELECTIVE_BUNDLE, scan.available(), limits, engine, scheduler)
@@ -61,6 +63,8 @@ def read_case(*paths: str | os.PathLike, limits: Limits | None = None, engine: s
         return log, evidence
     log = read_plog(*paths, keep=KEEP, limits=limits, engine=engine, scheduler=scheduler, workers=workers,
                     progress=progress)
+    if read is not None:
+        read(log)
     evidence = extract_evidence(log)
     if key is not None and not any(f.spool is not None for f in log.files):
         _KEPT[key] = (log, evidence)

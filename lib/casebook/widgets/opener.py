@@ -14,13 +14,12 @@ from typing import Callable
 
 import ipywidgets as w
 
-from ..evidence.registry import KEEP, extract_evidence
+from ..judging.readings import read_case
 from ..judging.triage import Triage
 from ..knowledge.kb import KnowledgeBase, load_kb
 from ..knowledge.messages import EN, say
 from ..knowledge.vocabulary import FactError, normalize
 from ..reading.bundle import BundleError, Pasted
-from ..reading.plog import read_plog
 from .paste_box import PasteBox
 
 UPLOAD_LIMIT_MIB = 256
@@ -66,12 +65,10 @@ class BundleOpener:
         self.progress.value = 0
         self.status.value = ""
         self._show_stage("ui.stage.start")
-        log = read_plog(*paths, keep=KEEP, progress=self._reading)
+        # the triage's own reading, so a bundle opened again in this process is not read again
+        log, evidence = read_case(*paths, progress=self._reading, read=self._extracting)
         if log.unusable_reason():
             raise BundleError(f"{', '.join(map(str, paths))}: {log.unusable_reason()}")
-        self._show_stage("ui.stage.evidence", files=len(log.files), lines=log.lines)
-        self.progress.value = self.progress.max - 2
-        evidence = extract_evidence(log)
         self.progress.value = self.progress.max - 1
         self._show_stage("ui.stage.ranking")
         if self.kb is None:
@@ -81,6 +78,11 @@ class BundleOpener:
         self.progress.value = self.progress.max
         self._show_stage("ui.stage.done", files=len(log.files), lines=log.lines, warnings=len(log.warnings))
         return t
+
+    def _extracting(self, log) -> None:
+        """The files are read; the evidence is next."""
+        self._show_stage("ui.stage.evidence", files=len(log.files), lines=log.lines)
+        self.progress.value = self.progress.max - 2
 
     def _reading(self, done: int, total: int) -> None:
         """One step per file read, then one for the evidence and one for the ranking."""
