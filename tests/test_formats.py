@@ -321,3 +321,12 @@ def test_an_ffts_kernel_line_brings_its_own_pc_start(tmp_path):
     (f,) = aicore.extract(read_plog(write_log(tmp_path, "plog-5_20260314100000000.log", text)))
     assert (f.kernel, f.stream_id, f.task_id) == ("MatMulV3_9fc2_mix_aic", 5, 911)
     assert any("also reported with pc start 0x124200009000" in n for n in f.notes)
+
+
+def test_a_peer_rank_of_thousands_of_digits_is_no_rank(tmp_path):
+    # a form that reads its peer with `\w+` must not hand a 4,301-digit run to int()
+    text = ("[ERROR] HCCL(9,python):2026-03-14-10:30:00.000.000 [t.cc:2][9]EI0002: The wait execution of the Notify "
+            "register times out. Reason: The Notify register has not received the Notify record from remote rank: ["
+            + "7" * 4301 + "].\n")
+    topo = topology_of(tmp_path, "plog-9_20260314100000000.log", text)
+    assert topo.ranks.links == []

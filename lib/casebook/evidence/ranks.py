@@ -99,6 +99,8 @@ def _links(lines, ident: dict[tuple, RankInfo]) -> list[LinkFailure]:
         if hit is None or not hit.values.get("peer", "").isdigit():
             continue      # "remote rank [unknown]", "remote rank:[local]" name no rank
         peer = hit.int("peer")
+        if peer is None:
+            continue      # a run of digits no rank number has
         if hit.form.part == "row":
             own = hit.int("rank") if own is None else own
         elif peer == own:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 
+from ..reading.grammar import number
 from .document import Problem
 
 PATH = "data/formats.tsv"
@@ -98,9 +99,10 @@ class Hit:
     values: dict[str, str]
 
     def int(self, group: str) -> int | None:
-        """A numeric group as an int (decimal, or hex with 0x), None when absent."""
+        """A numeric group as an int (decimal, or hex with 0x); None when absent, or for a decimal run longer than
+        any id or count (a group a form reads with a looser pattern than `\\d+`, such as `\\w+`)."""
         v = self.values.get(group)
-        return None if v is None else int(v, 16) if v.lower().startswith("0x") else int(v)
+        return None if v is None else int(v, 16) if v.lower().startswith("0x") else number(v)
 
 
 class Selection:
