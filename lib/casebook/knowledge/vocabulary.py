@@ -129,6 +129,11 @@ FACTS = {s.name: s for s in (
              "Inside the same container or host, `npu-smi info` lists the NPUs the job should use."),
     FactSpec("device_is_atlas_310p", "bool",
              "The job runs on an Atlas 310P chip (npu-smi info names 310P3: Atlas 300I Duo / 300I Pro / 300V cards)."),
+    FactSpec("cann_set_env_sourced", "bool",
+             "The shell or container entry point that starts the job sources CANN's set_env.sh (ascend-toolkit or cann "
+             "folder), so LD_LIBRARY_PATH holds its lib64."),
+    FactSpec("cann_toolkit_installed", "bool",
+             "The CANN toolkit is installed in (or mounted into) the machine or container that runs the job."),
 )}
 
 
