@@ -134,6 +134,19 @@ FACTS = {s.name: s for s in (
              "folder), so LD_LIBRARY_PATH holds its lib64."),
     FactSpec("cann_toolkit_installed", "bool",
              "The CANN toolkit is installed in (or mounted into) the machine or container that runs the job."),
+    # driver, CANN and build-time mismatches: environment-versions, op-binary-compile
+    FactSpec("failed_during_image_build", "bool",
+             "The failure happened while a container image was being built (a Dockerfile RUN step), where no NPU "
+             "and no driver are mounted."),
+    FactSpec("driver_matches_cann", "bool",
+             "The installed NPU driver and firmware are at or above the versions the CANN release's compatibility "
+             "table asks for (npu-smi info, /usr/local/Ascend/driver/version.info)."),
+    FactSpec("extension_built_with_other_abi", "bool",
+             "The custom C++ extension was compiled with a _GLIBCXX_USE_CXX11_ABI value other than "
+             "torch._C._GLIBCXX_USE_CXX11_ABI of the installed torch."),
+    FactSpec("job_python_is_cann_python", "bool",
+             "The Python that runs the job sees CANN's own Python packages (te, tbe, op_compile_tool from the toolkit's "
+             "python/site-packages or its wheels), e.g. `python -c \"import tbe.common\"` succeeds."),
 )}
 
 
