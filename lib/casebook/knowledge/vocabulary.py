@@ -144,6 +144,9 @@ FACTS = {s.name: s for s in (
     FactSpec("extension_built_with_other_abi", "bool",
              "The custom C++ extension was compiled with a _GLIBCXX_USE_CXX11_ABI value other than "
              "torch._C._GLIBCXX_USE_CXX11_ABI of the installed torch."),
+    FactSpec("opp_file_unreadable_by_job_user", "bool",
+             "The operator-package file the compiler names exists, but the user that runs the job cannot read it "
+             "(CANN installed by another user without --install-for-all, or its permissions changed)."),
     FactSpec("job_python_is_cann_python", "bool",
              "The Python that runs the job sees CANN's own Python packages (te, tbe, op_compile_tool from the toolkit's "
              "python/site-packages or its wheels), e.g. `python -c \"import tbe.common\"` succeeds."),
