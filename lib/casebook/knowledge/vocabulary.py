@@ -141,6 +141,9 @@ FACTS = {s.name: s for s in (
     FactSpec("driver_matches_cann", "bool",
              "The installed NPU driver and firmware are at or above the versions the CANN release's compatibility "
              "table asks for (npu-smi info, /usr/local/Ascend/driver/version.info)."),
+    FactSpec("firmware_matches_cann", "bool",
+             "The NPU firmware (the device's task-scheduler firmware) is at or above the version the CANN release's "
+             "compatibility table asks for (npu-smi info -t board, the firmware version.info)."),
     FactSpec("extension_built_with_other_abi", "bool",
              "The custom C++ extension was compiled with a _GLIBCXX_USE_CXX11_ABI value other than "
              "torch._C._GLIBCXX_USE_CXX11_ABI of the installed torch."),
