@@ -139,8 +139,8 @@ FACTS = {s.name: s for s in (
              "The failure happened while a container image was being built (a Dockerfile RUN step), where no NPU "
              "and no driver are mounted."),
     FactSpec("driver_matches_cann", "bool",
-             "The installed NPU driver and firmware are at or above the versions the CANN release's compatibility "
-             "table asks for (npu-smi info, /usr/local/Ascend/driver/version.info)."),
+             "The installed NPU driver package is at or above the version the CANN release's compatibility table "
+             "asks for (npu-smi info, /usr/local/Ascend/driver/version.info)."),
     FactSpec("firmware_matches_cann", "bool",
              "The NPU firmware (the device's task-scheduler firmware) is at or above the version the CANN release's "
              "compatibility table asks for (npu-smi info -t board, the firmware version.info)."),
