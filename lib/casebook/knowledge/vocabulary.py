@@ -150,6 +150,9 @@ FACTS = {s.name: s for s in (
     FactSpec("opp_file_unreadable_by_job_user", "bool",
              "The operator-package file the compiler names exists, but the user that runs the job cannot read it "
              "(CANN installed by another user without --install-for-all, or its permissions changed)."),
+    FactSpec("started_in_torch_npu_source_tree", "bool",
+             "Python was started in the torch_npu source checkout (or a folder holding a torch_npu directory), so "
+             "`import torch_npu` finds that folder before the installed package."),
     FactSpec("job_python_is_cann_python", "bool",
              "The Python that runs the job sees CANN's own Python packages (te, tbe, op_compile_tool from the toolkit's "
              "python/site-packages or its wheels), e.g. `python -c \"import tbe.common\"` succeeds."),
