@@ -134,6 +134,28 @@ FACTS = {s.name: s for s in (
              "folder), so LD_LIBRARY_PATH holds its lib64."),
     FactSpec("cann_toolkit_installed", "bool",
              "The CANN toolkit is installed in (or mounted into) the machine or container that runs the job."),
+    # driver, CANN and build-time mismatches: environment-versions, op-binary-compile
+    FactSpec("failed_during_image_build", "bool",
+             "The failure happened while a container image was being built (a Dockerfile RUN step), where no NPU "
+             "and no driver are mounted."),
+    FactSpec("driver_matches_cann", "bool",
+             "The installed NPU driver package is at or above the version the CANN release's compatibility table "
+             "asks for (npu-smi info, /usr/local/Ascend/driver/version.info)."),
+    FactSpec("firmware_matches_cann", "bool",
+             "The NPU firmware (the device's task-scheduler firmware) is at or above the version the CANN release's "
+             "compatibility table asks for (npu-smi info -t board, the firmware version.info)."),
+    FactSpec("extension_built_with_other_abi", "bool",
+             "The custom C++ extension was compiled with a _GLIBCXX_USE_CXX11_ABI value other than "
+             "torch._C._GLIBCXX_USE_CXX11_ABI of the installed torch."),
+    FactSpec("opp_file_unreadable_by_job_user", "bool",
+             "The operator-package file the compiler names exists, but the user that runs the job cannot read it "
+             "(CANN installed by another user without --install-for-all, or its permissions changed)."),
+    FactSpec("started_in_torch_npu_source_tree", "bool",
+             "Python was started in the torch_npu source checkout (or a folder holding a torch_npu directory), so "
+             "`import torch_npu` finds that folder before the installed package."),
+    FactSpec("job_python_is_cann_python", "bool",
+             "The Python that runs the job sees CANN's own Python packages (te, tbe, op_compile_tool from the toolkit's "
+             "python/site-packages or its wheels), e.g. `python -c \"import tbe.common\"` succeeds."),
 )}
 
 
