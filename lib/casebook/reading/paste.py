@@ -108,6 +108,13 @@ def _ray(line: str, state: PasteState) -> Cut | None:
     return Cut(m.end(), worker_pid=number(m["pid"])) if m and number(m["pid"]) is not None else None
 
 
+def _indent(line: str, state: PasteState) -> Cut | None:
+    """Indentation a paste added (a Markdown code block, a mail quote); not where the grammar reads the line with
+    its indentation (a traceback's frame, an error block's messages)."""
+    m = _INDENT.match(line)
+    return Cut(m.end()) if m and not opens_line(line) else None
+
+
 def _grep_file(line: str, state: PasteState) -> Cut | None:
     """`path:12:` of a matching line, or `path-12-` of a context line: a path grep quoted before, else the first
     split that leaves a log line (`-12-` may be part of a file name)."""
@@ -160,7 +167,7 @@ WRAPPERS: tuple[tuple[str, Callable[[str, PasteState], Cut | None], str, str], .
     ("grep_file", _grep_file, STICKY, ""),
     ("grep_line", _grep_line, STICKY, _DIGITS),
     # indentation stays where it is part of the text (an error block's TraceBack lines): never sticky
-    ("indent", _prefix(_INDENT), GUARDED, " \t"),
+    ("indent", _indent, GUARDED, " \t"),
 )
 
 # --- whole lines of the paste itself ------------------------------------------------------------------------
@@ -318,10 +325,13 @@ def read_peeled(header: Fields | None, p: Peeled | None, state: BlockState) -> t
         if plain != p.text and opens_line(plain):
             f = parse_line(plain, state)
             p = replace(p, text=plain, wrappers=p.wrappers + ("full_width",))
-    if f.kind == KIND_UNPARSED and p.level is not None and p.text[:1].strip():
+    if f.kind == KIND_UNPARSED and p.level is not None:
         # a script's or launcher's own log line: what it says is its own, its level is its logging prefix's; an
-        # indented or empty rest is a later line of a message logged in several (a traceback), not a message
-        f = Fields(KIND_CONSOLE, level=p.level, msg=p.text.strip())
+        # indented rest is a later line of a message logged in several (vLLM prefixes each line of a traceback),
+        # which the prefix's level does not describe
+        indented = not p.text[:1].strip()
+        f = Fields(KIND_CONSOLE, level=None if indented else p.level, msg=p.text.strip())
+        f.extra["logged_with"] = p.level
     return f, (p if p.wrappers else None)
 
 

@@ -20,9 +20,8 @@ from . import identity, rejoin, rotation, scan
 from .bundle import ROLE_TEXT, LogFile, Pasted, find_files
 from .encoding import LONG_LINE, LineTexts, as_read, binary_reason, leading_nuls, split_lines
 from .engine import run as engine_run
-from .grammar import (KIND_BLANK, KIND_BLOCK_HEAD, KIND_BLOCK_LINE, KIND_BLOCK_MSG, KIND_CONTINUATION,
-                      KIND_EXCEPTION_PRINT, KIND_PLOG, KIND_PTA, KIND_PYTHON, BlockState, Fields, number,
-                      parse_line)
+from .grammar import (KIND_BLANK, KIND_BLOCK_LINE, KIND_CONTINUATION, KIND_EXCEPTION_PRINT, KIND_PLOG, KIND_PTA,
+                      KIND_PYTHON, BlockState, Fields, number, parse_line)
 from .identity import RANK_IN_LINE
 from .paste import PasteState, Peeled, read_line
 from .quoted import quoted_files
@@ -34,7 +33,6 @@ from .limits import Limits
 PLOG_COLUMNS = ["file", "line", "kind", "level", "module", "pid", "pname", "time", "src", "tid", "func",
                 "stage", "code", "msg", "wrapper", "rank", "worker_pid", "src_file", "src_line", "joined"]
 
-ERROR_BLOCK_KINDS = (KIND_BLOCK_HEAD, KIND_BLOCK_MSG, KIND_BLOCK_LINE)
 _BINARY_SNIFF = 8192
 _FILE_TIME_KINDS = (KIND_EXCEPTION_PRINT, KIND_BLOCK_LINE, KIND_PYTHON)
 #: Files below this size get a record for every line. In larger ones (rotated plogs are up to 20 MiB of
@@ -103,9 +101,10 @@ class LogTable:
         return sum(f.size for f in self.files if not f.skipped)
 
     def errors(self) -> pd.DataFrame:
-        """ERROR-level records and the lines of error blocks (the `error_lines` of the contract)."""
+        """The records that state an error (the `error_lines` of the contract): ERROR-level records, among them every
+        message of an error block; a block's `TraceBack` marker and its advice lines are its layout, not errors."""
         r = self.records
-        return r[(r["level"] == "ERROR") | r["kind"].isin(ERROR_BLOCK_KINDS)]
+        return r[r["level"] == "ERROR"]
 
     def derive(self, name: str, build):
         """A view of the records built once by `build(self)` and shared by every family that asks for it."""

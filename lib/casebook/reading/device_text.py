@@ -1,0 +1,117 @@
+"""Device and hardware text: what the device, the kernel and the device tools print, read line by line.
+
+The device's `<exception_print>` register dump, the hisi_logs `history.log` records, kernel ring-buffer lines
+(dmesg, the bbox `kbox.txt`) with the APEI `[Hardware Error]` records in them, the exception stream the task
+scheduler reports to the console of a 310P, msaicerr's `info.txt`, and the failure lines of the driver's and
+DCMI's user libraries (npu-smi prints them). Each rule reads one named form and returns its Fields, or None.
+"""
+from __future__ import annotations
+
+import re
+from typing import Callable
+
+from .fields import KIND_BBOX, KIND_CONSOLE, KIND_EXCEPTION_PRINT, KIND_KERNEL, KIND_REPORT, BlockState, Fields, number
+
+_EXCEPTION_PRINT = re.compile(r"^<exception_print>(?P<msg>.*)$", re.S)
+_BBOX = re.compile(r"^\[(?P<date>\d{4}-\d\d-\d\d-\d\d:\d\d:\d\d\.\d{6})\] (?P<msg>.*)$", re.S)
+#: `[ 3981.402215] msg`: seconds since boot; APEI prints `{4}[Hardware Error]: ...` for each field of a record
+_KERNEL = re.compile(r"^\[\s*(?P<uptime>\d+\.\d{6})\] ?(?P<msg>.*)$", re.S)
+_HARDWARE_ERROR = re.compile(r"^(?:\{\d+\})?\[Hardware Error\]:")
+#: the task scheduler's exception stream, printed by the runtime on a 310P:
+#: `DEVICE[0] PID[358]:`, `EXCEPTION STREAM:`, then `Exception info:`, `Message info[0]:`, `Other info[0]:` lines
+_TS_DEVICE = re.compile(r"^DEVICE\[(?P<device>\d+)\] PID\[(?P<pid>\d+)\]:\s*$")
+_TS_STREAM = re.compile(r"^EXCEPTION STREAM:\s*$")
+_TS_INFO = re.compile(r"^\s*(?P<part>Exception|Message|Other) info(?:\[\d+\])?:\s*(?P<msg>.*)$", re.S)
+_TS_ERROR_CODE = re.compile(r"\berror code=0x[0-9a-fA-F]+")
+#: msaicerr's info.txt: numbered sections between stars, `key : value` fields, the instructions around the fault
+_AICERR_SECTION = re.compile(r"^\*{5,}\s*(?P<n>\d+)\.\s*(?P<title>[A-Za-z][\w ]*?)\s*\*{5,}\s*$")
+_AICERR_FIELD = re.compile(r"^(?P<key>[A-Za-z][\w ]*?)\s*:\s*(?P<value>\S.*)$", re.S)
+_AICERR_BITS = re.compile(r"^\w+ bit\[\d+:\d+\]=[01]+ meaning:")
+_AICERR_INSTRUCTION = re.compile(r"^(?:\* )?[0-9a-fA-F]+: \S")
+_AICERR_SOURCE = re.compile(r"^/\S+:\d+\s*$")
+_AICERR_PROSE = re.compile(r"^(?:related instructions \(error occured before the mark \*\):"
+                           r"|For complete instructions, please view \S+)\s*$")
+#: the field msaicerr names the AI Core error code in
+_AICERR_CODE = "code"
+#: the driver's and DCMI's user libraries: `DrvMngGetConsoleLogLevel failed. (g_conLogLevel=3)`,
+#: `dcmi module initialize failed. ret is -8005`
+_DRIVER_FAILED = re.compile(r"^(?P<func>[A-Za-z_]\w*(?: \w+)*) failed\.? ?(?:\((?P<args>\w+=[^)]*)\)|ret is (?P<ret>-?\d+))"
+                            r"\s*$")
+
+
+def _exception_print(line: str, state: BlockState) -> Fields | None:
+    m = _EXCEPTION_PRINT.match(line)
+    return Fields(KIND_EXCEPTION_PRINT, msg=m["msg"].strip()) if m else None
+
+
+def _bbox(line: str, state: BlockState) -> Fields | None:
+    m = _BBOX.match(line)
+    if not m:
+        return None
+    d = m["date"]
+    return Fields(KIND_BBOX, time=f"{d[:10]}T{d[11:19]}.{d[20:]}", msg=m["msg"].strip())
+
+
+def _kernel(line: str, state: BlockState) -> Fields | None:
+    m = _KERNEL.match(line)
+    if not m:
+        return None
+    msg = m["msg"].strip()
+    f = Fields(KIND_KERNEL, level="ERROR" if _HARDWARE_ERROR.match(msg) else None, msg=msg)
+    f.extra["uptime"] = m["uptime"]
+    return f
+
+
+def _ts_stream(line: str, state: BlockState) -> Fields | None:
+    m = _TS_DEVICE.match(line)
+    if m:
+        state.reset()
+        state.report = "ts_stream"
+        f = Fields(KIND_REPORT, pid=number(m["pid"]), msg=line.strip())
+        f.extra["device"] = number(m["device"])
+        return f
+    if _TS_STREAM.match(line):
+        state.report = "ts_stream"
+        return Fields(KIND_REPORT, msg=line.strip())
+    m = _TS_INFO.match(line)
+    if not m:
+        return None
+    # the message names the exception, the other info its error code: both state the fault
+    stated = m["part"] == "Message" or bool(_TS_ERROR_CODE.search(m["msg"]))
+    return Fields(KIND_REPORT, level="ERROR" if stated else None, msg=line.strip())
+
+
+def _aicerr(line: str, state: BlockState) -> Fields | None:
+    m = _AICERR_SECTION.match(line)
+    if m:
+        state.reset()
+        state.report = "aicerr"
+        f = Fields(KIND_REPORT, msg=line.strip())
+        f.extra["section"] = m["title"]
+        return f
+    if state.report != "aicerr":
+        return None
+    m = _AICERR_FIELD.match(line)
+    if m:
+        f = Fields(KIND_REPORT, level="ERROR" if m["key"] == _AICERR_CODE else None, msg=line.strip())
+        f.extra[m["key"]] = m["value"].strip()
+        return f
+    if any(p.match(line) for p in (_AICERR_BITS, _AICERR_INSTRUCTION, _AICERR_SOURCE, _AICERR_PROSE)):
+        return Fields(KIND_REPORT, msg=line.strip())
+    return None
+
+
+def _driver_failed(line: str, state: BlockState) -> Fields | None:
+    m = _DRIVER_FAILED.match(line)
+    return Fields(KIND_CONSOLE, level="ERROR", func=m["func"], msg=line.strip()) if m else None
+
+
+#: The rules, in the order they are tried.
+RULES: tuple[tuple[str, Callable[[str, BlockState], Fields | None]], ...] = (
+    ("exception_print", _exception_print),
+    ("bbox", _bbox),
+    ("kernel", _kernel),
+    ("ts_stream", _ts_stream),
+    ("aicerr", _aicerr),
+    ("driver_failed", _driver_failed),
+)

@@ -1,0 +1,296 @@
+"""Screen-capture rules: what CANN's error manager, torch_npu, Python and the frameworks print to a console.
+
+Each rule reads one named form and returns its Fields, or None; grammar.py tries them in RULES order. Lines that
+only make sense inside a block (a source line under a traceback frame, the advice under torch_npu's `[Error]:`
+line, the messages under a MindSpore report title) are read with the BlockState the lines before left.
+"""
+from __future__ import annotations
+
+import re
+from typing import Callable
+
+from .fields import (ECODE, KIND_BLOCK_HEAD, KIND_BLOCK_LINE, KIND_BLOCK_MSG, KIND_NPU_MESSAGE, KIND_PTA, KIND_PYTHON,
+                     KIND_REPORT, KIND_STACK, KIND_TORCH_WARNING, TS, BlockState, Fields, number, plog_time)
+
+# --- CANN's error manager -------------------------------------------------------------------------------------
+
+BLOCK_HEAD = re.compile(r"^(?P<prefix>.*?)\b(?P<code>" + ECODE + r"): (?:Inner|Internal) [Ee]rror!?\s*$")
+_BLOCK_MSGS = (
+    # EZ9999[PID: 3058434] 2026-08-03-20:55:35.272.841 (EZ9999):  msg
+    re.compile(r"^\s*(?P<code>" + ECODE + r")\[PID: ?(?P<pid>\d+)\] (?P<ts>" + TS + r") \((?P=code)\):\s*(?P<msg>.*)$",
+               re.S),
+    # EZ9999: [PID: 775] 2025-02-16-12:18:25.258.321 msg
+    re.compile(r"^\s*(?P<code>" + ECODE + r"): \[PID: ?(?P<pid>\d+)\] (?P<ts>" + TS + r") (?P<msg>.*)$", re.S),
+    # [PID: 389] 2026-05-01-10:59:14.702.326 Device_Absent/Abnormal(EL0001): msg
+    re.compile(r"^\s*\[PID: ?(?P<pid>\d+)\] (?P<ts>" + TS + r") (?P<title>[^()]*)\((?P<code>" + ECODE + r")\):\s*"
+               r"(?P<msg>.*)$", re.S),
+    # EZ9999: 2024-07-27-05:01:55.672.958  msg (no pid: CANN 7 releases of early 2024)
+    re.compile(r"^\s*(?P<code>" + ECODE + r"): (?P<ts>" + TS + r")\s+(?P<msg>.*)$", re.S),
+    # EH9999  msg: a later message of the block, its code repeated before it (CANN 8)
+    re.compile(r"^(?P<code>" + ECODE + r") {2,}(?P<msg>\S.*)$", re.S),
+)
+#: `msg[FUNC:ReportCallError][FILE:log_inner.cpp][LINE:161]`, `[THREAD:88417]` after it in some releases
+_FUNC_FILE_LINE = re.compile(r"^\s*(?P<msg>.*?)\s*\[FUNC:(?P<func>[^\]]*)\]\[FILE:(?P<file>[^\]]*)\]\[LINE:(?P<line>\d+)\]"
+                             r"(?:\[THREAD:\d+\])?\s*$", re.S)
+_TRACEBACK = re.compile(r"^\s*TraceBack \(most recent call last\):\s*$")
+_ADVICE = re.compile(r"^\s*(?P<key>Possible Cause|Solution|Reason):\s*(?P<msg>.*)$", re.S)
+#: HCCL's heartbeat report inside an EI0002 / EI0006 message: "there are(is) 1 abnormal device(s):" and one
+#: "Cluster Exception Location[IP/ID]:[...]" line per device
+_HCCL_CLUSTER = re.compile(r"^\s*(?:there are\(is\) \d+ abnormal device\(s\):|Cluster Exception Location\[IP/ID\]:)")
+
+
+def _block_msg(line: str, state: BlockState) -> Fields | None:
+    for pattern in _BLOCK_MSGS:
+        m = pattern.match(line)
+        if m:
+            d = m.groupdict()
+            time = plog_time(d["ts"]) if d.get("ts") else (state.time if m["code"] == state.code else None)
+            pid = number(d["pid"]) if d.get("pid") else (state.pid if m["code"] == state.code else None)
+            state.open_block(m["code"], pid, time)
+            f = Fields(KIND_BLOCK_MSG, level="ERROR", pid=pid, time=time, code=m["code"], msg=m["msg"].strip())
+            if d.get("title"):
+                f.extra["title"] = d["title"].strip()
+            return f
+    return None
+
+
+def _block_head(line: str, state: BlockState) -> Fields | None:
+    m = BLOCK_HEAD.match(line)
+    if not m:
+        return None
+    state.open_block(m["code"])
+    f = Fields(KIND_BLOCK_HEAD, level="ERROR", code=m["code"], msg=line.strip())
+    if m["prefix"].strip():
+        f.extra["prefix"] = m["prefix"].strip()
+    return f
+
+
+def _block_line(state: BlockState, msg: str, level: str | None = "ERROR", **fields) -> Fields:
+    state.in_block, state.in_python, state.npu_error, state.report = True, False, False, None
+    return Fields(KIND_BLOCK_LINE, level=level, pid=state.pid, time=state.time, code=state.code, msg=msg, **fields)
+
+
+def _func_file_line(line: str, state: BlockState) -> Fields | None:
+    """A message the error manager filed: it ends with the call site that filed it."""
+    m = _FUNC_FILE_LINE.match(line)
+    if not m or not m["msg"]:
+        return None
+    return _block_line(state, m["msg"], src=f"{m['file']}:{m['line']}", func=m["func"])
+
+
+def _traceback_marker(line: str, state: BlockState) -> Fields | None:
+    """The error manager's `TraceBack (most recent call last):`: the messages after it led to the one before."""
+    return _block_line(state, line.strip(), level=None) if _TRACEBACK.match(line) else None
+
+
+def _advice(line: str, state: BlockState) -> Fields | None:
+    """`Possible Cause:` / `Solution:` under an error-manager message (or its Reason, when printed apart)."""
+    m = _ADVICE.match(line)
+    if not m or not (state.in_block or line[:1].isspace()):
+        return None
+    f = _block_line(state, line.strip(), level=None)
+    f.extra["advice"] = m["key"]
+    return f
+
+
+def _hccl_cluster(line: str, state: BlockState) -> Fields | None:
+    return _block_line(state, line.strip()) if _HCCL_CLUSTER.match(line) else None
+
+
+# --- torch_npu and c10 -----------------------------------------------------------------------------------------
+
+_PTA = re.compile(
+    r"^\[(?P<level>[A-Z]+)\] (?P<date>\d{4}-\d\d-\d\d-\d\d:\d\d:\d\d) \(PID:(?P<pid>\d+), Device:(?P<device>-?\d+), "
+    r"RankID:(?P<rank>-?\d+)\) (?P<code>ERR\d{5}) (?P<module>[A-Z]+) (?P<msg>.*)$", re.S)
+#: c10's log prefix: `[W compiler_depend.ts:487]` (torch 2.1), `[W220 02:16:08.680800943 NPUStream.cpp:487]`
+#: (torch 2.4 on: month and day, time of day, sometimes the thread)
+_C10 = re.compile(r"^\[(?P<sev>[WEIF])(?:(?P<md>\d{3,4}) (?P<tod>\d\d:\d\d:\d\d(?:\.\d+)?)(?: \d+)?)?\s*"
+                  r"(?P<src>[^\]\s]+:\d+)\] (?P<msg>.*)$", re.S)
+_C10_LEVELS = {"W": "WARNING", "E": "ERROR", "I": "INFO", "F": "FATAL"}
+#: torch_npu explains a code in two lines: `[Error]: <what failed>.` then, indented, what to do
+_NPU_ERROR = re.compile(r"^\s*\[Error\]: ?(?P<msg>.*)$", re.S)
+_NPU_FUNCTION = re.compile(r"^\s*\(function (?P<func>\w+)\)\s*$")
+
+
+def _pta(line: str, state: BlockState) -> Fields | None:
+    m = _PTA.match(line)
+    if not m:
+        return None
+    state.reset()
+    f = Fields(KIND_PTA, level=m["level"], module=m["module"], pid=number(m["pid"]),
+               time=f"{m['date'][:10]}T{m['date'][11:19]}.000000", code=m["code"], msg=m["msg"].strip())
+    f.extra.update(device=number(m["device"]), rank=number(m["rank"]))
+    return f
+
+
+def _c10(line: str, state: BlockState) -> Fields | None:
+    m = _C10.match(line)
+    if not m:
+        return None
+    state.reset()
+    f = Fields(KIND_TORCH_WARNING, level=_C10_LEVELS[m["sev"]], src=m["src"], msg=m["msg"].strip())
+    if m["tod"]:   # the year is not printed: the time of day is kept aside, not as the line's time
+        f.extra["time_of_day"] = m["tod"]
+    return f
+
+
+def _npu_error(line: str, state: BlockState) -> Fields | None:
+    m = _NPU_ERROR.match(line)
+    if not m:
+        return None
+    state.reset()
+    state.npu_error = True
+    return Fields(KIND_NPU_MESSAGE, level="ERROR", msg=m["msg"].strip())
+
+
+def _npu_advice(line: str, state: BlockState) -> Fields | None:
+    """The indented advice line under `[Error]:` ("Rectify the fault based on the error information in ...")."""
+    if not state.npu_error or not line[:1].isspace() or not line.strip():
+        return None
+    state.npu_error = False
+    f = Fields(KIND_NPU_MESSAGE, msg=line.strip())
+    f.extra["advice"] = True
+    return f
+
+
+def _npu_function(line: str, state: BlockState) -> Fields | None:
+    m = _NPU_FUNCTION.match(line)
+    return Fields(KIND_NPU_MESSAGE, func=m["func"], msg=line.strip()) if m else None
+
+
+# --- Python ---------------------------------------------------------------------------------------------------
+
+_PY_TRACEBACK = re.compile(r"^\s*Traceback \(most recent call last\):\s*$")
+_PY_FRAME = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+)(?:, in (?P<func>.+))?$')
+_PY_EXC = re.compile(r"^(?P<exc>[A-Za-z_][\w.]*(?:Error|Exception|Interrupt|Exit)(?:_\w+)?): ?(?P<msg>.*)$", re.S)
+#: what Python prints between the tracebacks of chained exceptions, and before one raised at exit
+_PY_BETWEEN = re.compile(r"^(?:During handling of the above exception, another exception occurred:"
+                         r"|The above exception was the direct cause of the following exception:"
+                         r"|Error in atexit\._run_exitfuncs:|Exception ignored in: .*)\s*$")
+#: Python 3.11's markers under a source line: `^^^^` where the failing expression is, `~~~` around it
+_PY_MARKERS = re.compile(r"^\s*[~^]*\^[~^]*\s*$")
+
+
+def _py_traceback(line: str, state: BlockState) -> Fields | None:
+    if not _PY_TRACEBACK.match(line):
+        return None
+    state.reset()
+    state.in_python = True
+    return Fields(KIND_PYTHON, msg=line.strip())
+
+
+def _py_frame(line: str, state: BlockState) -> Fields | None:
+    """`File "x.py", line 12, in f`: a frame reads as one even when the paste left out the `Traceback` line."""
+    m = _PY_FRAME.match(line)
+    if not m:
+        return None
+    if not state.in_python:
+        state.reset()
+        state.in_python = True
+    return Fields(KIND_PYTHON, src=f"{m['file']}:{m['line']}", func=m["func"], msg=line.strip())
+
+
+def _py_exception(line: str, state: BlockState) -> Fields | None:
+    m = _PY_EXC.match(line)
+    if not m:
+        return None
+    state.reset()
+    f = Fields(KIND_PYTHON, level="ERROR", msg=line.strip())
+    f.extra["exception"] = m["exc"]
+    # "RuntimeError: call aclnnArange failed, detail:EZ9999: Inner Error!" opens a block too
+    head = BLOCK_HEAD.match(line)
+    if head:
+        state.open_block(head["code"])
+        f.code = head["code"]
+    return f
+
+
+def _py_between(line: str, state: BlockState) -> Fields | None:
+    if not _PY_BETWEEN.match(line):
+        return None
+    state.reset()
+    return Fields(KIND_PYTHON, msg=line.strip())
+
+
+def _py_markers(line: str, state: BlockState) -> Fields | None:
+    return Fields(KIND_PYTHON, msg=line.strip()) if _PY_MARKERS.match(line) else None
+
+
+# --- native call stacks and framework reports -------------------------------------------------------------------
+
+#: c10::Error's stack: `Exception raised from operator() at f.ts:1130 (most recent call first):`, `frame #0: ...`
+_CPP_RAISED = re.compile(r"^Exception raised from (?P<func>\S+) at (?P<src>\S+:\d+) \(most recent call first\):\s*$")
+_CPP_FRAME = re.compile(r"^frame #(?P<n>\d+): (?P<msg>.*)$", re.S)
+#: MindSpore's call stacks: `The function call stack:` then `In file /x.py:106/ code/`; `path.cc:917 Func`
+_MS_STACK_TITLE = re.compile(r"^The function call stack(?: \(See file '[^']*' for more details[^)]*\))?:\s*$")
+_MS_IN_FILE = re.compile(r"^In file (?P<src>\S+:\d+)/(?P<code>.*)/\s*$")
+_MS_CC_FRAME = re.compile(r"^(?P<src>[\w./-]+\.(?:cc|cpp|h|c):\d+) (?P<func>[\w:~]+)\s*$")
+#: MindSpore's error report: sections under a title (`- Ascend Error Message:`, `Kernel error:`), each between
+#: rules of dashes; the messages under an error title state the error
+_MS_RULE = re.compile(r"^-{20,}\s*$")
+_MS_TITLE = re.compile(r"^(?:- )?(?P<title>(?:Ascend|Framework|Kernel|Python|C\+\+|Operator|Graph)"
+                       r"(?: [A-Za-z+]+)*(?: Error(?: Message)?| Call Stack| error)):?(?: \(For framework developers\))?\s*$")
+
+
+def _cpp_stack(line: str, state: BlockState) -> Fields | None:
+    m = _CPP_RAISED.match(line)
+    if m:
+        state.reset()
+        return Fields(KIND_STACK, src=m["src"], func=m["func"], msg=line.strip())
+    m = _CPP_FRAME.match(line)
+    if m:
+        f = Fields(KIND_STACK, msg=m["msg"].strip())
+        f.extra["frame"] = number(m["n"])
+        return f
+    return None
+
+
+def _ms_stack(line: str, state: BlockState) -> Fields | None:
+    if _MS_STACK_TITLE.match(line):
+        state.reset()
+        state.report = "stack"
+        return Fields(KIND_STACK, msg=line.strip())
+    m = _MS_IN_FILE.match(line) or _MS_CC_FRAME.match(line)
+    if m:
+        return Fields(KIND_STACK, src=m["src"], func=m.groupdict().get("func"), msg=line.strip())
+    return None
+
+
+def _ms_report(line: str, state: BlockState) -> Fields | None:
+    if _MS_RULE.match(line):
+        state.in_block = state.in_python = False
+        return Fields(KIND_REPORT, msg=line.strip())
+    m = _MS_TITLE.match(line)
+    if m:
+        state.reset()
+        state.report = "stack" if m["title"].endswith("Stack") else "error"
+        f = Fields(KIND_REPORT, msg=line.strip())
+        f.extra["section"] = m["title"]
+        return f
+    if state.report == "error" and line[:1].strip() and not state.in_block:
+        return Fields(KIND_REPORT, level="ERROR", msg=line.strip())
+    return None
+
+
+#: The rules, in the order they are tried.
+RULES: tuple[tuple[str, Callable[[str, BlockState], Fields | None]], ...] = (
+    ("block_msg", _block_msg),
+    ("block_head", _block_head),
+    ("pta", _pta),
+    ("c10", _c10),
+    ("py_traceback", _py_traceback),
+    ("py_frame", _py_frame),
+    ("py_exception", _py_exception),
+    ("func_file_line", _func_file_line),
+    ("traceback_marker", _traceback_marker),
+    ("advice", _advice),
+    ("hccl_cluster", _hccl_cluster),
+    ("npu_error", _npu_error),
+    ("npu_advice", _npu_advice),
+    ("npu_function", _npu_function),
+    ("py_between", _py_between),
+    ("py_markers", _py_markers),
+    ("cpp_stack", _cpp_stack),
+    ("ms_stack", _ms_stack),
+    ("ms_report", _ms_report),
+)

@@ -1,0 +1,48 @@
+"""Shell furniture a capture carries between log lines: `ls -l` listings, the Python interpreter's banner, and
+the shell's report of a job a signal killed. Each rule reads one named form and returns its Fields, or None.
+"""
+from __future__ import annotations
+
+import re
+from typing import Callable
+
+from .fields import KIND_PASTE, BlockState, Fields
+
+#: `ls -l`: mode, links, owner, group, size, date in the locale's form (`8月 14 03:12`, `Aug 14 03:12`,
+#: `2024-08-14 03:12`), name; and the `total` line before, in English or Chinese
+_LS_ROW = re.compile(r"^[-dlcbps][rwxsStT-]{9}[.+@]?\s+\d+\s+\S+\s+\S+\s+\d[\d,]*\s+\S+\s+\S+\s+\S+\s+\S")
+_LS_TOTAL = re.compile(r"^(?:total|总用量|合计|合計)\s+\d+(?:[.,]\d+)?[KMGTP]?\s*$")
+#: `python` started at a prompt: `Python 3.8.18 (default, ...)`, `[GCC 11.2.0] :: Anaconda, Inc. on linux`,
+#: `Type "help", "copyright", "credits" or "license" for more information.`
+_PY_BANNER = re.compile(r'^(?:Python \d+\.\d+\.\d+\S* \(.*\)|\[(?:GCC|Clang|MSC)[^\]]*\].* on \w+'
+                        r'|Type "help", "copyright", "credits" or "license" for more information\.)\s*$')
+#: bash's report of a job a signal ended: `Aborted (core dumped)`, `bash: line 1: 4242 Killed   python x.py`
+_JOB_KILLED = re.compile(r"^(?:(?:\w+: line \d+: )?(?P<pid>\d+) +)?(?P<what>Aborted|Segmentation fault|Killed|Bus error"
+                         r"|Floating point exception|Illegal instruction)(?: +\(core dumped\))?"
+                         r"(?(pid)\s+\S.*|)\s*$")   # after a pid, the command follows
+
+
+def _listing(line: str, state: BlockState) -> Fields | None:
+    return Fields(KIND_PASTE, msg=line.strip()) if _LS_ROW.match(line) or _LS_TOTAL.match(line) else None
+
+
+def _banner(line: str, state: BlockState) -> Fields | None:
+    return Fields(KIND_PASTE, msg=line.strip()) if _PY_BANNER.match(line) else None
+
+
+def _job_killed(line: str, state: BlockState) -> Fields | None:
+    """The process died of a signal: the shell says so, and that is an error."""
+    m = _JOB_KILLED.match(line)
+    if not m:
+        return None
+    f = Fields(KIND_PASTE, level="ERROR", msg=line.strip())
+    f.extra["signal"] = m["what"]
+    return f
+
+
+#: The rules, in the order they are tried.
+RULES: tuple[tuple[str, Callable[[str, BlockState], Fields | None]], ...] = (
+    ("listing", _listing),
+    ("banner", _banner),
+    ("job_killed", _job_killed),
+)
