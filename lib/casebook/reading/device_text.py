@@ -35,8 +35,8 @@ _AICERR_PROSE = re.compile(r"^(?:related instructions \(error occured before the
 _AICERR_CODE = "code"
 #: the driver's and DCMI's user libraries: `DrvMngGetConsoleLogLevel failed. (g_conLogLevel=3)`,
 #: `dcmi module initialize failed. ret is -8005`
-_DRIVER_FAILED = re.compile(r"^(?P<func>[A-Za-z_]\w*(?: \w+)*) failed\.? ?(?:\((?P<args>\w+=[^)]*)\)|ret is (?P<ret>-?\d+))"
-                            r"\s*$")
+_DRIVER_FAILED = re.compile(r"^(?P<func>[A-Za-z_]\w*(?: \w+)*) failed\.? ?"
+                            r"(?:\((?P<args>\w+=[^)]*)\)|ret is (?P<ret>-?\d+))\s*$")
 
 
 def _exception_print(line: str, state: BlockState) -> Fields | None:

@@ -83,6 +83,7 @@ _TORCHRUN = re.compile(r"\[(?:rank|default)(?P<rank>\d+)\]: ?")
 # Ray actors and vLLM workers: `(pid=1)`, `(RayWorkerWrapper pid=1, ip=10.0.0.1)`, `(VllmWorker TP1 pid=1)`
 _RAY = re.compile(r"\((?:[A-Za-z_][\w.]*(?: [\w.=-]+)* )?pid=(?P<pid>\d+)(?:, ip=[^)\s]+)?\) ?")
 _COMPOSE = re.compile(r"[A-Za-z0-9][\w.-]*\s+\| ?")                          # docker compose `svc-1  | `
+_PROGRESS = re.compile(r"\.{2,}")                                           # a progress bar's dots, no newline after
 _GREP_MATCH = re.compile(r"(?P<file>[^\s:]+):(?P<line>\d+):")               # grep -rn, a matching line
 _GREP_CONTEXT = re.compile(r"-(?P<line>\d+)-")                              # grep -rn -C, a context line
 _GREP_LINE = re.compile(r"(?P<line>\d+)[:-]")                               # grep -n of one file
@@ -156,6 +157,7 @@ _ALNUM = _DIGITS + "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 #: with, "" for any: a line is tried only against the rules its first character allows).
 WRAPPERS: tuple[tuple[str, Callable[[str, PasteState], Cut | None], str, str], ...] = (
     ("quote", _prefix(_QUOTE), ALWAYS, ">"),
+    ("progress", _prefix(_PROGRESS), GUARDED, "."),
     ("kubectl_prefix", _prefix(_POD), ALWAYS, "["),
     ("timestamp", _prefix(_RFC3339), ALWAYS, _DIGITS),
     ("python_logging", _prefix(_PY_LOGGING), ALWAYS, "[" + _DIGITS),

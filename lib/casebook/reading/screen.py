@@ -9,8 +9,9 @@ from __future__ import annotations
 import re
 from typing import Callable
 
-from .fields import (ECODE, KIND_BLOCK_HEAD, KIND_BLOCK_LINE, KIND_BLOCK_MSG, KIND_NPU_MESSAGE, KIND_PTA, KIND_PYTHON,
-                     KIND_REPORT, KIND_STACK, KIND_TORCH_WARNING, TS, BlockState, Fields, number, plog_time)
+from .fields import (ECODE, KIND_BLOCK_HEAD, KIND_BLOCK_LINE, KIND_BLOCK_MSG, KIND_CONSOLE, KIND_NPU_MESSAGE, KIND_PTA,
+                     KIND_PYTHON, KIND_REPORT, KIND_STACK, KIND_TORCH_WARNING, TS, BlockState, Fields, number,
+                     plog_time)
 
 # --- CANN's error manager -------------------------------------------------------------------------------------
 
@@ -30,12 +31,14 @@ _BLOCK_MSGS = (
     re.compile(r"^(?P<code>" + ECODE + r") {2,}(?P<msg>\S.*)$", re.S),
 )
 #: `msg[FUNC:ReportCallError][FILE:log_inner.cpp][LINE:161]`, `[THREAD:88417]` after it in some releases
-_FUNC_FILE_LINE = re.compile(r"^\s*(?P<msg>.*?)\s*\[FUNC:(?P<func>[^\]]*)\]\[FILE:(?P<file>[^\]]*)\]\[LINE:(?P<line>\d+)\]"
+_FUNC_FILE_LINE = re.compile(r"^\s*(?P<msg>.*?)\[FUNC:(?P<func>[^\]]*)\]\[FILE:(?P<file>[^\]]*)\]\[LINE:(?P<line>\d+)\]"
                              r"(?:\[THREAD:\d+\])?\s*$", re.S)
 _TRACEBACK = re.compile(r"^\s*TraceBack \(most recent call last\):\s*$")
 _ADVICE = re.compile(r"^\s*(?P<key>Possible Cause|Solution|Reason):\s*(?P<msg>.*)$", re.S)
 #: HCCL's heartbeat report inside an EI0002 / EI0006 message: "there are(is) 1 abnormal device(s):" and one
 #: "Cluster Exception Location[IP/ID]:[...]" line per device
+#: the AI Core fault report's second line, after "The error from device(...)... dump info: pc start: ..."
+_EXTEND_INFO = re.compile(r"^\s*The extend info: errcode:\(")
 _HCCL_CLUSTER = re.compile(r"^\s*(?:there are\(is\) \d+ abnormal device\(s\):|Cluster Exception Location\[IP/ID\]:)")
 
 
@@ -75,7 +78,7 @@ def _func_file_line(line: str, state: BlockState) -> Fields | None:
     m = _FUNC_FILE_LINE.match(line)
     if not m or not m["msg"]:
         return None
-    return _block_line(state, m["msg"], src=f"{m['file']}:{m['line']}", func=m["func"])
+    return _block_line(state, line.strip(), src=f"{m['file']}:{m['line']}", func=m["func"])
 
 
 def _traceback_marker(line: str, state: BlockState) -> Fields | None:
@@ -97,6 +100,11 @@ def _hccl_cluster(line: str, state: BlockState) -> Fields | None:
     return _block_line(state, line.strip()) if _HCCL_CLUSTER.match(line) else None
 
 
+def _extend_info(line: str, state: BlockState) -> Fields | None:
+    """The AI Core fault report's `The extend info: errcode:(...) errorStr: ...`, its call site cut by the paste."""
+    return _block_line(state, line.strip()) if _EXTEND_INFO.match(line) else None
+
+
 # --- torch_npu and c10 -----------------------------------------------------------------------------------------
 
 _PTA = re.compile(
@@ -106,6 +114,9 @@ _PTA = re.compile(
 #: (torch 2.4 on: month and day, time of day, sometimes the thread)
 _C10 = re.compile(r"^\[(?P<sev>[WEIF])(?:(?P<md>\d{3,4}) (?P<tod>\d\d:\d\d:\d\d(?:\.\d+)?)(?: \d+)?)?\s*"
                   r"(?P<src>[^\]\s]+:\d+)\] (?P<msg>.*)$", re.S)
+#: torch_npu's own logger (ProcessGroupHCCL): `[591] [2026-04-30 03:58:27:937] torch.distributed: [ERROR] [692] msg`
+_NPU_LOGGER = re.compile(r"^\[(?P<pid>\d+)\] \[(?P<date>\d{4}-\d\d-\d\d) (?P<hms>\d\d:\d\d:\d\d):(?P<ms>\d{3})\] "
+                         r"(?P<logger>[\w.]+): ?\[(?P<level>[A-Z]+)\] \[(?P<tid>\d+)\] (?P<msg>.*)$", re.S)
 _C10_LEVELS = {"W": "WARNING", "E": "ERROR", "I": "INFO", "F": "FATAL"}
 #: torch_npu explains a code in two lines: `[Error]: <what failed>.` then, indented, what to do
 _NPU_ERROR = re.compile(r"^\s*\[Error\]: ?(?P<msg>.*)$", re.S)
@@ -132,6 +143,15 @@ def _c10(line: str, state: BlockState) -> Fields | None:
     if m["tod"]:   # the year is not printed: the time of day is kept aside, not as the line's time
         f.extra["time_of_day"] = m["tod"]
     return f
+
+
+def _npu_logger(line: str, state: BlockState) -> Fields | None:
+    m = _NPU_LOGGER.match(line)
+    if not m:
+        return None
+    state.reset()
+    return Fields(KIND_CONSOLE, level=m["level"], module=m["logger"], pid=number(m["pid"]), tid=m["tid"],
+                  time=f"{m['date']}T{m['hms']}.{m['ms']}000", msg=m["msg"].strip())
 
 
 def _npu_error(line: str, state: BlockState) -> Fields | None:
@@ -278,6 +298,7 @@ RULES: tuple[tuple[str, Callable[[str, BlockState], Fields | None]], ...] = (
     ("block_head", _block_head),
     ("pta", _pta),
     ("c10", _c10),
+    ("npu_logger", _npu_logger),
     ("py_traceback", _py_traceback),
     ("py_frame", _py_frame),
     ("py_exception", _py_exception),
@@ -285,6 +306,7 @@ RULES: tuple[tuple[str, Callable[[str, BlockState], Fields | None]], ...] = (
     ("traceback_marker", _traceback_marker),
     ("advice", _advice),
     ("hccl_cluster", _hccl_cluster),
+    ("extend_info", _extend_info),
     ("npu_error", _npu_error),
     ("npu_advice", _npu_advice),
     ("npu_function", _npu_function),
