@@ -430,3 +430,13 @@ def test_the_app_reads_what_is_pasted_into_its_box(tmp_path):
     app.opener.paste.read_button.click()
     assert [f.path for f in app.triage.log.files] == ["<paste>"]
     assert [f.kernel for f in app.triage.evidence.aicore_faults] == ["2_0_11_GatherV2"]
+
+
+def test_progress_dots_before_a_log_line_are_peeled(tmp_path):
+    # vllm-ascend#1383: a progress line's dots, no newline after them, then vLLM's ERROR line
+    text = ("..ERROR 06-23 10:51:59 [engine.py:458] The Inner error is reported as above.\n"
+            "...and the rest is prose\n")
+    r = read_plog(capture(tmp_path, text)).records
+    assert list(r["kind"]) == [KIND_CONSOLE, KIND_UNPARSED]
+    assert (r["level"][0], r["wrapper"][0], r["msg"][0]) == ("ERROR", "progress+vllm_logging",
+                                                             "The Inner error is reported as above.")

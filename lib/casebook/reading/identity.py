@@ -1,10 +1,10 @@
 """What a file's own lines say about it: its role when the path did not say, its pid and rank, and whether it
 starts in the middle of a record.
 
-A file whose path names no role is a screen capture when it holds an error block, a torch_npu or Python error,
-or when most of its lines came wrapped (a script's logging, a launcher's prefixes, grep output: paste.py); it
-is a host or device slog when most of its lines are slog headers; an environment dump when attachments.py
-knows its form. A process's rank, stated in one of its files (HCCL's SetupAgent line), holds for its others.
+A file whose path names no role is a screen capture when it holds an error block, a torch_npu or Python error, a
+call stack or a tool's report, or when most of its lines came wrapped (a script's logging, a launcher's prefixes,
+grep output: paste.py); it is a host or device slog when most of its lines are slog headers; an environment dump
+when attachments.py knows its form. A process's rank, stated in one of its files (HCCL's SetupAgent line), holds for its others.
 """
 from __future__ import annotations
 
@@ -13,10 +13,13 @@ from collections import Counter
 
 from . import attachments
 from .bundle import ROLE_DEVICE_LOG, ROLE_ENVIRONMENT, ROLE_HOST_PLOG, ROLE_SCREEN, ROLE_TEXT, LogFile, slog_role
-from .grammar import (KIND_ATTACHMENT, KIND_BLANK, KIND_BLOCK_HEAD, KIND_BLOCK_MSG, KIND_PLOG, KIND_PTA, KIND_PYTHON,
-                      KIND_UNPARSED)
+from .grammar import (KIND_ATTACHMENT, KIND_BLANK, KIND_BLOCK_HEAD, KIND_BLOCK_LINE, KIND_BLOCK_MSG, KIND_NPU_MESSAGE,
+                      KIND_PLOG, KIND_PTA, KIND_PYTHON, KIND_REPORT, KIND_STACK, KIND_UNPARSED)
 
-_CAPTURE_KINDS = {KIND_BLOCK_HEAD, KIND_BLOCK_MSG, KIND_PTA, KIND_PYTHON}
+#: What only a console shows: an error block (whole or a part of it), torch_npu's lines, a traceback or call
+#: stack, a tool's or framework's report.
+_CAPTURE_KINDS = {KIND_BLOCK_HEAD, KIND_BLOCK_MSG, KIND_BLOCK_LINE, KIND_PTA, KIND_NPU_MESSAGE, KIND_PYTHON, KIND_STACK,
+                  KIND_REPORT}
 #: HCCL's init line of a process, which states its rank.
 RANK_IN_LINE = re.compile(r"\bSetupAgent rankNum\[\d+\], rank\[(?P<rank>\d+)\]")
 

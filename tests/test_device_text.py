@@ -1,0 +1,90 @@
+"""Device, hardware and shell text (reading/device_text.py, reading/shell.py) and the console form of old slog
+records, each on a real line; the source is cited beside it (the captures' SOURCE.md files give their URLs)."""
+from casebook.reading.grammar import (KIND_CONSOLE, KIND_KERNEL, KIND_PASTE, KIND_PLOG, KIND_REPORT, KIND_UNPARSED,
+                                      BlockState, opens_line, parse_line)
+
+
+def read(*lines: str) -> list:
+    """The fields of consecutive lines of one capture."""
+    state = BlockState()
+    return [parse_line(line, state) for line in lines]
+
+
+def test_kernel_ring_buffer_lines_and_apei_records():
+    # corpus modelarts-8rank-job, the KERNEL slog line quoting the ring buffer: the same record as dmesg prints it
+    record, severity = read("[583733.716899] {1}[Hardware Error]: Hardware error from APEI Generic Hardware Error "
+                            "Source: 0", "[583733.716904] {1}[Hardware Error]: event severity: recoverable")
+    assert (record.kind, record.level, record.extra["uptime"]) == (KIND_KERNEL, "ERROR", "583733.716899")
+    assert record.msg.startswith("{1}[Hardware Error]: Hardware error from APEI")
+    assert severity.level == "ERROR"
+    # corpus aicore-old-slog-layout, a device-os KERNEL line: a ring-buffer line that states no hardware error
+    (f,) = read("[17959.105237]  [devdrv] [devdrv_manager_get_cpu_info 1824] <dmp_daemon:8380> aicpu_num=14, ccpu_num=1")
+    assert (f.kind, f.level) == (KIND_KERNEL, None)
+
+
+def test_the_task_schedulers_exception_stream():
+    # LlamaFactory#3670 (310P console): the stream, the exception it names, its error code
+    lines = read("DEVICE[0] PID[358]: ", "EXCEPTION STREAM:",
+                 "  Exception info:TGID=196191, model id=65535, stream id=3, stream phase=3",
+                 "  Message info[0]:RTS_HWTS: aicore exception, slot_id=31, stream_id=3",
+                 "    Other info[0]:time=2024-05-10-10:44:52.267.860, function=int_process_hwts_task_exception, "
+                 "line=296, error code=0x26")
+    assert {f.kind for f in lines} == {KIND_REPORT}
+    assert [f.level for f in lines] == [None, None, None, "ERROR", "ERROR"]
+    assert (lines[0].pid, lines[0].extra["device"]) == (358, 0)
+
+
+def test_msaicerr_info_dump():
+    # CANN 5.0.4 AI Core Error Analyzer guide (2020), rebuilt with new values: fields only inside the report
+    lines = read("***********************1. Basic information********************", "device id : 0",
+                 "***********************2. AICERROR code***********************", "code : 0x10",
+                 "ccu_err_addr bit[22:8]=000011110100000 meaning:CCU Error Address [17:3] approximate:0x3d00",
+                 "***********************3. Instructions************************", "current pc : 0x1010001852a8",
+                 "related instructions (error occured before the mark *):", "298: <not available>",
+                 "* 2a8: <not available>", "/home/train/aic_result/kernel_meta/te_transdata_3a91c07d.cce:41")
+    assert {f.kind for f in lines} == {KIND_REPORT}
+    assert [f.msg for f in lines if f.level == "ERROR"] == ["code : 0x10"]
+    assert lines[0].extra["section"] == "Basic information" and lines[6].extra["current pc"] == "0x1010001852a8"
+    assert read("device id : 0")[0].kind == KIND_UNPARSED, "a key : value line outside the report is prose"
+
+
+def test_driver_and_dcmi_failure_lines():
+    # vllm-ascend#2698 (npu-smi in a container)
+    lines = read("DrvMngGetConsoleLogLevel failed. (g_conLogLevel=3)", "dcmi module initialize failed. ret is -8005")
+    assert [(f.kind, f.level) for f in lines] == [(KIND_CONSOLE, "ERROR")] * 2
+    assert lines[0].func == "DrvMngGetConsoleLogLevel"
+
+
+def test_shell_listings_banners_and_a_killed_job():
+    # LlamaFactory#5189 (Chinese locale) and 34-rebuilt-bbox-history-heartbeat-zh: `ls -l`
+    lines = read("总用量 64", "lrwxrwxrwx  1 root root    18  8月 15 14:20 acllib -> ../8.0.RC2/runtime",
+                 "-r-xr-x---  1 root root 31988  8月 15 14:25 remove_latest_softlink.sh",
+                 "drwxr-x--- 3 root root 4096  8月 14 03:12 bbox", "total 16")
+    assert [(f.kind, f.level) for f in lines] == [(KIND_PASTE, None)] * 5
+    # Ascend/pytorch#7: the interpreter's banner, and the shell's word on the abort
+    lines = read("Python 3.8.18 (default, Sep 11 2023, 13:19:25)", "[GCC 11.2.0] :: Anaconda, Inc. on linux",
+                 'Type "help", "copyright", "credits" or "license" for more information.', "Aborted (core dumped)")
+    assert [f.kind for f in lines] == [KIND_PASTE] * 4
+    assert (lines[3].level, lines[3].extra["signal"]) == ("ERROR", "Aborted")
+    assert read("Aborted the run after 3 epochs")[0].kind == KIND_UNPARSED
+
+
+def test_old_console_and_slog_forms():
+    # Ascend/pytorch porting guide FAQ (2021): a runtime record printed to the console, no process name, no time
+    (f,) = read("[ERROR] RUNTIME(160809)kernel task happen error, retCode=0x28, [aicpu timeout].")
+    assert (f.kind, f.level, f.module, f.pid, f.msg) == (KIND_CONSOLE, "ERROR", "RUNTIME", 160809,
+                                                          "kernel task happen error, retCode=0x28, [aicpu timeout].")
+    # the same guide (2021): a GE slog line whose file is a relative path, then thread and function
+    (f,) = read("[ERROR] GE(24836,python3.7):2021-01-27-18:27:51.562.111 [../../../../../../graphengine/ge/"
+                "engine_manager/dnnengine_manager.cc:266]25155 GetDNNEngineName: ErrorNo: 1343242282(assign engine "
+                "failed) GetDNNEngineName:Op type SigmoidCrossEntropyWithLogitsV2 of ops kernel AIcoreEngine is unsupported")
+    assert (f.kind, f.pid, f.time, f.tid, f.func) == (KIND_PLOG, 24836, "2021-01-27T18:27:51.562111", "25155",
+                                                       "GetDNNEngineName")
+    assert f.src == "../../../../../../graphengine/ge/engine_manager/dnnengine_manager.cc:266"
+    assert f.msg.startswith("ErrorNo: 1343242282")
+    # corpus aicore-old-slog-layout, a device-os DRV line of 2020
+    (f,) = read("[WARNING] DRV(8868,ascend_monitor):2020-09-09-15:22:30.276.556 [hardware/build/../dev_core/devdrv/"
+                "devdrv_time.c:154][devdrv] [devdrv_is_localtime_exist 154] unable to open /home/HwHiAiUser/hdcd/"
+                "device0/etc/localtime.")
+    assert (f.kind, f.level, f.src) == (KIND_PLOG, "WARNING", "hardware/build/../dev_core/devdrv/devdrv_time.c:154")
+    assert opens_line("[ERROR] RUNTIME(160809)kernel task happen error") and not opens_line("[ERROR] RUNTIME x")

@@ -1,0 +1,162 @@
+"""Screen-capture forms (reading/screen.py), each on a real line; the source is cited beside it (the captures'
+SOURCE.md files give their URLs and licences)."""
+from casebook.reading.grammar import (KIND_BLOCK_HEAD, KIND_BLOCK_LINE, KIND_BLOCK_MSG, KIND_CONSOLE, KIND_NPU_MESSAGE,
+                                      KIND_PYTHON, KIND_REPORT, KIND_STACK, KIND_TORCH_WARNING, KIND_UNPARSED,
+                                      BlockState, parse_line)
+
+
+def read(*lines: str) -> list:
+    """The fields of consecutive lines of one capture."""
+    state = BlockState()
+    return [parse_line(line, state) for line in lines]
+
+
+def test_a_block_message_without_pid_and_one_with_its_code_repeated():
+    # Open-Sora-Plan#360 (CANN of mid 2024): "CODE: time  msg"
+    (f,) = read("EZ9999: 2024-07-27-05:01:55.672.958  get unsupported atten_mask shape, the shape is [2, 1, 28800, "
+                "28800][FUNC:AnalyzeOptionalInput][FILE:flash_attention_score_tiling_general.cpp][LINE:1179]")
+    assert (f.kind, f.level, f.code, f.time) == (KIND_BLOCK_MSG, "ERROR", "EZ9999", "2024-07-27T05:01:55.672958")
+    # LlamaFactory#5347 (CANN 8): "CODE  msg" after the block's head, then its TraceBack
+    head, msg, marker = read("EH9999: Inner Error!",
+                             "EH9999  wait for compute device to finish failed, runtime result = 107020.[FUNC:"
+                             "ReportCallError][FILE:log_inner.cpp][LINE:161]",
+                             "        TraceBack (most recent call last):")
+    assert (head.kind, msg.kind, msg.code, msg.level) == (KIND_BLOCK_HEAD, KIND_BLOCK_MSG, "EH9999", "ERROR")
+    assert msg.msg.startswith("wait for compute device to finish failed")
+    assert (marker.kind, marker.level, marker.code) == (KIND_BLOCK_LINE, None, "EH9999")
+
+
+def test_a_block_the_paste_began_inside_reads_from_its_call_sites():
+    # vllm-ascend#8186: the paste starts at the block's second line, no head, no TraceBack
+    first, second, plain = read(
+        "        rtDeviceSynchronizeWithTimeout execution failed, reason=lost heartbeat[FUNC:FuncErrorReason]"
+        "[FILE:error_message_manage.cc][LINE:65]",
+        "        wait for compute device to finish failed, runtime result = 507010.[FUNC:ReportCallError]"
+        "[FILE:log_inner.cpp][LINE:148]",
+        "        Device not found or invalid.")
+    assert (first.kind, first.level, first.src, first.func) == (KIND_BLOCK_LINE, "ERROR", "error_message_manage.cc:65",
+                                                                "FuncErrorReason")
+    assert first.msg.endswith("[LINE:65]"), "the message keeps its call site"
+    assert (second.kind, plain.kind, plain.level) == (KIND_BLOCK_LINE, KIND_BLOCK_LINE, "ERROR")
+    # MindAct#1752 (CANN 8, MindSpore): a [THREAD:n] after the call site
+    (f,) = read("        AICPU Kernel task happen error, retCode=0x2a.[FUNC:GetError][FILE:stream.cc][LINE:1512]"
+                "[THREAD:88417]")
+    assert (f.kind, f.src) == (KIND_BLOCK_LINE, "stream.cc:1512")
+    # a bracket pair that is not the call site is no block line
+    assert read("see [FUNC:x] in the docs")[0].kind == KIND_UNPARSED
+
+
+def test_a_traceback_marker_at_column_zero_opens_a_block():
+    # vllm-ascend#16667: the marker unindented, the report line under it indented, its extend info unindented
+    marker, report, extend = read(
+        "TraceBack (most recent call last):",
+        "        The error from device(chipId:3, dieId:0), serial number is 45, there is an exception of fftsplus "
+        "aivector error, core id is 10, error code = 0, dump info: pc start: 0x125603df147c",
+        "The extend info: errcode:(0, 0x1000, 0) errorStr: The VEC instruction parameter is invalid.")
+    assert (marker.kind, marker.level) == (KIND_BLOCK_LINE, None)
+    assert (report.kind, report.level, extend.kind, extend.level) == (KIND_BLOCK_LINE, "ERROR", KIND_BLOCK_LINE, "ERROR")
+
+
+def test_advice_lines_and_hccl_cluster_lines_belong_to_the_block():
+    # vllm-ascend#8186: EL0001 with its Possible Cause and Solution
+    msg, cause, solution = read(
+        "[PID: 1070] 2026-04-30-23:39:01.135.160 Device_Absent/Abnormal(EL0001): Device not found or invalid.",
+        "        Possible Cause: Device does not exist or is abnormal.",
+        "        Solution: Check the error messages in the log.")
+    assert (cause.kind, cause.level, cause.code, cause.extra["advice"]) == (KIND_BLOCK_LINE, None, "EL0001",
+                                                                            "Possible Cause")
+    assert (solution.extra["advice"], solution.time) == ("Solution", msg.time)
+    # Ascend/pytorch docs, HCCL_timeout.md: EI0002's heartbeat report goes on over lines of its own
+    lines = read("EI0002: [PID: 7277] 2024-11-28-11:59:30.645.648 The wait execution of the Notify register times out.",
+                 "there are(is) 1 abnormal device(s):",
+                 "    Cluster Exception Location[IP/ID]:[90.90.92.240/1], Arrival Time:[Thu Nov 28 11:56:34 2024], "
+                 "Discoverer:[90.90.92.240/0], ExceptionType:[Heartbeat Lost Occurred]")
+    assert [f.kind for f in lines] == [KIND_BLOCK_MSG, KIND_BLOCK_LINE, KIND_BLOCK_LINE]
+    assert {f.code for f in lines} == {"EI0002"}
+    # an advice line outside a block, at column zero, is prose
+    assert read("Solution: reinstall")[0].kind == KIND_UNPARSED
+
+
+def test_c10_prefixes_of_torch_2_4_on():
+    # vllm-ascend#8186 and vllm-ascend#6573: month and day, time of day, then the call site
+    (w,) = read("[W430 23:39:01.305254567 NPUStream.cpp:577] Warning: NPU warning, error code is 507010[Error]: ")
+    assert (w.kind, w.level, w.src, w.time, w.extra["time_of_day"]) == (
+        KIND_TORCH_WARNING, "WARNING", "NPUStream.cpp:577", None, "23:39:01.305254567")
+    (e,) = read("[E205 11:47:24.695215771 compiler_depend.ts:444] operator():build/CMakeFiles/torch_npu.dir/"
+                "compiler_depend.ts:1130 NPU function error: call aclnnFlashAttentionScore failed, error code is 561103")
+    assert (e.kind, e.level, e.src) == (KIND_TORCH_WARNING, "ERROR", "compiler_depend.ts:444")
+
+
+def test_torch_npu_logger_and_code_explanation():
+    # vllm-ascend#8818: ProcessGroupHCCL's logger
+    (f,) = read("[591] [2026-04-30 03:58:27:937] torch.distributed: [ERROR] [692] Find exception when "
+                "finishedNPUExecutionInternal, query:build/CMakeFiles/torch_npu.dir/compiler_depend.ts:61 NPU function "
+                "error: acl::AclQueryEventRecordedStatus(event_, &currStatus), error code is 507011")
+    assert (f.kind, f.level, f.module, f.pid, f.tid, f.time) == (
+        KIND_CONSOLE, "ERROR", "torch.distributed", 591, "692", "2026-04-30T03:58:27.937000")
+    assert f.msg.startswith("Find exception when finishedNPUExecutionInternal")
+    # vllm-ascend#8186: the explanation torch_npu prints after a code, and the function a warning came from
+    function, error, advice = read(" (function npuSynchronizeUsedDevices)",
+                                   "[Error]: The task scheduler loses the heartbeat. ",
+                                   "        Rectify the fault based on the error information in the ascend log.")
+    assert (function.kind, function.func, function.level) == (KIND_NPU_MESSAGE, "npuSynchronizeUsedDevices", None)
+    assert (error.kind, error.level, error.msg) == (KIND_NPU_MESSAGE, "ERROR", "The task scheduler loses the heartbeat.")
+    assert (advice.kind, advice.level, advice.extra["advice"]) == (KIND_NPU_MESSAGE, None, True)
+    # the advice is read only under its [Error]: line
+    assert read("        Rectify the fault based on the error information in the ascend log.")[0].kind == KIND_UNPARSED
+
+
+def test_python_tracebacks_as_pasted():
+    # Ascend/pytorch docs, initialization_error.md: frames without the Traceback line, one-space source lines
+    frame, source = read('File "/home/HwHiAiUser/anaconda3/envs/PyTorch-2.1.0/lib/python3.9/site-packages/torch/'
+                         'serialization.py", line 359, in _privateuse1_deserialize',
+                         " return getattr(obj, backend_name)(device_index)")
+    assert (frame.kind, frame.func, frame.level) == (KIND_PYTHON, "_privateuse1_deserialize", None)
+    assert (source.kind, source.level) == (KIND_PYTHON, None)
+    # vllm-ascend#6611: Python 3.11's markers under a source line
+    assert read("                           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^")[0].kind == KIND_PYTHON
+    # Ascend/pytorch porting guide (2021): the exception Python reports at exit
+    assert read("Error in atexit._run_exitfuncs:")[0].kind == KIND_PYTHON
+    # Python's own lines between chained tracebacks
+    assert read("During handling of the above exception, another exception occurred:")[0].kind == KIND_PYTHON
+    assert read("The above exception was the direct cause of the following exception:")[0].kind == KIND_PYTHON
+    # gpustack#3284: an exception class named with a suffix after "Error"
+    (f,) = read("gpustack_runtime.detector.pydcmi.DCMIError_LibraryNotFound: Library Not Found")
+    assert (f.kind, f.level, f.extra["exception"]) == (KIND_PYTHON, "ERROR",
+                                                       "gpustack_runtime.detector.pydcmi.DCMIError_LibraryNotFound")
+
+
+def test_native_call_stacks():
+    # vllm-ascend#6573: c10::Error's stack
+    raised, frame = read("Exception raised from operator() at build/CMakeFiles/torch_npu.dir/compiler_depend.ts:1130 "
+                         "(most recent call first):",
+                         "frame #0: c10::Error::Error(c10::SourceLocation, std::__cxx11::basic_string<char, "
+                         "std::char_traits<char>, std::allocator<char> >) + 0xb0 (0xffffad6bc700 in /usr/local/lib/"
+                         "python3.11/site-packages/torch/lib/libc10.so)")
+    assert (raised.kind, raised.src, raised.func) == (KIND_STACK, "build/CMakeFiles/torch_npu.dir/compiler_depend.ts:1130",
+                                                      "operator()")
+    assert (frame.kind, frame.extra["frame"], frame.level) == (KIND_STACK, 0, None)
+    # mindocr#615 (MindSpore 2.2): the Python call stack of a graph node
+    title, where = read("The function call stack:",
+                        "In file /home/ma-user/anaconda3/envs/MindSpore/lib/python3.7/site-packages/mindspore/train/"
+                        "dataset_helper.py:106/        outputs = self.get_next()/")
+    assert (title.kind, where.kind, where.src) == (
+        KIND_STACK, KIND_STACK, "/home/ma-user/anaconda3/envs/MindSpore/lib/python3.7/site-packages/mindspore/train/"
+                                "dataset_helper.py:106")
+
+
+def test_mindspore_error_report():
+    # MindAct#1752 (MindSpore 2.3): a kernel error, then the Ascend error message, each section between rules
+    lines = read("Kernel error:", "-" * 52, "Launch kernel failed: Bprop/gradDense/Reshape-op415", "",
+                 "-" * 52, "- Ascend Error Message:", "-" * 52, "E39999: Inner Error!")
+    assert [f.kind for f in lines] == [KIND_REPORT, KIND_REPORT, KIND_REPORT, "blank", KIND_REPORT, KIND_REPORT,
+                                       KIND_REPORT, KIND_BLOCK_HEAD]
+    assert [f.level for f in lines[:3]] == [None, None, "ERROR"]
+    assert lines[5].extra["section"] == "Ascend Error Message"
+    # mindyolo#186 (MindSpore 2.x): the C++ call stack section
+    title, rule, frame = read("- C++ Call Stack: (For framework developers)", "-" * 52,
+                              "mindspore/ccsrc/runtime/device/kernel_runtime.cc:108 LockRuntime")
+    assert (title.extra["section"], frame.kind, frame.src, frame.func) == (
+        "C++ Call Stack", KIND_STACK, "mindspore/ccsrc/runtime/device/kernel_runtime.cc:108", "LockRuntime")
+    # a line under no error title is no error
+    assert read("Launch kernel failed: Bprop/gradDense/Reshape-op415")[0].kind == KIND_UNPARSED
