@@ -160,3 +160,30 @@ def test_mindspore_error_report():
         "C++ Call Stack", KIND_STACK, "mindspore/ccsrc/runtime/device/kernel_runtime.cc:108", "LockRuntime")
     # a line under no error title is no error
     assert read("Launch kernel failed: Bprop/gradDense/Reshape-op415")[0].kind == KIND_UNPARSED
+
+
+def test_torchrun_failure_summary_and_banner():
+    # the summary torchrun writes under ChildFailedError (torch 2.x elastic launcher), as published in
+    # verl-project/verl and LLaMA issue threads
+    lines = read("torch.distributed.elastic.multiprocessing.errors.ChildFailedError: ", "=" * 60,
+                 "verl.trainer.fsdp_sft_trainer FAILED", "-" * 60, "Failures:", "  <NO_OTHER_FAILURES>", "-" * 60,
+                 "Root Cause (first observed failure):", "[0]:", "  time      : 2025-07-31_10:50:07",
+                 "  rank      : 1 (local_rank: 1)", "  exitcode  : 1 (pid: 3248030)", "  error_file: <N/A>",
+                 "  traceback : To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html", "=" * 60)
+    assert lines[0].kind == KIND_PYTHON and {f.kind for f in lines[1:]} == {KIND_REPORT}
+    assert [f.msg for f in lines if f.level == "ERROR"] == [lines[0].msg, "verl.trainer.fsdp_sft_trainer FAILED"]
+    assert (lines[10].extra["rank"], lines[11].extra["exitcode"]) == (1, "1 (pid: 3248030)")
+    assert read("  rank      : 1 (local_rank: 1)")[0].kind == KIND_UNPARSED, "a field outside the summary is prose"
+    banner, warning = read("*" * 41, "Setting OMP_NUM_THREADS environment variable for each process to be 1 in default, "
+                                     "to avoid your system being overloaded, please further tune the variable for "
+                                     "optimal performance in your application as needed. ")
+    assert (banner.kind, warning.kind, warning.level) == (KIND_REPORT, KIND_CONSOLE, "WARNING")
+
+
+def test_mindspore_slog_lines_name_thread_and_function():
+    # mindocr#615 (MindSpore 2.2): (pid,thread,pname) and `[file:line] Function] message`
+    (f,) = read("[ERROR] DEVICE(3187425,ffff8a7fd1e0,python):2023-12-06-09:41:17.553.208 [mindspore/ccsrc/plugin/"
+                "device/ascend/hal/device/ascend_kernel_runtime.cc:761] DumpTaskExceptionInfo] Task fail infos "
+                "task_id: 2, stream_id: 51")
+    assert (f.pid, f.pname, f.tid, f.func, f.msg) == (3187425, "python", "ffff8a7fd1e0", "DumpTaskExceptionInfo",
+                                                      "Task fail infos task_id: 2, stream_id: 51")

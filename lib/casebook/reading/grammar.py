@@ -3,8 +3,8 @@
 A line is first tried against the slog header (`[LEVEL] MODULE(PID,PNAME):TIMESTAMP body`), whose body is then
 split by the body rules, and the console form older releases print the same records in; lines without a header
 are tried against the screen-capture rules (screen.py: error-manager blocks, torch_npu and c10 lines, Python
-and native call stacks, framework reports), the device and hardware text rules (device_text.py) and the shell
-furniture rules (shell.py). A line that no rule accepts is unparsed, never dropped. The record kinds and the
+and native call stacks, framework reports), torchrun's banner and failure summary (launcher.py), the device
+and hardware text rules (device_text.py) and the shell furniture rules (shell.py). A line that no rule accepts is unparsed, never dropped. The record kinds and the
 Fields a rule returns are defined in fields.py and read from here.
 """
 from __future__ import annotations
@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import Callable
 
-from . import device_text, screen, shell
+from . import device_text, launcher, screen, shell
 from .fields import (ECODE, KIND_ATTACHMENT, KIND_BBOX, KIND_BLANK, KIND_BLOCK_HEAD, KIND_BLOCK_LINE, KIND_BLOCK_MSG,
                      KIND_CONSOLE, KIND_CONTINUATION, KIND_EXCEPTION_PRINT, KIND_KERNEL, KIND_NPU_MESSAGE, KIND_PASTE,
                      KIND_PLOG, KIND_PTA, KIND_PYTHON, KIND_REPORT, KIND_STACK, KIND_TORCH_WARNING, KIND_UNPARSED,
@@ -46,6 +46,7 @@ _SRC = re.compile(r"\[(?P<file>[^\[\]:]+):(?P<line>\d+)(?::[\w~]+)?\]")
 _BRACKET_TIDS = re.compile(r"(?:\[(?:tid:)?(?P<tid>\d+)\])+")
 _PAREN_TID = re.compile(r"\(tid:(?P<tid>\d+)\)\s*")
 _TID_FUNC = re.compile(r"\s*(?P<tid>\d+)\s+(?:(?P<func>[A-Za-z_~][\w:~]*):(?!\d))?")
+_FUNC_BRACKET = re.compile(r"\s*(?P<func>[A-Za-z_~][\w:~]*)\] ")   # MindSpore: [file.cc:761] DumpTaskExceptionInfo] msg
 _STAGE = re.compile(r"\[(?P<a>[A-Z]{3,})\]\[(?P<b>[A-Z]{3,})\]")
 
 
@@ -81,6 +82,9 @@ def _split_body(f: Fields, body: str) -> None:
                     f.tid = m["tid"]
                     f.func = m["func"]
                     pos = m.end()
+                elif m := _FUNC_BRACKET.match(body, pos):
+                    f.func = m["func"]
+                    pos = m.end()
     rest = body[pos:]
     m = _STAGE.search(rest)
     if m:
@@ -97,6 +101,9 @@ def parse_header(line: str) -> Fields | None:
         return None
     f = Fields(KIND_PLOG, level=m["level"], module=m["module"], pid=number(m["pid"]),
                pname=m["pname"], time=plog_time(m["ts"]))
+    thread, comma, pname = m["pname"].partition(",")
+    if comma and re.fullmatch(r"[0-9a-fA-F]+", thread):   # MindSpore's (pid,tid,pname): ME(3187425,ffff8a7fd1e0,python)
+        f.tid, f.pname = thread, pname
     _split_body(f, m["body"])
     return f
 
@@ -115,7 +122,8 @@ _INDENTED = re.compile(r"^[ \t]+(?P<msg>\S.*)$", re.S)
 
 #: Every rule for a line without a header, in the order tried: (name, rule).
 OTHER_RULES: tuple[tuple[str, Callable[[str, BlockState], Fields | None]], ...] = (
-    device_text.RULES[:1] + (("console_header", _console_header),) + screen.RULES + device_text.RULES[1:] + shell.RULES)
+    device_text.RULES[:1] + (("console_header", _console_header),) + screen.RULES + launcher.RULES
+    + device_text.RULES[1:] + shell.RULES)
 
 
 def _in_context(line: str, state: BlockState) -> Fields | None:
