@@ -88,3 +88,15 @@ def test_old_console_and_slog_forms():
                 "device0/etc/localtime.")
     assert (f.kind, f.level, f.src) == (KIND_PLOG, "WARNING", "hardware/build/../dev_core/devdrv/devdrv_time.c:154")
     assert opens_line("[ERROR] RUNTIME(160809)kernel task happen error") and not opens_line("[ERROR] RUNTIME x")
+
+
+def test_npu_smi_tables_in_a_capture_and_dmesg_wall_times():
+    # vllm-ascend#12980: `npu-smi info` pasted among other text: its table rows are attachment lines
+    lines = read("+" + "-" * 40 + "+", "| npu-smi 26.0.rc2                            Version: 26.0.rc2          |",
+                 "+---------------------------+---------------+----------------------+",
+                 "| 0     Ascend910           | OK            | 162.6                34 |", "NPU:")
+    assert [f.kind for f in lines] == ["attachment"] * 4 + [KIND_UNPARSED]
+    assert read("| 0     Ascend910           | OK            |")[0].kind == KIND_UNPARSED, "a row needs its table"
+    # `dmesg -T`: the ring-buffer record with the wall time in place of the uptime (the APEI record as above)
+    (f,) = read("[Thu Nov 28 11:56:34 2024] {1}[Hardware Error]: event severity: recoverable")
+    assert (f.kind, f.level, f.extra["wall_time"]) == (KIND_KERNEL, "ERROR", "Thu Nov 28 11:56:34 2024")

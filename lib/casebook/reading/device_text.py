@@ -10,12 +10,15 @@ from __future__ import annotations
 import re
 from typing import Callable
 
-from .fields import KIND_BBOX, KIND_CONSOLE, KIND_EXCEPTION_PRINT, KIND_KERNEL, KIND_REPORT, BlockState, Fields, number
+from .fields import (KIND_ATTACHMENT, KIND_BBOX, KIND_CONSOLE, KIND_EXCEPTION_PRINT, KIND_KERNEL, KIND_REPORT, BlockState,
+                     Fields, number)
 
 _EXCEPTION_PRINT = re.compile(r"^<exception_print>(?P<msg>.*)$", re.S)
 _BBOX = re.compile(r"^\[(?P<date>\d{4}-\d\d-\d\d-\d\d:\d\d:\d\d\.\d{6})\] (?P<msg>.*)$", re.S)
 #: `[ 3981.402215] msg`: seconds since boot; APEI prints `{4}[Hardware Error]: ...` for each field of a record
-_KERNEL = re.compile(r"^\[\s*(?P<uptime>\d+\.\d{6})\] ?(?P<msg>.*)$", re.S)
+#: `dmesg -T` prints the wall time instead: `[Thu Nov 28 11:56:34 2024] msg`
+_KERNEL = re.compile(r"^\[(?:\s*(?P<uptime>\d+\.\d{6})|(?P<wall>[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \d{4}))\] ?"
+                     r"(?P<msg>.*)$", re.S)
 _HARDWARE_ERROR = re.compile(r"^(?:\{\d+\})?\[Hardware Error\]:")
 #: the task scheduler's exception stream, printed by the runtime on a 310P:
 #: `DEVICE[0] PID[358]:`, `EXCEPTION STREAM:`, then `Exception info:`, `Message info[0]:`, `Other info[0]:` lines
@@ -23,6 +26,11 @@ _TS_DEVICE = re.compile(r"^DEVICE\[(?P<device>\d+)\] PID\[(?P<pid>\d+)\]:\s*$")
 _TS_STREAM = re.compile(r"^EXCEPTION STREAM:\s*$")
 _TS_INFO = re.compile(r"^\s*(?P<part>Exception|Message|Other) info(?:\[\d+\])?:\s*(?P<msg>.*)$", re.S)
 _TS_ERROR_CODE = re.compile(r"\berror code=0x[0-9a-fA-F]+")
+#: the tables npu-smi and ascend-dmi draw: `+----+----+` borders (`+====+` under the heading), `| cell | cell |` rows
+#: inside them; npu-smi's first row names the tool and its version
+_TABLE_BORDER = re.compile(r"^\+[-=+]{10,}\+\s*$")
+_TABLE_TITLE = re.compile(r"^\|\s*(?:npu-smi|ascend-dmi) \S+\s+Version:")
+_TABLE_ROW = re.compile(r"^\|.*\|\s*$")
 #: msaicerr's info.txt: numbered sections between stars, `key : value` fields, the instructions around the fault
 _AICERR_SECTION = re.compile(r"^\*{5,}\s*(?P<n>\d+)\.\s*(?P<title>[A-Za-z][\w ]*?)\s*\*{5,}\s*$")
 _AICERR_FIELD = re.compile(r"^(?P<key>[A-Za-z][\w ]*?)\s*:\s*(?P<value>\S.*)$", re.S)
@@ -58,7 +66,10 @@ def _kernel(line: str, state: BlockState) -> Fields | None:
         return None
     msg = m["msg"].strip()
     f = Fields(KIND_KERNEL, level="ERROR" if _HARDWARE_ERROR.match(msg) else None, msg=msg)
-    f.extra["uptime"] = m["uptime"]
+    if m["uptime"]:
+        f.extra["uptime"] = m["uptime"]
+    else:
+        f.extra["wall_time"] = m["wall"]
     return f
 
 
@@ -79,6 +90,17 @@ def _ts_stream(line: str, state: BlockState) -> Fields | None:
     # the message names the exception, the other info its error code: both state the fault
     stated = m["part"] == "Message" or bool(_TS_ERROR_CODE.search(m["msg"]))
     return Fields(KIND_REPORT, level="ERROR" if stated else None, msg=line.strip())
+
+
+def _table(line: str, state: BlockState) -> Fields | None:
+    """A line of npu-smi's or ascend-dmi's table, read as an attachment (attachments.py reads what it states)."""
+    if _TABLE_BORDER.match(line) or _TABLE_TITLE.match(line):
+        state.reset()
+        state.report = "table"
+        return Fields(KIND_ATTACHMENT, msg=line.strip())
+    if state.report == "table" and _TABLE_ROW.match(line):
+        return Fields(KIND_ATTACHMENT, msg=line.strip())
+    return None
 
 
 def _aicerr(line: str, state: BlockState) -> Fields | None:
@@ -112,6 +134,7 @@ RULES: tuple[tuple[str, Callable[[str, BlockState], Fields | None]], ...] = (
     ("bbox", _bbox),
     ("kernel", _kernel),
     ("ts_stream", _ts_stream),
+    ("table", _table),
     ("aicerr", _aicerr),
     ("driver_failed", _driver_failed),
 )

@@ -156,8 +156,9 @@ RULES: tuple[tuple[str, Callable], ...] = (("header", parse_header), ("other", p
 
 
 def opens_line(line: str) -> bool:
-    """Whether a line starts like a line of its own: some rule accepts it without a block around it."""
-    return parse_line(line, BlockState()).kind not in (KIND_UNPARSED, KIND_BLANK)
+    """Whether a line starts like a log line of its own: some rule accepts it without a block around it (a table's
+    border is no log line: a table is never joined to what follows it)."""
+    return parse_line(line, BlockState()).kind not in (KIND_UNPARSED, KIND_BLANK, KIND_ATTACHMENT)
 
 
 def parse_line(line: str, state: BlockState) -> Fields:
