@@ -2,8 +2,8 @@
 
 The device's `<exception_print>` register dump, the hisi_logs `history.log` records, kernel ring-buffer lines
 (dmesg, the bbox `kbox.txt`) with the APEI `[Hardware Error]` records in them, the exception stream the task
-scheduler reports to the console of a 310P, msaicerr's `info.txt`, and the failure lines of the driver's and
-DCMI's user libraries (npu-smi prints them). Each rule reads one named form and returns its Fields, or None.
+scheduler reports to the console of a 310P, the tables npu-smi and ascend-dmi draw, msaicerr's `info.txt`, and
+the failure lines of the driver's and DCMI's user libraries (npu-smi prints them). Each rule reads one named form and returns its Fields, or None.
 """
 from __future__ import annotations
 
