@@ -187,3 +187,20 @@ def test_mindspore_slog_lines_name_thread_and_function():
                 "task_id: 2, stream_id: 51")
     assert (f.pid, f.pname, f.tid, f.func, f.msg) == (3187425, "python", "ffff8a7fd1e0", "DumpTaskExceptionInfo",
                                                       "Task fail infos task_id: 2, stream_id: 51")
+
+
+def test_torch_npu_hints_and_an_uncaught_cpp_exception():
+    # vllm-ascend#1383 (torch_npu 2.5): the hints after an asynchronous error, without the logger's prefix
+    lines = read("Since the operator is called asynchronously, the stacktrace may be inaccurate. If you want to get the "
+                 "accurate stacktrace, pleace set the environment variable ASCEND_LAUNCH_BLOCKING=1.",
+                 "Note: ASCEND_LAUNCH_BLOCKING=1 will force ops to run in synchronous mode, resulting in performance "
+                 "degradation. Please unset ASCEND_LAUNCH_BLOCKING in time after debugging.")
+    assert [(f.kind, f.level) for f in lines] == [(KIND_NPU_MESSAGE, None)] * 2
+    # libstdc++'s report of an uncaught c10 error, as a torch 2.8 crash printed it (a public issue thread's log;
+    # the form is libstdc++'s, whatever the device)
+    terminate, what = read("terminate called after throwing an instance of 'c10::AcceleratorError'",
+                           "  what():  CUDA error: misaligned address")
+    assert (terminate.kind, terminate.level, terminate.extra["exception"]) == (KIND_STACK, "ERROR",
+                                                                              "c10::AcceleratorError")
+    assert (what.kind, what.level, what.msg) == (KIND_STACK, "ERROR", "CUDA error: misaligned address")
+    assert read("  what():  x")[0].kind == KIND_UNPARSED, "what() belongs to the terminate line above it"

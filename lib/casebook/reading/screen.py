@@ -121,6 +121,9 @@ _C10_LEVELS = {"W": "WARNING", "E": "ERROR", "I": "INFO", "F": "FATAL"}
 #: torch_npu explains a code in two lines: `[Error]: <what failed>.` then, indented, what to do
 _NPU_ERROR = re.compile(r"^\s*\[Error\]: ?(?P<msg>.*)$", re.S)
 _NPU_FUNCTION = re.compile(r"^\s*\(function (?P<func>\w+)\)\s*$")
+#: the hints torch_npu appends to an error raised from an asynchronous task
+_NPU_HINT = re.compile(r"^(?:Since the operator is called asynchronously, the stacktrace may be inaccurate\."
+                       r"|Note: ASCEND_LAUNCH_BLOCKING=1 will force ops to run in synchronous mode)")
 
 
 def _pta(line: str, state: BlockState) -> Fields | None:
@@ -175,7 +178,9 @@ def _npu_advice(line: str, state: BlockState) -> Fields | None:
 
 def _npu_function(line: str, state: BlockState) -> Fields | None:
     m = _NPU_FUNCTION.match(line)
-    return Fields(KIND_NPU_MESSAGE, func=m["func"], msg=line.strip()) if m else None
+    if m:
+        return Fields(KIND_NPU_MESSAGE, func=m["func"], msg=line.strip())
+    return Fields(KIND_NPU_MESSAGE, msg=line.strip()) if _NPU_HINT.match(line) else None
 
 
 # --- Python ---------------------------------------------------------------------------------------------------
@@ -241,6 +246,10 @@ def _py_markers(line: str, state: BlockState) -> Fields | None:
 #: c10::Error's stack: `Exception raised from operator() at f.ts:1130 (most recent call first):`, `frame #0: ...`
 _CPP_RAISED = re.compile(r"^Exception raised from (?P<func>\S+) at (?P<src>\S+:\d+) \(most recent call first\):\s*$")
 _CPP_FRAME = re.compile(r"^frame #(?P<n>\d+): (?P<msg>.*)$", re.S)
+#: libstdc++ on an uncaught exception: `terminate called after throwing an instance of 'c10::Error'`, then
+#: `  what():  <the exception's message>`
+_TERMINATE = re.compile(r"^terminate called (?:after throwing an instance of '(?P<type>[^']+)'|recursively)\s*$")
+_WHAT = re.compile(r"^\s+what\(\):\s+(?P<msg>.*)$", re.S)
 #: MindSpore's call stacks: `The function call stack:` then `In file /x.py:106/ code/`; `path.cc:917 Func`
 _MS_STACK_TITLE = re.compile(r"^The function call stack(?: \(See file '[^']*' for more details[^)]*\))?:\s*$")
 _MS_IN_FILE = re.compile(r"^In file (?P<src>\S+:\d+)/(?P<code>.*)/\s*$")
@@ -262,6 +271,18 @@ def _cpp_stack(line: str, state: BlockState) -> Fields | None:
         f = Fields(KIND_STACK, msg=m["msg"].strip())
         f.extra["frame"] = number(m["n"])
         return f
+    m = _TERMINATE.match(line)
+    if m:
+        state.reset()
+        state.report = "terminate"
+        f = Fields(KIND_STACK, level="ERROR", msg=line.strip())
+        if m["type"]:
+            f.extra["exception"] = m["type"]
+        return f
+    m = _WHAT.match(line)
+    if m and state.report == "terminate":
+        state.report = None
+        return Fields(KIND_STACK, level="ERROR", msg=m["msg"].strip())
     return None
 
 
