@@ -18,7 +18,8 @@ def test_kernel_ring_buffer_lines_and_apei_records():
     assert record.msg.startswith("{1}[Hardware Error]: Hardware error from APEI")
     assert severity.level == "ERROR"
     # corpus aicore-old-slog-layout, a device-os KERNEL line: a ring-buffer line that states no hardware error
-    (f,) = read("[17959.105237]  [devdrv] [devdrv_manager_get_cpu_info 1824] <dmp_daemon:8380> aicpu_num=14, ccpu_num=1")
+    (f,) = read("[17959.105237]  [devdrv] [devdrv_manager_get_cpu_info 1824] <dmp_daemon:8380> aicpu_num=14, "
+                "ccpu_num=1")
     assert (f.kind, f.level) == (KIND_KERNEL, None)
 
 

@@ -3,22 +3,23 @@
 The device's `<exception_print>` register dump, the hisi_logs `history.log` records, kernel ring-buffer lines
 (dmesg, the bbox `kbox.txt`) with the APEI `[Hardware Error]` records in them, the exception stream the task
 scheduler reports to the console of a 310P, the tables npu-smi and ascend-dmi draw, msaicerr's `info.txt`, and
-the failure lines of the driver's and DCMI's user libraries (npu-smi prints them). Each rule reads one named form and returns its Fields, or None.
+the failure lines of the driver's and DCMI's user libraries (npu-smi prints them). Each rule reads one named
+form and returns its Fields, or None.
 """
 from __future__ import annotations
 
 import re
 from typing import Callable
 
-from .fields import (KIND_ATTACHMENT, KIND_BBOX, KIND_CONSOLE, KIND_EXCEPTION_PRINT, KIND_KERNEL, KIND_REPORT, BlockState,
-                     Fields, number)
+from .fields import (KIND_ATTACHMENT, KIND_BBOX, KIND_CONSOLE, KIND_EXCEPTION_PRINT, KIND_KERNEL, KIND_REPORT,
+                     BlockState, Fields, number)
 
 _EXCEPTION_PRINT = re.compile(r"^<exception_print>(?P<msg>.*)$", re.S)
 _BBOX = re.compile(r"^\[(?P<date>\d{4}-\d\d-\d\d-\d\d:\d\d:\d\d\.\d{6})\] (?P<msg>.*)$", re.S)
 #: `[ 3981.402215] msg`: seconds since boot; APEI prints `{4}[Hardware Error]: ...` for each field of a record
 #: `dmesg -T` prints the wall time instead: `[Thu Nov 28 11:56:34 2024] msg`
-_KERNEL = re.compile(r"^\[(?:\s*(?P<uptime>\d+\.\d{6})|(?P<wall>[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \d{4}))\] ?"
-                     r"(?P<msg>.*)$", re.S)
+_KERNEL = re.compile(r"^\[(?:\s*(?P<uptime>\d+\.\d{6})"
+                     r"|(?P<wall>[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \d{4}))\] ?(?P<msg>.*)$", re.S)
 _HARDWARE_ERROR = re.compile(r"^(?:\{\d+\})?\[Hardware Error\]:")
 #: the task scheduler's exception stream, printed by the runtime on a 310P:
 #: `DEVICE[0] PID[358]:`, `EXCEPTION STREAM:`, then `Exception info:`, `Message info[0]:`, `Other info[0]:` lines

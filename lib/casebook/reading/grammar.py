@@ -4,8 +4,9 @@ A line is first tried against the slog header (`[LEVEL] MODULE(PID,PNAME):TIMEST
 split by the body rules, and the console form older releases print the same records in; lines without a header
 are tried against the screen-capture rules (screen.py: error-manager blocks, torch_npu and c10 lines, Python
 and native call stacks, framework reports), torchrun's banner and failure summary (launcher.py), the device
-and hardware text rules (device_text.py) and the shell furniture rules (shell.py). A line that no rule accepts is unparsed, never dropped. The record kinds and the
-Fields a rule returns are defined in fields.py and read from here.
+and hardware text rules (device_text.py) and the shell furniture rules (shell.py). A line that no rule accepts
+is unparsed, never dropped. The record kinds and the Fields a rule returns are defined in fields.py and read
+from here.
 """
 from __future__ import annotations
 
@@ -101,8 +102,9 @@ def parse_header(line: str) -> Fields | None:
         return None
     f = Fields(KIND_PLOG, level=m["level"], module=m["module"], pid=number(m["pid"]),
                pname=m["pname"], time=plog_time(m["ts"]))
+    # MindSpore names the thread too: ME(3187425,ffff8a7fd1e0,python)
     thread, comma, pname = m["pname"].partition(",")
-    if comma and re.fullmatch(r"[0-9a-fA-F]+", thread):   # MindSpore's (pid,tid,pname): ME(3187425,ffff8a7fd1e0,python)
+    if comma and re.fullmatch(r"[0-9a-fA-F]+", thread):
         f.tid, f.pname = thread, pname
     _split_body(f, m["body"])
     return f

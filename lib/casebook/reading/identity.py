@@ -4,7 +4,8 @@ starts in the middle of a record.
 A file whose path names no role is a screen capture when it holds an error block, a torch_npu or Python error, a
 call stack or a tool's report, or when most of its lines came wrapped (a script's logging, a launcher's prefixes,
 grep output: paste.py); it is a host or device slog when most of its lines are slog headers; an environment dump
-when attachments.py knows its form. A process's rank, stated in one of its files (HCCL's SetupAgent line), holds for its others.
+when attachments.py knows its form. A process's rank, stated in one of its files (HCCL's SetupAgent line), holds
+for its others.
 """
 from __future__ import annotations
 

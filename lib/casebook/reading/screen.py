@@ -258,7 +258,8 @@ _MS_CC_FRAME = re.compile(r"^(?P<src>[\w./-]+\.(?:cc|cpp|h|c):\d+) (?P<func>[\w:
 #: rules of dashes; the messages under an error title state the error
 _MS_RULE = re.compile(r"^-{20,}\s*$")
 _MS_TITLE = re.compile(r"^(?:- )?(?P<title>(?:Ascend|Framework|Kernel|Python|C\+\+|Operator|Graph)"
-                       r"(?: [A-Za-z+]+)*(?: Error(?: Message)?| Call Stack| error)):?(?: \(For framework developers\))?\s*$")
+                       r"(?: [A-Za-z+]+)*(?: Error(?: Message)?| Call Stack| error)):?"
+                       r"(?: \(For framework developers\))?\s*$")
 
 
 def _cpp_stack(line: str, state: BlockState) -> Fields | None:
