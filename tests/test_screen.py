@@ -117,6 +117,8 @@ def test_python_tracebacks_as_pasted():
     assert read("                           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^")[0].kind == KIND_PYTHON
     # Ascend/pytorch porting guide (2021): the exception Python reports at exit
     assert read("Error in atexit._run_exitfuncs:")[0].kind == KIND_PYTHON
+    # threading's report of an exception a thread raised (kb sample task-queue-shared-cache-race, as Python prints it)
+    assert read("Exception in thread npu-3:")[0].kind == KIND_PYTHON
     # Python's own lines between chained tracebacks
     assert read("During handling of the above exception, another exception occurred:")[0].kind == KIND_PYTHON
     assert read("The above exception was the direct cause of the following exception:")[0].kind == KIND_PYTHON

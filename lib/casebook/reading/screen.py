@@ -188,10 +188,10 @@ def _npu_function(line: str, state: BlockState) -> Fields | None:
 _PY_TRACEBACK = re.compile(r"^\s*Traceback \(most recent call last\):\s*$")
 _PY_FRAME = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+)(?:, in (?P<func>.+))?$')
 _PY_EXC = re.compile(r"^(?P<exc>[A-Za-z_][\w.]*(?:Error|Exception|Interrupt|Exit)(?:_\w+)?): ?(?P<msg>.*)$", re.S)
-#: what Python prints between the tracebacks of chained exceptions, and before one raised at exit
+#: what Python prints between the tracebacks of chained exceptions, and before one raised at exit or in a thread
 _PY_BETWEEN = re.compile(r"^(?:During handling of the above exception, another exception occurred:"
                          r"|The above exception was the direct cause of the following exception:"
-                         r"|Error in atexit\._run_exitfuncs:|Exception ignored in: .*)\s*$")
+                         r"|Error in atexit\._run_exitfuncs:|Exception ignored in: .*|Exception in thread .+:)\s*$")
 #: Python 3.11's markers under a source line: `^^^^` where the failing expression is, `~~~` around it
 _PY_MARKERS = re.compile(r"^\s*[~^]*\^[~^]*\s*$")
 
