@@ -78,7 +78,8 @@ def test_old_console_and_slog_forms():
     # the same guide (2021): a GE slog line whose file is a relative path, then thread and function
     (f,) = read("[ERROR] GE(24836,python3.7):2021-01-27-18:27:51.562.111 [../../../../../../graphengine/ge/"
                 "engine_manager/dnnengine_manager.cc:266]25155 GetDNNEngineName: ErrorNo: 1343242282(assign engine "
-                "failed) GetDNNEngineName:Op type SigmoidCrossEntropyWithLogitsV2 of ops kernel AIcoreEngine is unsupported")
+                "failed) GetDNNEngineName:Op type SigmoidCrossEntropyWithLogitsV2 of ops kernel AIcoreEngine is "
+                "unsupported")
     assert (f.kind, f.pid, f.time, f.tid, f.func) == (KIND_PLOG, 24836, "2021-01-27T18:27:51.562111", "25155",
                                                        "GetDNNEngineName")
     assert f.src == "../../../../../../graphengine/ge/engine_manager/dnnengine_manager.cc:266"
