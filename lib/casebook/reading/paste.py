@@ -333,7 +333,6 @@ def read_peeled(header: Fields | None, p: Peeled | None, state: BlockState) -> t
         # which the prefix's level does not describe
         indented = not p.text[:1].strip()
         f = Fields(KIND_CONSOLE, level=None if indented else p.level, msg=p.text.strip())
-        f.extra["logged_with"] = p.level
     return f, (p if p.wrappers else None)
 
 
