@@ -208,3 +208,26 @@ def test_torch_npu_hints_and_an_uncaught_cpp_exception():
                                                                               "c10::AcceleratorError")
     assert (what.kind, what.level, what.msg) == (KIND_STACK, "ERROR", "CUDA error: misaligned address")
     assert read("  what():  x")[0].kind == KIND_UNPARSED, "what() belongs to the terminate line above it"
+
+
+def test_cann_6_forms_in_a_mindspore_error_report():
+    # MindSpore's error-analysis guide (2022-2023 logs, CANN 6): the head's longer wording, HCCL's per-device line of
+    # that release and the bracket that closes the message, the report's closing pointer
+    head, msg = read("EE9999: Inner Error, Please contact support engineer!",
+                     "EE9999  Task execute failed, base info: device_id=0, stream_id=2, task_id=3, flip_num=0, "
+                     "task_type=3.[FUNC:GetError][FILE:stream.cc][LINE:1044]")
+    assert (head.kind, head.code, msg.kind, msg.code) == (KIND_BLOCK_HEAD, "EE9999", KIND_BLOCK_MSG, "EE9999")
+    lines = read("EI0002: [PID: 162844] 2022-12-01-00:26:58.399.787 The wait execution of the Notify register times out.",
+                 "there are(is) 1 abnormal device(s):",
+                 "        serverId[10.*.*.*], deviceId[0], Heartbeat Lost Occurred, Possible Reason: 1. Process has "
+                 "exited, 2. Network Disconnected",
+                 "]",
+                 "        Possible Cause: 1. An exception occurs during the execution on some NPUs in the cluster.")
+    assert [f.kind for f in lines] == [KIND_BLOCK_MSG] + [KIND_BLOCK_LINE] * 4
+    assert [f.level for f in lines[1:]] == ["ERROR", "ERROR", None, None]
+    assert read("]")[0].kind == KIND_UNPARSED, "a lone bracket closes only HCCL's device list"
+    (f,) = read('(Please search "Ascend Error Message" at https://www.mindspore.cn for error code description)')
+    assert f.kind == KIND_REPORT
+    # glibc's abort on a corrupted heap, printed after that report
+    (f,) = read("malloc_consolidate(): invalid chunk size")
+    assert (f.kind, f.level) == (KIND_STACK, "ERROR")

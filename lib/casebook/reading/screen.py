@@ -15,7 +15,9 @@ from .fields import (ECODE, KIND_BLOCK_HEAD, KIND_BLOCK_LINE, KIND_BLOCK_MSG, KI
 
 # --- CANN's error manager -------------------------------------------------------------------------------------
 
-BLOCK_HEAD = re.compile(r"^(?P<prefix>.*?)\b(?P<code>" + ECODE + r"): (?:Inner|Internal) [Ee]rror!?\s*$")
+#: `EZ9999: Inner Error!`; CANN 6 adds `, Please contact support engineer!`
+BLOCK_HEAD = re.compile(r"^(?P<prefix>.*?)\b(?P<code>" + ECODE + r"): (?:Inner|Internal) [Ee]rror"
+                        r"(?:, Please contact support engineer)?!?\s*$")
 _BLOCK_MSGS = (
     # EZ9999[PID: 3058434] 2026-08-03-20:55:35.272.841 (EZ9999):  msg
     re.compile(r"^\s*(?P<code>" + ECODE + r")\[PID: ?(?P<pid>\d+)\] (?P<ts>" + TS + r") \((?P=code)\):\s*(?P<msg>.*)$",
@@ -35,11 +37,14 @@ _FUNC_FILE_LINE = re.compile(r"^\s*(?P<msg>.*?)\[FUNC:(?P<func>[^\]]*)\]\[FILE:(
                              r"(?:\[THREAD:\d+\])?\s*$", re.S)
 _TRACEBACK = re.compile(r"^\s*TraceBack \(most recent call last\):\s*$")
 _ADVICE = re.compile(r"^\s*(?P<key>Possible Cause|Solution|Reason):\s*(?P<msg>.*)$", re.S)
-#: HCCL's heartbeat report inside an EI0002 / EI0006 message: "there are(is) 1 abnormal device(s):" and one
-#: "Cluster Exception Location[IP/ID]:[...]" line per device
 #: the AI Core fault report's second line, after "The error from device(...)... dump info: pc start: ..."
 _EXTEND_INFO = re.compile(r"^\s*The extend info: errcode:\(")
-_HCCL_CLUSTER = re.compile(r"^\s*(?:there are\(is\) \d+ abnormal device\(s\):|Cluster Exception Location\[IP/ID\]:)")
+#: HCCL's heartbeat report inside an EI0002 / EI0006 message: "there are(is) 1 abnormal device(s):", one line per
+#: device ("Cluster Exception Location[IP/ID]:[...]", CANN 6: "serverId[...], deviceId[0], Heartbeat Lost ..."),
+#: and a lone "]" that closes the message's bracket
+_HCCL_CLUSTER = re.compile(r"^\s*there are\(is\) \d+ abnormal device\(s\):")
+_HCCL_DEVICE = re.compile(r"^\s*(?:Cluster Exception Location\[IP/ID\]:|serverId\[[^\]]*\], deviceId\[)")
+_HCCL_CLOSE = re.compile(r"^\s*\]\s*$")
 
 
 def _block_msg(line: str, state: BlockState) -> Fields | None:
@@ -97,7 +102,13 @@ def _advice(line: str, state: BlockState) -> Fields | None:
 
 
 def _hccl_cluster(line: str, state: BlockState) -> Fields | None:
-    return _block_line(state, line.strip()) if _HCCL_CLUSTER.match(line) else None
+    if _HCCL_CLUSTER.match(line) or _HCCL_DEVICE.match(line):
+        f = _block_line(state, line.strip())
+        state.report = "hccl_cluster"
+        return f
+    if state.report == "hccl_cluster" and _HCCL_CLOSE.match(line):
+        return _block_line(state, line.strip(), level=None)
+    return None
 
 
 def _extend_info(line: str, state: BlockState) -> Fields | None:
@@ -248,6 +259,10 @@ _CPP_RAISED = re.compile(r"^Exception raised from (?P<func>\S+) at (?P<src>\S+:\
 _CPP_FRAME = re.compile(r"^frame #(?P<n>\d+): (?P<msg>.*)$", re.S)
 #: libstdc++ on an uncaught exception: `terminate called after throwing an instance of 'c10::Error'`, then
 #: `  what():  <the exception's message>`
+#: glibc's heap checks abort with one of these lines: the process's memory was corrupted
+_GLIBC_ABORT = re.compile(r"^(?:free\(\): invalid (?:pointer|size)|double free or corruption \((?:out|top|fasttop|!prev)\)"
+                          r"|malloc_consolidate\(\): invalid chunk size|malloc\(\): corrupted top size"
+                          r"|corrupted size vs\. prev_size|munmap_chunk\(\): invalid pointer)\s*$")
 _TERMINATE = re.compile(r"^terminate called (?:after throwing an instance of '(?P<type>[^']+)'|recursively)\s*$")
 _WHAT = re.compile(r"^\s+what\(\):\s+(?P<msg>.*)$", re.S)
 #: MindSpore's call stacks: `The function call stack:` then `In file /x.py:106/ code/`; `path.cc:917 Func`
@@ -257,6 +272,7 @@ _MS_CC_FRAME = re.compile(r"^(?P<src>[\w./-]+\.(?:cc|cpp|h|c):\d+) (?P<func>[\w:
 #: MindSpore's error report: sections under a title (`- Ascend Error Message:`, `Kernel error:`), each between
 #: rules of dashes; the messages under an error title state the error
 _MS_RULE = re.compile(r"^-{20,}\s*$")
+_MS_SEARCH = re.compile(r'^\(Please search "Ascend Error Message" at \S+ for error code description\)\s*$')
 _MS_TITLE = re.compile(r"^(?:- )?(?P<title>(?:Ascend|Framework|Kernel|Python|C\+\+|Operator|Graph)"
                        r"(?: [A-Za-z+]+)*(?: Error(?: Message)?| Call Stack| error)):?"
                        r"(?: \(For framework developers\))?\s*$")
@@ -280,6 +296,9 @@ def _cpp_stack(line: str, state: BlockState) -> Fields | None:
         if m["type"]:
             f.extra["exception"] = m["type"]
         return f
+    if _GLIBC_ABORT.match(line):
+        state.reset()
+        return Fields(KIND_STACK, level="ERROR", msg=line.strip())
     m = _WHAT.match(line)
     if m and state.report == "terminate":
         state.report = None
@@ -299,7 +318,7 @@ def _ms_stack(line: str, state: BlockState) -> Fields | None:
 
 
 def _ms_report(line: str, state: BlockState) -> Fields | None:
-    if _MS_RULE.match(line):
+    if _MS_RULE.match(line) or _MS_SEARCH.match(line):
         state.in_block = state.in_python = False
         return Fields(KIND_REPORT, msg=line.strip())
     m = _MS_TITLE.match(line)
