@@ -217,7 +217,8 @@ def test_cann_6_forms_in_a_mindspore_error_report():
                      "EE9999  Task execute failed, base info: device_id=0, stream_id=2, task_id=3, flip_num=0, "
                      "task_type=3.[FUNC:GetError][FILE:stream.cc][LINE:1044]")
     assert (head.kind, head.code, msg.kind, msg.code) == (KIND_BLOCK_HEAD, "EE9999", KIND_BLOCK_MSG, "EE9999")
-    lines = read("EI0002: [PID: 162844] 2022-12-01-00:26:58.399.787 The wait execution of the Notify register times out.",
+    lines = read("EI0002: [PID: 162844] 2022-12-01-00:26:58.399.787 The wait execution of the Notify register times "
+                 "out.",
                  "there are(is) 1 abnormal device(s):",
                  "        serverId[10.*.*.*], deviceId[0], Heartbeat Lost Occurred, Possible Reason: 1. Process has "
                  "exited, 2. Network Disconnected",
