@@ -24,7 +24,7 @@ from ..knowledge.messages import Note
 from ..reading.grammar import KIND_PLOG
 from ..reading.plog import LogTable
 from ..reading.scan import any_of
-from . import device_dump
+from . import analyzer_report, device_dump
 from .device_id import device_in
 from .items import AicoreFault, LineRef
 
@@ -39,7 +39,8 @@ _BIN_SIZE = re.compile(r"\bbinSize=(\d{1,18})(?!\d)")
 
 #: The catalog's AI Core forms (a report, its extend info, a kernel, ...), then the retCodes of AI Core tasks
 #: (an AI Core memory error's retCode is catalogued with the ECC forms).
-_FORMS = (formats.select("aicore_fault"), formats.select("aicore_retcode", "retcode"), formats.select("ecc", "retcode"))
+_FORMS = (formats.select("aicore_fault", *(p for p in formats.FAMILIES["aicore_fault"] if p != "analyzer")),
+          formats.select("aicore_retcode", "retcode"), formats.select("ecc", "retcode"))
 
 
 def _read(msg: str) -> Hit | None:
@@ -106,6 +107,8 @@ def extract(log: LogTable) -> list[AicoreFault]:
             start = addresses.mask48(int(a["a"], 16))
             loads.append((device_in(msg), a["k"], KernelRange(start, int(size[1]), f"{file}:{line}")))
     _add_device_dumps(log, faults)
+    for fault in analyzer_report.extract(log):
+        faults[(fault.node, fault.device, "analyzer", fault.file, fault.line)] = fault
     reported = bool(faults)
     for where, hit, ref, pid in kernels:
         node = log.origin(*where).node

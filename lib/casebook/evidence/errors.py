@@ -1,5 +1,6 @@
-"""The records that report an error: ERROR-level lines and error blocks, and in a paste the warnings and
-history lines that name an error code."""
+"""The records that report an error: ERROR-level lines and error blocks, and in a paste the lines of tools that
+report an error without a level (torch_npu's warnings, a device's history and exception stream, msaicerr,
+DCMI, the kernel)."""
 from __future__ import annotations
 
 import re
@@ -7,16 +8,22 @@ import re
 import pandas as pd
 
 from ..reading.bundle import ROLE_SCREEN, ROLE_TEXT
-from ..reading.grammar import KIND_BBOX, KIND_TORCH_WARNING
 from ..reading.plog import LogTable
 
 #: Roles of a file that is a paste (console output, copied lines), not a log file the job wrote.
 PASTE_ROLES = (ROLE_SCREEN, ROLE_TEXT)
-# torch_npu prints an ACL call's failure during teardown as a warning ("NPU warning, error code is 507048"),
-# and a pasted hisi_logs history names the device's exception ("system exception code [0x68020002]"): in a
-# ticket these are the error; in a bundle the plog and the device's own logs tell it
-_CODED = {KIND_TORCH_WARNING: re.compile(r"\berror code is\s*:?\s*\d"),
-          KIND_BBOX: re.compile(r"\bexception code \[0x[0-9a-fA-F]+\]")}
+# Tools that print an error without an ERROR level; in a ticket these lines are the error, in a bundle the
+# plog and the device's own logs tell it
+_REPORTS = re.compile("|".join((
+    r"\bNPU warning, error code is\s*:?\s*\d",            # torch_npu at teardown: an ACL call's failure
+    r"\bsystem exception code \[0x[0-9a-fA-F]+\]",       # a device's hisi_logs history.log
+    r"^\s*(?:(?:error )?code|AIC_ERROR)\s*:\s*0x[0-9a-fA-F]+\s*$",  # msaicerr's report: the AI Core error register
+    r"(?i:\bdcmi\b).*\bfailed\b.*\bret is -\d+",        # npu-smi and DCMI
+    r"\{\d+\}\[Hardware Error\]: Hardware error from",   # the kernel's APEI report of a memory error
+    r"^\s*Launch kernel failed: ",                       # MindSpore's kernel error block
+    r"\bRTS_HWTS: [\w ]*(?:exception|error)\b",           # the driver's dump of an exception stream
+    r"\bOther info\[\d+\]:.*\berror code=0x",            # ... and the task scheduler's code in it
+)))
 
 
 def records(log: LogTable) -> pd.DataFrame:
@@ -28,9 +35,8 @@ def _build(log: LogTable) -> pd.DataFrame:
     err = log.errors()
     r = log.records
     pastes = {f.path for f in log.files if f.role in PASTE_ROLES}
-    candidates = r[r["kind"].isin(tuple(_CODED)) & r["file"].isin(pastes) & ~r.index.isin(err.index)]
-    coded = [bool(_CODED[k].search(m)) for k, m in zip(candidates["kind"], candidates["msg"])]
-    extra = candidates[coded] if coded else candidates.iloc[:0]
+    candidates = r[r["file"].isin(pastes) & ~r.index.isin(err.index)]
+    extra = candidates[candidates["msg"].str.contains(_REPORTS, na=False)]
     return err if extra.empty else pd.concat([err, extra]).sort_index(kind="stable")
 
 
