@@ -87,3 +87,14 @@ def test_files_merge_by_time_and_a_pasted_line_without_time_takes_the_time_above
                      ("console.txt", 1), ("console.txt", 2), ("plog-51377_20240611093015224.log", 3)]
     assert (Path(extract(log).file).name, extract(log).line) == ("plog-51377_20240611093015224.log", 2)
     assert [(Path(e.file).name, e.line) for e in extract_all(log)] == [("plog-51377_20240611093015224.log", 1)]
+
+
+def test_a_borrowed_time_keeps_the_precision_of_the_line_it_comes_from(tmp_path):
+    write_log(tmp_path, "plog/plog-51377_20240611093015224.log", PLOG)
+    write_log(tmp_path, "train_stdout.log", "RuntimeError: npuSynchronizeDevice:torch_npu/csrc/core/npu/NPUStream.cpp:627 "
+              "NPU function error: AclrtSynchronizeDeviceWithTimeout, error code is 507015\n"
+              "[ERROR] 2024-06-11-09:31:42 (PID:51377, Device:3, RankID:-1) ERR00100 PTA call acl api failed\n")
+    log = read_plog(tmp_path)
+    # the RuntimeError is known to the second only, as the torch_npu line under it: after the plog's µs lines
+    assert [(Path(e.file).name, e.line) for e in ordered(log)][3:] == [("train_stdout.log", 1), ("train_stdout.log", 2)]
+    assert (Path(extract(log).file).name, extract(log).line) == ("plog-51377_20240611093015224.log", 2)

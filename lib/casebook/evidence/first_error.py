@@ -84,14 +84,14 @@ def _stream(e: ErrorLine) -> tuple:
 
 def _as_printed(lines: list[ErrorLine]) -> list[tuple[tuple, ErrorLine]]:
     """(key, line) in printed order; a line without a time is placed at the time of the line above it (below
-    it, for the lines above the first time)."""
+    it, for the lines above the first time), to that line's precision."""
     times, last = [], None
     for e in lines:
-        last = e.time or last
+        last = (e.time, e.coarse) if e.time else last
         times.append(last)
-    following = next((t for t in times if t), None)
-    return [((t is None, (t or "")[:19], e.coarse, t or "", e.file, e.line), e)
-            for e, t in zip(lines, (t or following for t in times))]
+    following = next((t for t in times if t), (None, False))
+    return [((t is None, (t or "")[:19], coarse, t or "", e.file, e.line), e)
+            for e, (t, coarse) in zip(lines, (t or following for t in times))]
 
 
 def extract_all(log: LogTable) -> list[ErrorLine]:
