@@ -39,11 +39,18 @@ def codes_in(text: str) -> list[tuple[str, str]]:
     found += [(c.lower(), "retcode") for c in _RETCODE.findall(text)]
     found += [(c, "pta") for c in _PTA.findall(text)]
     found += [(c.lower(), family) for family, pattern in _OTHER for c in pattern.findall(text)]
-    if (hit := _ANALYZER.first(text)) is not None and "error_code" in hit.values:
-        found.append((hit.values["error_code"].lower(), "aicore_error"))
+    if (register := _analyzer_register(text)) is not None:
+        found.append((register, "aicore_error"))
     if (pair := _catalog_code(text)) is not None and pair not in found:
         found.append(pair)
     return found
+
+
+@lru_cache(maxsize=4096)
+def _analyzer_register(text: str) -> str | None:
+    """The AI Core error register an analyzer report's line names (`code : 0x10`)."""
+    hit = _ANALYZER.first(text)
+    return hit.values["error_code"].lower() if hit is not None and "error_code" in hit.values else None
 
 
 @lru_cache(maxsize=4096)   # a big bundle repeats each error message on every rank

@@ -34,12 +34,15 @@ def records(log: LogTable) -> pd.DataFrame:
 def _build(log: LogTable) -> pd.DataFrame:
     err = log.errors()
     r = log.records
-    pastes = {f.path for f in log.files if f.role in PASTE_ROLES}
-    candidates = r[r["file"].isin(pastes) & ~r.index.isin(err.index)]
+    candidates = r[r["file"].isin(_pastes(log)) & ~r.index.isin(err.index)]
     extra = candidates[candidates["msg"].str.contains(_REPORTS, na=False)]
     return err if extra.empty else pd.concat([err, extra]).sort_index(kind="stable")
 
 
 def is_paste(log: LogTable, file: str) -> bool:
     """Whether a file read is a paste: its lines are in the order they were printed, its times sparse."""
-    return log.file(file).role in PASTE_ROLES
+    return file in _pastes(log)
+
+
+def _pastes(log: LogTable) -> frozenset[str]:
+    return log.derive("paste_files", lambda t: frozenset(f.path for f in t.files if f.role in PASTE_ROLES))

@@ -113,5 +113,4 @@ def extract(log: LogTable) -> ErrorLine | None:
     causes = [e for e in logged if classify(e.text)[0] == CAUSE]
     pasted = [e for e in lines if errors.is_paste(log, e.file) and classify(e.text)[0] != BENIGN]
     firsts = ([(causes or logged)[0]] if logged else []) + pasted[:1]
-    at = {id(e): n for n, e in enumerate(lines)}
-    return min(firsts, key=lambda e: at[id(e)]) if firsts else None
+    return min(firsts, key=lines.index) if firsts else None
