@@ -1,4 +1,7 @@
 """AI Core faults: codes, pc start / current, device dumps, the walk's tables and figures, the JSON fields."""
+from pathlib import Path
+
+from casebook.evidence import aicore
 from casebook.evidence.registry import extract_evidence
 from casebook.judging.contract import to_dict, validate
 from casebook.judging.triage import triage
@@ -146,3 +149,14 @@ def test_every_bit_has_a_meaning():
     assert meaning("CCU_BUS_ERR").startswith("A scalar load or store")
     assert meaning("CUBE_L0A_ECC") == "cube (matrix) unit: multi-bit memory error: hardware, see the RAS alarms."
     assert meaning("VEC_UB_ADDR_WRAP_AROUND").startswith("vector unit: address ran past the end")
+
+
+def test_a_kernel_line_without_a_core_report_is_a_fault_of_its_own():
+    captures = Path(__file__).resolve().parent / "captures"
+    (fault,) = aicore.extract(read_plog(next(captures.glob("29-*")) / "capture.txt"))
+    assert (fault.device, fault.kernel, fault.op, fault.stream_id, fault.task_id, fault.pc_start_raw, fault.line) == (
+        3, "ApplyTopKTopPWithSorted_fp32_high_performance_0", "ApplyTopKTopPWithSorted", 2, 35872, None, 2)
+    assert fault.pc.verdict == UNKNOWN
+    (quoted,) = aicore.extract(read_plog(next(captures.glob("41-*")) / "capture.txt"))
+    assert (quoted.device, quoted.op, quoted.stream_id, quoted.task_id, quoted.line, quoted.src_line) == (
+        0, "Add", 3, 12, 8, 20436)

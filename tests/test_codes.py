@@ -1,6 +1,12 @@
-"""The public code catalogs: rows read with their file and line, bad rows reported, rows serve as code pages."""
+"""The public code catalogs: rows read with their file and line, bad rows reported, rows serve as code pages; the
+codes read from a log line, and every code of the capture set known to a catalog."""
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
+import yaml
+from casebook.evidence.codes import codes_in
 from casebook.knowledge.codes import CATALOGS, COLUMNS, load_tables
 from casebook.knowledge.kb import load_kb
 
@@ -63,3 +69,46 @@ def test_the_project_catalogs_hold_every_catalog_and_400_sourced_codes():
     assert catalogs == set(CATALOGS)
     assert len({(r.catalog, r.code) for r in kb.catalog if r.source.startswith("https://")}) >= 400
     assert not [p for p in kb.problems if "/tables/" in p.file]
+
+
+@pytest.mark.parametrize("line, codes", [
+    ("RuntimeError: Run:/usr1/workspace/PyTorch_Apex_Daily_c20tr5/CODE/aten/src/ATen/native/npu/utils/"
+     "OpParamMaker.h:280 NPU error,NPU error code is:500002", [("500002", "runtime")]),
+    ("GetDNNEngineName: ErrorNo: 1343242282(assign engine failed) GetDNNEngineName:Op type "
+     "SigmoidCrossEntropyWithLogitsV2 of ops kernel AIcoreEngine is unsupported", [("1343242282", "ge")]),
+    ("rtGetMaxStreamAndTask:[FINAL][FINAL]ErrCode=107002, desc=[context pointer null], InnerCode=0x7070001",
+     [("107002", "runtime"), ("0x7070001", "runtime_inner")]),
+    ("[NNOP][NnopbaseSetOverFlowAddr][1836107] errno[361001] Assert ((rtCtxGetOverflowAddr(&addr)) == 0) failed",
+     [("361001", "runtime")]),
+    ("DumpTaskExceptionInfo] Task fail infos task_id: 2, stream_id: 51, tid: 3187425, device_id: 3, retcode: 507011 "
+     "( model execute failed)", [("507011", "runtime")]),
+    ("E39999: 2024-11-05-10:12:03.418.772  The error from device(chipId:1, dieId:0), serial number is 5, an exception "
+     "occurred during AICPU execution, stream_id:3, task_id:20733, errcode:21008, msg:inner error.",
+     [("E39999", "ecode"), ("21008", "aicpu")]),
+    ("dcmi module initialize failed. ret is -8005", [("-8005", "dcmi")]),
+    ("[2024-08-14-03:12:51.640218] system exception code [0x68020002]: ModuleName [DRIVER], ExceptionReason "
+     "[DEVICE_HBL_EXCEPTION], TimeStamp [20240814031247-120538906].", [("0x68020002", "bbox_exception")]),
+    ("    Other info[0]:time=2024-05-10-10:44:52.267.860, function=int_process_hwts_task_exception, line=296, "
+     "error code=0x26", [("0x26", "retcode")]),
+    ("code : 0x10", [("0x10", "aicore_error")]),
+    ("Warning: NPU warning, error code is 507048[Error]: ", [("507048", "runtime")]),
+])
+def test_codes_are_read_after_the_words_that_name_them(line, codes):
+    assert codes_in(line) == codes
+
+
+@pytest.mark.parametrize("line", [
+    "MemCopySync:drvMemcpy failed: dst=0x108040288000, destMax=1240, src=0x7fe7649556d0, size=1240, kind=1",
+    "hns_roce_hal_get_dev_id failed, ret is -8005",        # a ret without DCMI's name is not DCMI's
+    "task_id:20733, errcode:21008, msg:inner error.",      # an errcode outside an AI CPU report
+    "kernel name : te_transdata_3a91c07d52e4b8f16_8c2d4a7e19f0b53c",
+])
+def test_a_number_without_the_words_is_no_code(line):
+    assert codes_in(line) == []
+
+
+def test_every_code_of_the_capture_set_is_in_a_catalog():
+    kb = load_kb()
+    expected = {str(c) for f in (Path(__file__).parent / "captures").glob("*/expect.yaml")
+                for c in yaml.safe_load(f.read_text(encoding="utf-8")).get("codes") or []}
+    assert len(expected) >= 30 and sorted(c for c in expected if c not in kb.codes) == []

@@ -28,6 +28,9 @@ DAVID = ("The error from device(chipId:0, dieId:0), serial number is 1, there is
 OLD = ("The error from device({dev}), serial number is {serial}, there is an aicore error, core id is 99, error code = "
        "0x10, dump info: pc start: 0x1000, current: 0x1040, vec error info: 0.")
 TASK = "Task exception! device_id={dev}, stream_id={stream}, task_id={task}, type=0(KERNEL_AICORE), retCode=0x26, [x]"
+#: An AI Core Error Analyzer report without its register line (the register forms are the examples).
+ANALYZER = ("device id : 0", "node name : trans_TransData_241", "kernel name : te_transdata_0", "start pc : 0x1000",
+            "current pc : 0x1040")
 #: Groups whose values are numbers (compared by value: 0x10 == 16).
 NUMBERS = {"device", "serial", "core_id", "pc_start", "pc_start_second", "current", "stream", "task", "bin_size",
            "address", "rank", "rank_num", "peer", "tid"}
@@ -109,6 +112,15 @@ def observe(form: formats.Form, tmp_path: Path) -> dict:
         pc = hex(mask48(parse_int(form.expect["address"])))
         f = the_fault(write(tmp_path, form, (STARS.format(dev=0, serial=1, core=0, pc=pc),)))
         return {"address": f.pc_start_raw} if any("function address the host logged" in n for n in f.notes) else {}
+    if fam == "aicore_fault" and part == "analyzer":
+        # the example among the other lines of an analyzer report, in a pasted info.txt
+        lines = [line for line in ANALYZER if form.read(line) is None] + [form.example]
+        write_log(tmp_path, "info.txt", "\n".join(lines) + "\n")
+        f = the_fault(tmp_path)
+        if form.form == "analyzer_node_name":   # the node name spells the operator of a lower-case TBE kernel
+            return {"kernel": form.expect["kernel"]} if f.op in form.expect["kernel"].split("_") else {}
+        return {"device": f.device, "kernel": f.kernel, "error_code": f.error_code, "pc_start": f.pc_start_raw,
+                "current": f.current_raw}
     if part == "retcode":
         f = the_fault(write(tmp_path, form, (STARS.format(dev=dev, serial=1, core=0, pc="0x1000"),)))
         out = {"ret_code": f.ret_code}

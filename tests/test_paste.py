@@ -140,10 +140,12 @@ def test_grep_rn_names_files_that_get_their_roles_pids_and_devices(collections):
 
 def test_a_grep_paste_shows_what_the_error_lines_carry(collections):
     """The old layout keeps pc start and current in the device's <exception_print> dump, whose register lines are
-    not ERROR lines: the paste reads what the same ERROR lines read as files give, and no more."""
+    not ERROR lines: the paste reads what the same ERROR lines read as files give, and no more (the faulting kernel,
+    from its ERROR line, without registers)."""
     full, paste, errors_only, _ = collections[OLD_LAYOUT]
     assert fault_view(full) == [(0, "0_1_GatherV2", "0x130", ("CCU_ILLEGAL_INSTR",))]
-    assert fault_view(paste) == fault_view(errors_only) == [], "the dump's TIME, PC_START, CURRENT_PC lines are INFO"
+    assert fault_view(paste) == fault_view(errors_only) == [(0, "0_1_GatherV2", None, ())], \
+        "the dump's TIME, PC_START, CURRENT_PC lines are INFO"
     assert diagnosis(paste) == diagnosis(errors_only) is None
     assert first_view(paste) == first_view(errors_only) == first_view(full)
     incidents = [(i.kind, i.device, i.first.text) for i in paste.evidence.incidents]

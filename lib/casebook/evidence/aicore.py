@@ -24,7 +24,7 @@ from ..knowledge.messages import Note
 from ..reading.grammar import KIND_PLOG
 from ..reading.plog import LogTable
 from ..reading.scan import any_of
-from . import device_dump
+from . import analyzer_report, device_dump
 from .device_id import device_in
 from .items import AicoreFault, LineRef
 
@@ -39,7 +39,8 @@ _BIN_SIZE = re.compile(r"\bbinSize=(\d{1,18})(?!\d)")
 
 #: The catalog's AI Core forms (a report, its extend info, a kernel, ...), then the retCodes of AI Core tasks
 #: (an AI Core memory error's retCode is catalogued with the ECC forms).
-_FORMS = (formats.select("aicore_fault"), formats.select("aicore_retcode", "retcode"), formats.select("ecc", "retcode"))
+_FORMS = (formats.select("aicore_fault", *(p for p in formats.FAMILIES["aicore_fault"] if p != "analyzer")),
+          formats.select("aicore_retcode", "retcode"), formats.select("ecc", "retcode"))
 
 
 def _read(msg: str) -> Hit | None:
@@ -69,7 +70,7 @@ def extract(log: LogTable) -> list[AicoreFault]:
     loads: list[tuple[int | None, str, KernelRange]] = []
     launch_addrs: dict[int, LineRef] = {}
     tasks: dict[tuple, tuple[int, int]] = {}   # (file, src_file, device) -> last (stream, task) named with a fault
-    kernels: list[tuple[tuple, Hit, LineRef]] = []
+    kernels: list[tuple[tuple, Hit, LineRef, object]] = []
     later: list[tuple[str, Hit, LineRef]] = []     # lines tied to faults once all are known
     columns = ["file", "line", "time", "pid", "msg", "src_file", "src_line"]
     for file, line, time, pid, msg, src, src_line in _scan(log)[columns].itertuples(index=False):
@@ -95,7 +96,7 @@ def extract(log: LogTable) -> list[AicoreFault]:
         elif part == "retcode":
             _retcode(faults, tasks, where, hit, msg, ref)
         elif part in ("kernel", "launch"):
-            kernels.append((where, hit, ref))
+            kernels.append((where, hit, ref, pid))
         elif part in ("extend_nonstars", "node"):
             later.append((f.node, hit, ref))
         elif part == "bin_size":
@@ -106,8 +107,16 @@ def extract(log: LogTable) -> list[AicoreFault]:
             start = addresses.mask48(int(a["a"], 16))
             loads.append((device_in(msg), a["k"], KernelRange(start, int(size[1]), f"{file}:{line}")))
     _add_device_dumps(log, faults)
-    for where, hit, ref in kernels:
-        _tie_kernel(faults, where, log.origin(*where).node, hit, ref)
+    for fault in analyzer_report.extract(log):
+        faults[(fault.node, fault.device, "analyzer", fault.file, fault.line)] = fault
+    reported = bool(faults)
+    for where, hit, ref, pid in kernels:
+        node = log.origin(*where).node
+        tied = _tie_kernel(faults, where, node, hit, ref)
+        if not (tied or reported) and hit.form.part == "kernel" and hit.form.kind == "aicore_exception":
+            # a paste often keeps the kernel line and not the core report above it: the fault is still known
+            fault = _kernel_fault(hit, ref, node, pid)
+            faults.setdefault((node, fault.device, "kernel", fault.stream_id, fault.task_id), fault)
     for node, hit, ref in later:
         _tie_later(faults, node, hit, ref)
     result = sorted(faults.values(), key=lambda x: (x.time is None, x.time or "", x.file, x.line))
@@ -156,9 +165,9 @@ def _retcode(faults: dict[tuple, AicoreFault], tasks: dict, where: tuple, hit: H
             fault.refs.append(ref)
 
 
-def _tie_kernel(faults: dict[tuple, AicoreFault], where: tuple, node, hit: Hit, ref: LineRef) -> None:
+def _tie_kernel(faults: dict[tuple, AicoreFault], where: tuple, node, hit: Hit, ref: LineRef) -> bool:
     """A kernel line names the kernel of the fault on its device and task; a launch line (every launch, 2020
-    runtimes) only of the fault on exactly its task."""
+    runtimes) only of the fault on exactly its task. Whether a fault took it."""
     st = (hit.int("stream"), hit.int("task"))
     for fault in faults.values():
         same_task = (fault.stream_id, fault.task_id) == st
@@ -171,7 +180,21 @@ def _tie_kernel(faults: dict[tuple, AicoreFault], where: tuple, node, hit: Hit, 
             if "pc_start" in hit.values:   # an FFTS+ kernel line carries the pc start it was dispatched with
                 fault.pc_peers.append((mask48(hit.int("pc_start")), f"{ref.file}:{ref.line}"))
             fault.refs.append(ref)
-            return
+            return True
+    return False
+
+
+def _kernel_fault(hit: Hit, ref: LineRef, node, pid) -> AicoreFault:
+    """A fault known from its kernel line alone: device, stream, task and kernel, no registers."""
+    fault = AicoreFault(
+        file=ref.file, line=ref.line, time=ref.time, node=node, pid=None if pd.isna(pid) else int(pid),
+        device=hit.int("device"), serial=None, cores=[], wording=hit.form.form.replace("_", " "),
+        pc_start_raw=None, current_raw=None, error_code=None, kernel=hit.values["kernel"],
+        op=op_of(hit.values["kernel"]), stream_id=hit.int("stream"), task_id=hit.int("task"), refs=[ref],
+        src_file=ref.src_file, src_line=ref.src_line)
+    if "pc_start" in hit.values:
+        fault.pc_peers.append((mask48(hit.int("pc_start")), f"{ref.file}:{ref.line}"))
+    return fault
 
 
 def _tie_later(faults: dict[tuple, AicoreFault], node, hit: Hit, ref: LineRef) -> None:

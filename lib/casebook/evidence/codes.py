@@ -1,4 +1,5 @@
-"""Error codes seen in error lines: CANN E-codes, runtime return codes, task-scheduler retCodes, torch_npu ERRs."""
+"""Error codes seen in error lines: CANN E-codes, runtime return codes, task-scheduler retCodes, torch_npu ERRs,
+and the codes of the other catalogs where a line names them."""
 from __future__ import annotations
 
 import re
@@ -6,28 +7,50 @@ from functools import lru_cache
 
 from ..knowledge import formats
 from ..reading.plog import LogTable
+from . import errors
 from .items import CodeSighting
 
 _ECODE = re.compile(r"(?<![0-9A-Za-z])(E[0-9A-Z]\d{4})(?![0-9A-Za-z])")
 _RUNTIME = re.compile(
-    r"(?:ErrCode=|error code is |error code=|runtime result = |result = |errno:|ret=|error_code=|NPU error, error code is )"
-    r"([1-5]\d{5})\b")
+    r"(?:ErrCode=|error code is\s*:?\s*|error code=|runtime result = |result = |errno:|errno\[|ret=|error_code=|"
+    r"\bretcode: )([1-5]\d{5})\b")   # "retcode: 507011 ( model execute failed)" is MindSpore's task failure
 _RETCODE = re.compile(r"retCode=(0x[0-9a-fA-F]+)")
 _PTA = re.compile(r"\b(ERR\d{5})\b")
+#: Codes of other catalogs, each read only after the words that say what it is (a bare hex is an address or a
+#: pid as often as a code): the runtime's inner code, a GE status, the AI CPU scheduler's code, DCMI's return, a
+#: black-box exception id.
+_OTHER = (("runtime_inner", re.compile(r"\bInnerCode=(0x[0-9a-fA-F]+)\b")),
+          ("ge", re.compile(r"\bErrorNo: (\d{10})\(")),
+          ("aicpu", re.compile(r"during AICPU execution,.*?\berrcode:(2\d{4})\b")),
+          ("dcmi", re.compile(r"(?i)\bdcmi\b.*?\bret is (-8\d{3})\b")),
+          ("bbox_exception", re.compile(r"\bsystem exception code \[(0x[0-9a-fA-F]{8})\]")))
+#: The AI Core error register of an analyzer report (`code : 0x10`), as the catalog's analyzer forms read it.
+_ANALYZER = formats.select("aicore_fault", "analyzer")
 _CODE_SHAPES = {"runtime": re.compile(r"[1-5]\d{5}$"), "retcode": re.compile(r"0x[0-9a-f]+$")}
 
 
 def codes_in(text: str) -> list[tuple[str, str]]:
-    """(code, family) pairs in one message, in order of family: E-code, runtime, retCode, torch_npu."""
+    """(code, family) pairs in one message, in order of family: E-code, runtime, retCode, torch_npu, the other
+    catalogs, and the code a catalog form names."""
     found: list[tuple[str, str]] = []
     # "report error module_type=5, module_name=EZ9999" is the runtime filing an EZ9999 with the error manager
     found += [(c, "ecode") for c in _ECODE.findall(text)]
     found += [(c, "runtime") for c in _RUNTIME.findall(text)]
     found += [(c.lower(), "retcode") for c in _RETCODE.findall(text)]
     found += [(c, "pta") for c in _PTA.findall(text)]
+    found += [(c.lower(), family) for family, pattern in _OTHER for c in pattern.findall(text)]
+    if (register := _analyzer_register(text)) is not None:
+        found.append((register, "aicore_error"))
     if (pair := _catalog_code(text)) is not None and pair not in found:
         found.append(pair)
     return found
+
+
+@lru_cache(maxsize=4096)
+def _analyzer_register(text: str) -> str | None:
+    """The AI Core error register an analyzer report's line names (`code : 0x10`)."""
+    hit = _ANALYZER.first(text)
+    return hit.values["error_code"].lower() if hit is not None and "error_code" in hit.values else None
 
 
 @lru_cache(maxsize=4096)   # a big bundle repeats each error message on every rank
@@ -44,7 +67,7 @@ def _catalog_code(text: str) -> tuple[str, str] | None:
 def extract(log: LogTable) -> list[CodeSighting]:
     """Every code in every error line, with its file and line."""
     out: list[CodeSighting] = []
-    err = log.errors()
+    err = errors.records(log)
     for file, line, time, code, msg in zip(err["file"], err["line"], err["time"], err["code"], err["msg"]):
         seen = set()
         pairs = codes_in(msg)

@@ -1,14 +1,23 @@
-"""The first real error: per process, per device, and for the whole case."""
+"""The first real error: per process, per device, and for the whole case.
+
+A log file the job wrote is read in time order and its first error is the earliest cause (a wrapper or
+fallout line reports a failure already logged). A paste is read as it was printed, top to bottom: its times
+are sparse, coarse or reprinted, so its own line order is its order, and its first error is the first line
+that reports one (a hint or banner is none; a wrapper below it only repeats it). Files are merged by time.
+"""
 from __future__ import annotations
 
+import heapq
 import re
+from itertools import groupby
 
 import pandas as pd
 
 from ..reading.bundle import ROLE_BBOX, ROLE_DEVICE_LOG, ROLE_DEVICE_OS_LOG
 from ..reading.grammar import KIND_PTA
 from ..reading.plog import LogTable
-from .cascade import CAUSE, DECORATION, classify
+from . import errors
+from .cascade import BENIGN, CAUSE, DECORATION, classify
 from .codes import codes_in
 from .device_id import device_in
 from .items import ErrorLine
@@ -25,7 +34,7 @@ def error_lines(log: LogTable) -> list[ErrorLine]:
 
 
 def _build_error_lines(log: LogTable) -> list[ErrorLine]:
-    err = log.errors()
+    err = errors.records(log)
     out = []
     for file, line, kind, time, pid, code, msg, src, src_line in zip(
             err["file"], err["line"], err["kind"], err["time"], err["pid"], err["code"], err["msg"], err["src_file"],
@@ -51,20 +60,57 @@ def time_order(e: ErrorLine) -> tuple:
     return (e.time is None, t[:19], e.coarse, t, e.file, e.line)
 
 
+def ordered(log: LogTable) -> list[ErrorLine]:
+    """Every error line in case order: a log file's by time, a paste's as printed, the files merged by time."""
+    return list(log.derive("ordered_error_lines", lambda t: tuple(_merge(t, error_lines(t)))))
+
+
+def _merge(log: LogTable, lines: list[ErrorLine]) -> list[ErrorLine]:
+    streams = []
+    for (file, _), group in groupby(sorted(lines, key=_stream), key=_stream):
+        group = list(group)
+        if errors.is_paste(log, file):
+            streams.append(_as_printed(sorted(group, key=lambda e: e.line)))
+        else:
+            streams.append(sorted(((time_order(e), e) for e in group), key=lambda p: p[0]))
+    # a paste's lines keep their printed order even where a reprinted block's time runs backwards
+    return [e for _, e in heapq.merge(*streams, key=lambda p: p[0])]
+
+
+def _stream(e: ErrorLine) -> tuple:
+    """The lines of one file, and of one quoted file within a grep paste."""
+    return e.file, e.src_file or ""
+
+
+def _as_printed(lines: list[ErrorLine]) -> list[tuple[tuple, ErrorLine]]:
+    """(key, line) in printed order; a line without a time is placed at the time of the line above it (below
+    it, for the lines above the first time), to that line's precision."""
+    times, last = [], None
+    for e in lines:
+        last = (e.time, e.coarse) if e.time else last
+        times.append(last)
+    following = next((t for t in times if t), (None, False))
+    return [((t is None, (t or "")[:19], coarse, t or "", e.file, e.line), e)
+            for e, (t, coarse) in zip(lines, (t or following for t in times))]
+
+
 def extract_all(log: LogTable) -> list[ErrorLine]:
     """The first error of each (node, pid) and of each (node, device), in time order."""
     firsts: dict[tuple, ErrorLine] = {}
-    for e in sorted(error_lines(log), key=time_order):
+    for e in ordered(log):
         for key in (("pid", e.node, e.pid), ("device", e.node, e.device)):
             if key[2] is not None and key not in firsts:
                 firsts[key] = e
-    unique = {(e.file, e.line): e for e in firsts.values()}
-    return sorted(unique.values(), key=time_order)
+    unique = {(e.file, e.line) for e in firsts.values()}
+    return [e for e in ordered(log) if (e.file, e.line) in unique]
 
 
 def extract(log: LogTable) -> ErrorLine | None:
-    """The earliest error line of the whole bundle that is a cause, not fallout or a wrapper of one
-    (the earliest line of any role when none is)."""
-    lines = error_lines(log)
-    causes = [e for e in lines if classify(e.text)[0] == CAUSE]
-    return min(causes or lines, key=time_order) if lines else None
+    """The first real error of the case: of the log files, their earliest cause (their earliest line of any
+    role when none is); of the pastes, their first line that reports an error; the earlier of the two."""
+    lines = ordered(log)
+    logged = [e for e in lines if not errors.is_paste(log, e.file)]
+    causes = [e for e in logged if classify(e.text)[0] == CAUSE]
+    pasted = [e for e in lines if errors.is_paste(log, e.file) and classify(e.text)[0] != BENIGN]
+    firsts = ([(causes or logged)[0]] if logged else []) + pasted[:1]
+    return min(firsts, key=lines.index) if firsts else None

@@ -24,6 +24,10 @@ CATALOGS = {
     "device-event-ids": "device_event",
     "runtime-inner-codes": "runtime_inner",
     "hccl-codes": "hccl",
+    "ge-codes": "ge",
+    "aicpu-codes": "aicpu",
+    "dcmi-codes": "dcmi",
+    "bbox-exception-codes": "bbox_exception",
 }
 
 #: How a code of each kind is spelled in a log line.
@@ -36,6 +40,10 @@ _SPELLING = {
     "device_event": re.compile(r"0x[0-9a-f]{8}"),
     "runtime_inner": re.compile(r"-?\d+|0x[0-9a-f]+"),
     "hccl": re.compile(r"\d{1,5}"),
+    "ge": re.compile(r"\d{10}"),                  # a GE status in decimal: ErrorNo: 1343242282(assign engine failed)
+    "aicpu": re.compile(r"2\d{4}"),
+    "dcmi": re.compile(r"-8\d{3}"),
+    "bbox_exception": re.compile(r"0x[0-9a-f]{8}"),
 }
 
 

@@ -29,7 +29,7 @@ COLUMNS = ("family", "form", "part", "kind", "ids", "module", "level", "keep", "
 #: Family -> its parts: what a line of each part gives the family.
 FAMILIES = {
     "aicore_fault": ("report", "outstanding", "extend", "extend_list", "extend_nonstars", "kernel", "launch",
-                     "bin_size", "func_addr", "node"),
+                     "bin_size", "func_addr", "node", "analyzer"),
     "aicore_retcode": ("retcode", "code"),
     "aicpu_fault": ("report", "code"),
     "set_device": ("set", "rank", "failed"),

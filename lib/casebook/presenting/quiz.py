@@ -10,7 +10,7 @@ import random
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..evidence.first_error import error_lines, time_order
+from ..evidence.first_error import ordered
 from ..judging.triage import Triage, triage
 from ..knowledge.addresses import PC_VERDICTS, hexs
 from ..knowledge.errcode import bit_table
@@ -122,7 +122,7 @@ def _first_failure(t: Triage, rng: random.Random) -> Question | None:
     first = t.evidence.first_error
     if first is None:
         return None
-    lines = sorted(error_lines(t.log), key=time_order)
+    lines = ordered(t.log)
     right = _line_choice(first.file, first.line, first.text)
     seen, others = {right}, []
     for e in lines:
@@ -134,7 +134,7 @@ def _first_failure(t: Triage, rng: random.Random) -> Question | None:
     picks = rng.sample(others, min(_CHOICES - 1, len(others)))
     choices = picks + [right]
     rng.shuffle(choices)
-    why = (f"The earliest error line by time is {first.file}:{first.line} ({first.time or 'no time'}). The others come "
+    why = (f"The first error line of the case is {first.file}:{first.line} ({first.time or 'no time'}). The others come "
            "later: they are fallout of the first failure (or copies of it on the screen), not its cause.")
     return Question("first_failure", "symptom", "Which line is the first failure?", tuple(choices), right, why)
 

@@ -1,0 +1,101 @@
+"""The first error of a case: a log file by time and cascade, a paste as printed; the error records of a paste."""
+from pathlib import Path
+
+from casebook.evidence import errors
+from casebook.evidence.cascade import BENIGN, DECORATION, WRAPPER, classify
+from casebook.evidence.codes import extract as codes
+from casebook.evidence.first_error import extract, extract_all, ordered
+from casebook.reading.plog import read_plog
+from conftest import write_log
+
+CAPTURES = Path(__file__).resolve().parent / "captures"
+# A plog excerpt of a thread that never set its device (tests/captures/30, without grep's prefixes)
+PLOG = """\
+[ERROR] RUNTIME(51377,python3):2024-06-11-09:31:42.318.604 [api_impl.cc:1038]51377 GetMaxStreamAndTask:[FINAL][FINAL]report error module_type=3, module_name=EE8888
+[ERROR] RUNTIME(51377,python3):2024-06-11-09:31:42.318.609 [api_impl.cc:1038]51377 GetMaxStreamAndTask:[FINAL][FINAL]ctx is NULL!
+[ERROR] RUNTIME(51377,python3):2024-06-11-09:31:42.318.747 [api_c.cc:850]51377 rtGetMaxStreamAndTask:[FINAL][FINAL]ErrCode=107002, desc=[context pointer null], InnerCode=0x7070001
+"""
+
+
+def capture(name: str):
+    return read_plog(next(CAPTURES.glob(f"{name}-*")) / "capture.txt")
+
+
+def test_a_log_file_starts_at_its_earliest_cause_and_a_paste_at_its_first_error_line(tmp_path):
+    plog = read_plog(write_log(tmp_path / "a", "plog/plog-51377_20240611093015224.log", PLOG))
+    assert (extract(plog).line, extract(plog).text) == (2, "ctx is NULL!")   # the report line files it
+    pasted = capture("30")     # the same lines as `grep -rn` printed them, under the shell prompt
+    assert errors.is_paste(pasted, pasted.files[0].path)
+    assert extract(pasted).line == 2 and extract(pasted).text.endswith("report error module_type=3, module_name=EE8888")
+
+
+def test_a_paste_is_in_printed_order_even_where_a_reprinted_block_runs_back_in_time():
+    log = capture("08")
+    first = extract(log)
+    # line 13's block is 23 s older, printed again below the newer one
+    assert (first.line, first.time, first.code) == (1, "2026-05-01T10:59:14.702326", "EL0001")
+    lines = [e.line for e in ordered(log)]
+    assert lines == sorted(lines) and lines[0] == 1 and 13 in lines and 16 not in lines   # 16 is a TraceBack heading
+
+
+def test_a_wrapper_on_top_of_the_report_is_where_a_paste_starts():
+    assert extract(capture("02")).line == 10          # RuntimeError: call aclnnArange failed, detail:EZ9999
+    assert extract(capture("03")).line == 7           # the RuntimeError above `ERR00100 PTA call acl api failed`
+    assert extract(capture("17")).line == 13
+
+
+def test_hints_and_layout_are_never_the_first_error():
+    assert extract(capture("10")).line == 3           # under two lines of torch_npu's asynchronous-launch hint
+    assert classify("Since the operator is called asynchronously, the stacktrace may be inaccurate.")[0] == BENIGN
+    assert classify("DrvMngGetConsoleLogLevel failed. (g_conLogLevel=3)")[0] == BENIGN
+    assert classify("        TraceBack (most recent call last):")[0] == DECORATION
+    assert classify("[AIC_INFO] after execute:args print end[FUNC:GetError][FILE:stream.cc][LINE:1183]")[0] == DECORATION
+    assert classify("call acl api failed")[0] == WRAPPER
+    assert classify("RuntimeError: The Inner error is reported as above.")[0] == WRAPPER
+
+
+def test_a_pastes_coded_lines_without_a_level_are_error_lines():
+    warning = capture("16")
+    assert (extract(warning).line, extract(warning).text) == (1, "Warning: NPU warning, error code is 107020[Error]: .")
+    assert {("107020", 1), ("107020", 7)} <= {(c.code, c.line) for c in codes(warning)}   # the two warnings
+    history = capture("34")
+    assert (extract(history).line, [c.code for c in codes(history)]) == (3, ["0x68020002"])
+    dcmi = capture("36")
+    assert (extract(dcmi).line, [c.code for c in codes(dcmi)]) == (3, ["-8005"])
+    assert extract(capture("38")).line == 2           # the kernel's APEI report, first of its block
+    assert extract(capture("43")).line == 12          # msaicerr's `code : 0x10`
+    hwts = capture("25")
+    assert extract(hwts).line == 4 and {c.code for c in codes(hwts)} == {"0x26"}
+
+
+def test_the_same_history_line_in_a_device_log_folder_is_no_error_line(tmp_path):
+    line = ("[2024-08-14-03:12:51.640218] system exception code [0x68020002]: ModuleName [DRIVER], ExceptionReason "
+            "[DEVICE_HBL_EXCEPTION], TimeStamp [20240814031247-120538906].\n")
+    write_log(tmp_path, "hisi_logs/device-2/history.log", line)
+    bundle = read_plog(tmp_path)
+    assert bundle.files[0].role == "bbox"
+    assert extract(bundle) is None and codes(bundle) == []
+
+
+def test_files_merge_by_time_and_a_pasted_line_without_time_takes_the_time_above(tmp_path):
+    write_log(tmp_path, "plog/plog-51377_20240611093015224.log", PLOG)
+    write_log(tmp_path, "console.txt", "EH9999: Inner Error!\n"
+              "EH9999: [PID: 51377] 2024-06-11-09:31:42.318.700 synchronize stream failed, runtime result = 507035\n")
+    log = read_plog(tmp_path)
+    order = [(Path(e.file).name, e.line) for e in ordered(log)]
+    # the paste's untimed head goes with its block, after the plog's lines of .318.609
+    assert order == [("plog-51377_20240611093015224.log", 1), ("plog-51377_20240611093015224.log", 2),
+                     ("console.txt", 1), ("console.txt", 2), ("plog-51377_20240611093015224.log", 3)]
+    assert (Path(extract(log).file).name, extract(log).line) == ("plog-51377_20240611093015224.log", 2)
+    assert [(Path(e.file).name, e.line) for e in extract_all(log)] == [("plog-51377_20240611093015224.log", 1)]
+
+
+def test_a_borrowed_time_keeps_the_precision_of_the_line_it_comes_from(tmp_path):
+    write_log(tmp_path, "plog/plog-51377_20240611093015224.log", PLOG)
+    write_log(tmp_path, "train_stdout.log", "RuntimeError: npuSynchronizeDevice:torch_npu/csrc/core/npu/NPUStream.cpp:627 "
+              "NPU function error: AclrtSynchronizeDeviceWithTimeout, error code is 507015\n"
+              "[ERROR] 2024-06-11-09:31:42 (PID:51377, Device:3, RankID:-1) ERR00100 PTA call acl api failed\n")
+    log = read_plog(tmp_path)
+    # the RuntimeError is known to the second only, as the torch_npu line under it: after the plog's µs lines
+    assert [(Path(e.file).name, e.line) for e in ordered(log)][3:] == [("train_stdout.log", 1), ("train_stdout.log", 2)]
+    assert (Path(extract(log).file).name, extract(log).line) == ("plog-51377_20240611093015224.log", 2)
