@@ -172,6 +172,9 @@ FACTS = {s.name: s for s in (
     FactSpec("nnal_set_env_sourced", "bool",
              "The NNAL package (Ascend Transformer Boost, /usr/local/Ascend/nnal/atb) is installed and its set_env.sh "
              "is sourced where the job starts."),
+    FactSpec("cann_matches_framework_release", "bool",
+             "The installed CANN (toolkit and kernels) is the release torch_npu and the extensions that call aclnn ops "
+             "name as their companion."),
     FactSpec("driver_upgraded_without_reboot", "bool",
              "The NPU driver or firmware was installed or upgraded and the server has not been rebooted since."),
     FactSpec("script_mixes_host_and_device_tensors", "bool",
