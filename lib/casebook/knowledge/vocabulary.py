@@ -166,15 +166,9 @@ FACTS = {s.name: s for s in (
     FactSpec("card_held_by_other_container", "bool",
              "Another container or process has the same card open (a container started with its /dev/davinciN, a "
              "process listed on it by npu-smi on the host)."),
-    FactSpec("driver_mounted_in_container", "bool",
-             "The host's driver folder (/usr/local/Ascend/driver with lib64 and version.info) is present in the "
-             "container or build stage that runs the job."),
     FactSpec("nnal_set_env_sourced", "bool",
              "The NNAL package (Ascend Transformer Boost, /usr/local/Ascend/nnal/atb) is installed and its set_env.sh "
              "is sourced where the job starts."),
-    FactSpec("cann_matches_framework_release", "bool",
-             "The installed CANN (toolkit and kernels) is the release torch_npu and the extensions that call aclnn ops "
-             "name as their companion."),
     FactSpec("driver_upgraded_without_reboot", "bool",
              "The NPU driver or firmware was installed or upgraded and the server has not been rebooted since."),
     FactSpec("script_mixes_host_and_device_tensors", "bool",
