@@ -156,6 +156,26 @@ FACTS = {s.name: s for s in (
     FactSpec("job_python_is_cann_python", "bool",
              "The Python that runs the job sees CANN's own Python packages (te, tbe, op_compile_tool from the toolkit's "
              "python/site-packages or its wheels), e.g. `python -c \"import tbe.common\"` succeeds."),
+    # causes the real-capture set documents: late reports, device management in containers, kernel arguments
+    FactSpec("stack_inputs_dtypes_differ", "bool",
+             "The failing step stacks or concatenates tensors whose dtypes differ (torch.stack / torch.cat on a "
+             "float16 and a float32 tensor)."),
+    FactSpec("dcmi_library_in_container", "bool",
+             "The driver's DCMI library (libdcmi.so, /usr/local/dcmi) is present and on the loader path where the "
+             "tool that failed runs."),
+    FactSpec("card_held_by_other_container", "bool",
+             "Another container or process has the same card open (a container started with its /dev/davinciN, a "
+             "process listed on it by npu-smi on the host)."),
+    FactSpec("nnal_set_env_sourced", "bool",
+             "The NNAL package (Ascend Transformer Boost, /usr/local/Ascend/nnal/atb) is installed and its set_env.sh "
+             "is sourced where the job starts."),
+    FactSpec("driver_upgraded_without_reboot", "bool",
+             "The NPU driver or firmware was installed or upgraded and the server has not been rebooted since."),
+    FactSpec("script_mixes_host_and_device_tensors", "bool",
+             "The failing op gets a CPU tensor and an NPU tensor as operands (e.g. cpu_tensor / npu_tensor)."),
+    FactSpec("op_input_has_masked_inf", "bool",
+             "The failing vector op's input holds -inf sentinel cells (masked scores or logits, e.g. TopK over a "
+             "masked score tensor)."),
 )}
 
 
