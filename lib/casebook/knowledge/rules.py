@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from .document import KbDocument
+from .literals import Required, required
 from .vocabulary import FACTS
 
 #: Observation fields a signature may test (built by ranking from the evidence).
@@ -39,12 +40,20 @@ class Signature:
             return observed in self.value
         if self.matcher == "contains":
             return str(self.value) in str(observed)
-        return self.pattern.search(str(observed)) is not None
+        text = str(observed)
+        if self.needles is not None and not self.needles.may_match(text):
+            return False
+        return self.pattern.search(text) is not None
 
     @cached_property
     def pattern(self) -> re.Pattern:
         """The compiled regex of a `regex` signature."""
         return re.compile(str(self.value))
+
+    @cached_property
+    def needles(self) -> Required | None:
+        """Literals one of which every match of a `regex` signature holds (a cheap test before the regex)."""
+        return required(str(self.value)) if self.matcher == "regex" else None
 
 
 @dataclass(frozen=True)
