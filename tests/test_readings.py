@@ -31,7 +31,7 @@ def test_a_changed_file_a_new_file_or_other_reading_settings_read_anew(tmp_path,
     (bundle / "extra.log").write_text("x\n", encoding="utf-8")
     added = triage(bundle)
     assert added.log is not changed.log and added.log.lines == changed.log.lines + 1
-    monkeypatch.setattr(plog, "FULL_RECORDS_BELOW", 1)
+    monkeypatch.setattr(plog, "FULL_RECORDS_BELOW", 4 << 20)
     assert triage(bundle).log is not added.log
 
 
