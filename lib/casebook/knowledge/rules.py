@@ -2,6 +2,7 @@
 their parsing with problems at file:line."""
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 from functools import cached_property
@@ -31,6 +32,9 @@ class Signature:
     key: bool
     why: str
     group: str = ""   #: signatures of one group are alternatives (other wordings, other codes of one fact)
+    #: of a `regex` signature: literals one of which every match holds (literals.py), a cheap test before the
+    #: regex; read from the pattern when the signature is loaded, so a knowledge base kept on disk keeps them
+    needles: Required | None = dataclasses.field(default=None, compare=False, repr=False)
 
     def test(self, observed: object) -> bool:
         """Does one observed value match?"""
@@ -49,11 +53,6 @@ class Signature:
     def pattern(self) -> re.Pattern:
         """The compiled regex of a `regex` signature."""
         return re.compile(str(self.value))
-
-    @cached_property
-    def needles(self) -> Required | None:
-        """Literals one of which every match of a `regex` signature holds (a cheap test before the regex)."""
-        return required(str(self.value)) if self.matcher == "regex" else None
 
 
 @dataclass(frozen=True)
@@ -120,7 +119,7 @@ def signature(doc: KbDocument, i: int, raw, section: str = "signatures") -> Sign
     if section == "contradicted_by" and not raw.get("why"):
         doc.problem(where, "an entry of contradicted_by needs a 'why' (what the match points to instead)")
     return Signature(str(raw["id"]), raw["field"], m, raw[m], weight, bool(raw.get("key", False)), str(raw.get("why", "")),
-                     str(raw.get("group", "")))
+                     str(raw.get("group", "")), required(str(raw[m])) if m == "regex" else None)
 
 
 def condition(doc: KbDocument, section: str, i: int, raw) -> Condition | None:
