@@ -1,6 +1,11 @@
 """Big files read selectively give the same accounting and evidence as reading every line; engines agree."""
 import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 
+import casebook
 import pytest
 from casebook.bench import benchmark as bench
 from casebook.bench.workload import parse_size, write_workload
@@ -189,3 +194,23 @@ def test_the_explorer_sees_every_line_of_a_ticket_sized_bundle(corpus, name):
     assert logview.choices(quick) == logview.choices(full)
     for f in (logview.Filter(level="INFO"), logview.Filter(module="RUNTIME", text="stream"), logview.Filter()):
         assert logview.select(quick, f).equals(logview.select(full, f))
+
+
+HEAVY = ("pandas", "numpy", "matplotlib", "dask", "distributed", "drain3", "jsonschema", "ipywidgets", "tqdm")
+
+
+def _imported(*args: str) -> set[str]:
+    """Top-level names of every module `python -X importtime -m casebook.cli ARGS` imports."""
+    out = subprocess.run([sys.executable, "-X", "importtime", "-m", "casebook.cli", *args], capture_output=True,
+                         text=True, env={**os.environ, "PYTHONPATH": str(Path(casebook.__file__).parents[1])})
+    names = [line.rsplit("|", 1)[-1].strip() for line in out.stderr.splitlines() if line.startswith("import time:")]
+    assert out.returncode == 0 and "casebook.reading.bundle" in names, out.stderr[-2000:]
+    return {n.split(".")[0] for n in names}
+
+
+def test_the_cli_imports_only_what_a_command_uses(tmp_path):
+    assert not _imported("triage", "--help") & set(HEAVY)
+    # a triage's JSON needs the log table (pandas) and the unexplained-line miner (drain3), nothing that draws,
+    # runs Dask, checks a schema or shows widgets
+    assert not _imported("triage", str(SAMPLES / "npu-out-of-memory" / "positive-long-batch"), "--json") & {
+        "matplotlib", "dask", "distributed", "jsonschema", "ipywidgets"}

@@ -108,7 +108,8 @@ class TriageApp:
         self.questions, self._asks, self._homes, self._rows = {}, {}, {}, {}
         self.status.value = self.export.status.value = ""
         self._adopt_given_answers()
-        self._pngs = {}
+        # kept with the reading (figures draw its evidence): a bundle opened again shows them without a redraw
+        self._pngs = triage.log.derive("figure_pngs", lambda _: {})
         self.refresh()
         # drawn as part of loading, so every step of the walk answers without waiting for matplotlib
         for s in self.steps:
