@@ -1,9 +1,10 @@
 """Read plog bundles into the log table: every line counted, none dropped.
 
 Read for a triage (with the evidence families' `keep` literals), a file gets records for the lines that
-matter (scan.py) and counts for the rest; `LogTable.every_record()` builds the others when a view asks. Text: decoded line by line as encoding.py says (UTF-8, GBK,
-else replacement, each with a named warning); the original bytes of every line whose text is not an
-exact decoding of them are kept in `LogFile.raw_lines` (`LogTable.raw_line()` returns any line's bytes).
+matter (scan.py) and counts for the rest; backfill.py builds the others when a view asks for every line.
+Text: decoded line by line as encoding.py says (UTF-8, GBK, else replacement, each with a named warning);
+the original bytes of every line whose text is not an exact decoding of them are kept in
+`LogFile.raw_lines` (`LogTable.raw_line()` returns any line's bytes).
 """
 from __future__ import annotations
 
