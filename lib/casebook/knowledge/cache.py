@@ -1,4 +1,4 @@
-"""The loaded knowledge base kept on disk, so a new process (the CLI) reads one file instead of parsing ~200
+"""The loaded knowledge base kept on disk, so a new process (the CLI) reads one file instead of parsing ~150
 markdown pages with their YAML.
 
 A kept copy is used only when it was made from the same files: its name is a digest of the knowledge base's
