@@ -22,15 +22,26 @@ def _regex_signatures():
     (r"stat for dump pc start,.*compare_fail_num=[1-9]\d*", ("stat for dump pc start,",), False),
     (r"lost heartbeat|Device not found", ("lost heartbeat", "Device not found"), False),
     (r"(?i)event_id[=:]\s*0x80c98000", ("0x80c98000",), True),
-    (r"(?i)Stuck Occurred", (" occurred",), True),          # s and k also match the long s and the Kelvin sign
+    (r"(?i)Stuck Occurred", ("stuck occurred",), True),
     (r"x(abc)+y", ("abc",), False),
     (r"a?b*", None, False),
     (r"foo|\d+", None, False),                               # one branch has no literal: nothing is required
-    (r"(?i)µs", None, True),                                 # the micro sign also matches the Greek mu
+    (r"(?i)µs", ("s",), True),                               # the micro sign also matches the Greek mu
 ])
 def test_required_literals(pattern, alternatives, folded):
     need = required(pattern)
     assert (need.alternatives, need.folded) == (alternatives, folded) if alternatives else need is None
+
+
+def test_only_four_letters_outside_ascii_match_an_ascii_letter_ignoring_case_and_folding_maps_them():
+    ascii_letters = re.compile(r"(?i)[a-z]")
+    odd = [chr(cp) for cp in range(0x110000) if ascii_letters.fullmatch(chr(cp)) and not chr(cp).isascii()]
+    assert odd == ["\u0130", "\u0131", "\u017f", "\u212a"]
+    for ch in odd:
+        (letter,) = [c for c in "abcdefghijklmnopqrstuvwxyz" if re.fullmatch(f"(?i){c}", ch)]
+        assert re.search(f"(?i)x{letter}", f"aX{ch}b")
+        assert required(f"(?i)x{letter}").may_match(f"aX{ch}b") and \
+            Haystack(["none", f"aX{ch}b"]).holding(required(f"(?i)x{letter}")) == [1]
 
 
 def test_folding_never_rules_out_a_match():

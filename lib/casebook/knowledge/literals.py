@@ -19,15 +19,16 @@ try:   # the parser of the standard `re` module: private, so its absence only tu
 except ImportError:   # pragma: no cover - every supported CPython has them
     _parse = _sre = None
 
-#: Under IGNORECASE these letters also match letters outside ASCII whose lower case is another letter (the
-#: Kelvin sign, the long s, the dotted and dotless i), so a folded text may lack them where the regex matches;
-#: the same holds for letters outside ASCII (the micro sign and the Greek mu), which are left out too.
-_UNSAFE_FOLDED = frozenset("iksIKS")
+#: Under IGNORECASE an ASCII letter also matches these four letters outside ASCII (the dotted and dotless i,
+#: the long s, the Kelvin sign; tests/test_literals.py checks every code point), so a text is folded by
+#: mapping them to their ASCII letter before lower-casing it. Letters outside ASCII have other such pairs
+#: (the micro sign and the Greek mu): a folded needle holds ASCII characters only.
+_FOLD = str.maketrans({"\u0130": "i", "\u0131": "i", "\u017f": "s", "\u212a": "k"})
 
 
 def _literal(code: int, folded: bool) -> bool:
-    """Whether a literal character can stand in a needle (under IGNORECASE: a case-safe ASCII one)."""
-    return not folded or (code < 128 and chr(code) not in _UNSAFE_FOLDED)
+    """Whether a literal character can stand in a needle (under IGNORECASE: an ASCII one)."""
+    return not folded or code < 128
 
 
 @dataclass(frozen=True)
@@ -45,7 +46,8 @@ class Required:
 
 @lru_cache(maxsize=8192)
 def _fold(text: str) -> str:
-    return text.lower()
+    """The text as a case-folded needle is looked for in it."""
+    return text.translate(_FOLD).lower()
 
 
 def required(pattern: str) -> Required | None:
