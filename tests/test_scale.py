@@ -24,8 +24,9 @@ from conftest import COLLECTIONS, SAMPLES
 
 @pytest.fixture()
 def every_file_is_big(monkeypatch):
-    """Make every file take the selective path, as a 20 MiB rotated plog would."""
+    """Make every file take the selective path, captures too, as a 20 MiB rotated plog or capture would."""
     monkeypatch.setattr(plog, "FULL_RECORDS_BELOW", 1)
+    monkeypatch.setattr(plog, "CAPTURE_FULL_BELOW", 1)
 
 
 def _fault_view(ev):
@@ -208,7 +209,7 @@ def _imported(*args: str) -> set[str]:
     return {n.split(".")[0] for n in names}
 
 
-def test_the_cli_imports_only_what_a_command_uses(tmp_path):
+def test_the_cli_imports_only_what_a_command_uses():
     assert not _imported("triage", "--help") & set(HEAVY)
     # a triage's JSON needs the log table (pandas) and the unexplained-line miner (drain3), nothing that draws,
     # runs Dask, checks a schema or shows widgets
