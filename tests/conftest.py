@@ -1,4 +1,5 @@
 """Shared paths and fixtures: the real corpus is read where it lies, never copied or edited."""
+import os
 import re
 from pathlib import Path
 
@@ -8,6 +9,13 @@ ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT.parent / "shared" / "corpus"
 SAMPLES = ROOT / "kb" / "samples"
 COLLECTIONS = ("aicore-gatherv2-asys", "aicore-old-slog-layout", "hccl-event-timeout-2workers", "modelarts-8rank-job")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def kept_copies_in_a_temporary_folder(tmp_path_factory):
+    """What the package keeps between runs (the loaded knowledge base) goes to a temporary folder, not ~/.cache;
+    the CLI's child processes inherit it."""
+    os.environ["CASEBOOK_CACHE"] = str(tmp_path_factory.mktemp("kept"))
 
 
 @pytest.fixture(autouse=True)

@@ -194,7 +194,7 @@ def test_a_big_capture_read_selectively_is_peeled_too(tmp_path, monkeypatch):
     from casebook.reading import plog, scan
     assert scan.available(), "the compiled scanner is built in the test environment"
     text = grep("-rn", "ERROR", GATHERV2)
-    monkeypatch.setattr(plog, "FULL_RECORDS_BELOW", 1)
+    monkeypatch.setattr(plog, "CAPTURE_FULL_BELOW", 1)
     log = read_plog(capture(tmp_path, text), keep=KEEP)
     (f,) = log.files
     assert f.selective and f.lines == text.count("\n") and f.role == "screen_capture"

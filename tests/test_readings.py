@@ -31,7 +31,7 @@ def test_a_changed_file_a_new_file_or_other_reading_settings_read_anew(tmp_path,
     (bundle / "extra.log").write_text("x\n", encoding="utf-8")
     added = triage(bundle)
     assert added.log is not changed.log and added.log.lines == changed.log.lines + 1
-    monkeypatch.setattr(plog, "FULL_RECORDS_BELOW", 1)
+    monkeypatch.setattr(plog, "FULL_RECORDS_BELOW", 4 << 20)
     assert triage(bundle).log is not added.log
 
 
@@ -61,3 +61,23 @@ def test_the_apps_opener_keeps_its_reading_too(tmp_path):
     assert again.log is first.log and again.evidence is first.evidence
     assert triage(bundle).log is first.log             # the CLI's path and the app's share one kept reading
     assert app.opener.stage.value and app.opener.progress.value == app.opener.progress.max
+
+
+def test_a_bundle_opened_again_in_the_app_shows_its_figures_without_drawing_them(tmp_path, monkeypatch):
+    from casebook.presenting import plots
+    from casebook.widgets.triage_app import TriageApp
+    bundle = tmp_path / "b"
+    shutil.copytree(SAMPLES / "aicore-out-of-range-access" / "positive-mte-write-overflow", bundle)
+    drawn = []
+    for name in ("timeline", "address_map"):
+        real = getattr(plots, name)
+        monkeypatch.setattr(plots, name, lambda *a, _real=real, _name=name: drawn.append(_name) or _real(*a))
+    app = TriageApp()
+    app.open(bundle)
+    first = len(drawn)
+    assert first and set(drawn) == {"timeline", "address_map"}
+    app.open(bundle)
+    assert len(drawn) == first                             # the kept reading kept its figures
+    readings.forget()
+    app.open(bundle)
+    assert len(drawn) == 2 * first                         # a new reading draws them anew

@@ -1,6 +1,11 @@
 """Big files read selectively give the same accounting and evidence as reading every line; engines agree."""
 import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 
+import casebook
 import pytest
 from casebook.bench import benchmark as bench
 from casebook.bench.workload import parse_size, write_workload
@@ -10,15 +15,18 @@ from casebook.judging.contract import to_dict
 from casebook.judging.triage import triage
 from casebook.presenting import logview
 from casebook.reading import plog
+from casebook.reading.backfill import every_record
+from casebook.reading.bundle import ROLE_TEXT, classify
 from casebook.reading.engine import EngineError, run
 from casebook.reading.plog import read_plog
-from conftest import SAMPLES
+from conftest import COLLECTIONS, SAMPLES
 
 
 @pytest.fixture()
 def every_file_is_big(monkeypatch):
-    """Make every file take the selective path, as a 20 MiB rotated plog would."""
+    """Make every file take the selective path, captures too, as a 20 MiB rotated plog or capture would."""
     monkeypatch.setattr(plog, "FULL_RECORDS_BELOW", 1)
+    monkeypatch.setattr(plog, "CAPTURE_FULL_BELOW", 1)
 
 
 def _fault_view(ev):
@@ -47,7 +55,7 @@ def test_big_crlf_and_gbk_files_fall_back_to_the_line_reader(tmp_path, every_fil
     line = "[ERROR] RUNTIME(1,python):2026-01-01-00:00:00.000.000 [a.cc:1]1 F:boom device_id=0"
     (tmp_path / "plog-1_20260101000000000.log").write_bytes((line + "\r\n").encode() * 3)
     (tmp_path / "plog-2_20260101000000000.log").write_bytes(line.encode() + " 内存不足\n".encode("gbk"))
-    log = read_plog(tmp_path)
+    log = read_plog(tmp_path, keep=KEEP)
     assert [(f.lines, f.selective) for f in log.files] == [(3, False), (1, False)]
     assert log.records["msg"].iloc[0] == "boom device_id=0" and "内存不足" in log.records["msg"].iloc[3]
 
@@ -60,7 +68,7 @@ def test_selective_reading_keeps_the_diagnosis_of_every_founding_sample(every_fi
 
 
 def test_levels_are_counted_for_lines_that_get_no_record(every_file_is_big, corpus):
-    log = read_plog(corpus / "aicore-gatherv2-asys")
+    log = read_plog(corpus / "aicore-gatherv2-asys", keep=KEEP)
     f = log.file("dfx/log/host/cann/debug/plog/plog-370_20230713074107861.log")
     assert f.levels == {"INFO": 6431, "WARNING": 2446, "EVENT": 34, "ERROR": 22, "TRACE": 20}
     blank = int((log.records[log.records.file == f.path]["kind"] == "blank").sum())
@@ -128,12 +136,13 @@ def test_cli_synth_and_triage_on_the_dask_engine(tmp_path, capsys):
 
 def test_level_counts_of_a_selective_reading_are_those_of_a_full_one(corpus, every_file_is_big):
     full = read_plog(corpus / "aicore-gatherv2-asys", selective=False)
-    quick = read_plog(corpus / "aicore-gatherv2-asys")
+    quick = read_plog(corpus / "aicore-gatherv2-asys", keep=KEEP)
     assert logview.level_counts(quick).equals(logview.level_counts(full))
 
 
-def test_the_explorer_says_how_many_lines_have_no_record(corpus, every_file_is_big):
+def test_the_explorer_says_how_many_lines_of_a_big_bundle_have_no_record(corpus, every_file_is_big, monkeypatch):
     from casebook.widgets import PlogExplorer
+    monkeypatch.setattr(logview, "EVERY_LINE_BELOW", 1)   # the corpus bundle stands for a cluster's
     t = triage(corpus / "aicore-gatherv2-asys")
     n = logview.without_record(t.log)
     assert n == t.log.lines - len(t.log.records) > 0
@@ -164,3 +173,45 @@ def test_the_naive_baseline_is_pinned():
     for step in ('with open(p, encoding="utf-8", errors="replace") as fh:', "for line in fh:",
                  "m = PATTERN.match(line)", 'records.append(m.groupdict() if m else {"raw": line})'):
         assert step in body
+
+
+@pytest.mark.parametrize("name", COLLECTIONS)
+def test_a_triage_reads_every_file_selectively_with_the_accounting_of_a_full_reading(corpus, name):
+    quick, full = triage(corpus / name).log, read_plog(corpus / name)
+    # a capture is read whole (its broken lines are joined back); every file with a role is read selectively
+    slogs = [f for f in quick.files if classify(f.path)["role"] != ROLE_TEXT and f.size and not f.skipped]
+    assert slogs and all(f.selective for f in slogs if f.encoding == "utf-8")
+    assert len(quick.records) < len(full.records) and quick.lines == full.lines
+    assert [(f.path, f.lines, f.unparsed, f.role, f.first_time, f.last_time) for f in quick.files] == \
+           [(f.path, f.lines, f.unparsed, f.role, f.first_time, f.last_time) for f in full.files]
+    assert quick.levels_seen() == full.levels_seen() == set(full.records["level"].dropna())
+
+
+@pytest.mark.parametrize("name", COLLECTIONS)
+def test_the_explorer_sees_every_line_of_a_ticket_sized_bundle(corpus, name):
+    quick, full = triage(corpus / name).log, read_plog(corpus / name)
+    assert every_record(quick).equals(full.records)
+    assert logview.without_record(quick) == 0
+    assert logview.choices(quick) == logview.choices(full)
+    for f in (logview.Filter(level="INFO"), logview.Filter(module="RUNTIME", text="stream"), logview.Filter()):
+        assert logview.select(quick, f).equals(logview.select(full, f))
+
+
+HEAVY = ("pandas", "numpy", "matplotlib", "dask", "distributed", "drain3", "jsonschema", "ipywidgets", "tqdm")
+
+
+def _imported(*args: str) -> set[str]:
+    """Top-level names of every module `python -X importtime -m casebook.cli ARGS` imports."""
+    out = subprocess.run([sys.executable, "-X", "importtime", "-m", "casebook.cli", *args], capture_output=True,
+                         text=True, env={**os.environ, "PYTHONPATH": str(Path(casebook.__file__).parents[1])})
+    names = [line.rsplit("|", 1)[-1].strip() for line in out.stderr.splitlines() if line.startswith("import time:")]
+    assert out.returncode == 0 and "casebook.reading.bundle" in names, out.stderr[-2000:]
+    return {n.split(".")[0] for n in names}
+
+
+def test_the_cli_imports_only_what_a_command_uses():
+    assert not _imported("triage", "--help") & set(HEAVY)
+    # a triage's JSON needs the log table (pandas) and the unexplained-line miner (drain3), nothing that draws,
+    # runs Dask, checks a schema or shows widgets
+    assert not _imported("triage", str(SAMPLES / "npu-out-of-memory" / "positive-long-batch"), "--json") & {
+        "matplotlib", "dask", "distributed", "jsonschema", "ipywidgets"}

@@ -140,7 +140,7 @@ def test_scan_declines_exactly_the_bytes_the_model_declines(data):
 def test_windows_of_a_selectively_read_file_are_read_from_its_line_index(corpus, monkeypatch):
     monkeypatch.setattr(plog, "FULL_RECORDS_BELOW", 1)
     monkeypatch.setattr(scan, "INDEX_STEP", 100)
-    log = read_plog(corpus / "aicore-gatherv2-asys")
+    log = read_plog(corpus / "aicore-gatherv2-asys", keep=KEEP)
     f = log.file("dfx/log/host/cann/debug/plog/plog-370_20230713074107861.log")
     assert f.selective and len(f.line_index) == (f.lines + 99) // 100
     whole = f.source.read_bytes().split(b"\n")
@@ -151,10 +151,9 @@ def test_windows_of_a_selectively_read_file_are_read_from_its_line_index(corpus,
 
 
 def test_without_the_scanner_big_files_are_read_line_by_line_with_a_warning(monkeypatch, corpus):
-    quick = read_plog(corpus / "aicore-gatherv2-asys")
+    quick = read_plog(corpus / "aicore-gatherv2-asys", keep=KEEP)
     monkeypatch.setattr(scan, "_linescan", None)
-    monkeypatch.setattr(plog, "FULL_RECORDS_BELOW", 1)
-    slow = read_plog(corpus / "aicore-gatherv2-asys")
+    slow = read_plog(corpus / "aicore-gatherv2-asys", keep=KEEP)
     assert not any(f.selective for f in slow.files)
     assert [(f.path, f.lines, f.unparsed) for f in slow.files] == [(f.path, f.lines, f.unparsed) for f in quick.files]
     assert any("scanner" in w and "line by line" in w for w in slow.warnings)

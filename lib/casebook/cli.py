@@ -97,8 +97,8 @@ def _triage(args: argparse.Namespace) -> int:
         print(f"casebook: {_shown(args.paths)}: {t.log.unusable_reason()}", file=sys.stderr)
         return 2
     if args.json:
-        json.dump(to_dict(t), sys.stdout, indent=1, ensure_ascii=False)
-        print()
+        # one string written at once: dump() writes an indented object piece by piece, twice as slow
+        print(json.dumps(to_dict(t), indent=1, ensure_ascii=False))
         return 0
     from .presenting.console import WIDTH, walk_lines
     print("\n".join(walk_lines(t, args.lang, WIDTH, args.wide)))

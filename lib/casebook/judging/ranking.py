@@ -19,6 +19,7 @@ import pandas as pd
 
 from ..evidence.items import ErrorLine, Evidence, Fact, Incident
 from ..knowledge.kb import KnowledgeBase, KnownCase
+from ..knowledge.literals import Haystack
 from ..knowledge.rules import NO_BIT, Condition, Signature
 
 CONFIRMED, LIKELY, POSSIBLE, RULED_OUT = "confirmed", "likely", "possible", "ruled_out"
@@ -107,11 +108,18 @@ class Observed:
             key = o.value if isinstance(o.value, (str, int, float, bool)) else repr(o.value)
             self.groups.setdefault(o.field, {}).setdefault(key, []).append(o)
         self._hits: dict[int, list[list[Observation]]] = {}
+        self._texts: dict[str, Haystack] = {}
 
     def hits(self, sig: Signature) -> list[list[Observation]]:
         """The groups of observations whose value the signature matches."""
         if id(sig) not in self._hits:
-            groups = self.groups.get(sig.field, {}).values()
+            groups = list(self.groups.get(sig.field, {}).values())
+            if sig.needles is not None:
+                # only the values holding one of the regex's literals can match: found in one pass over them all
+                texts = self._texts.get(sig.field)
+                if texts is None:
+                    texts = self._texts[sig.field] = Haystack([str(g[0].value) for g in groups])
+                groups = [groups[i] for i in texts.holding(sig.needles)]
             self._hits[id(sig)] = [group for group in groups if sig.test(group[0].value)]
         return self._hits[id(sig)]
 

@@ -53,7 +53,7 @@ def read_case(*paths: str | os.PathLike, limits: Limits | None = None, engine: s
     told of a fresh log table before its evidence is extracted (a progress display's next stage)."""
     files = signature(paths)
     # how the reader reads (the selective thresholds, the compiled scanner) is part of what was read
-    how = (plog.FULL_RECORDS_BELOW, plog.SELECTIVE_BUNDLE, scan.available(), limits, engine, scheduler)
+    how = (plog.FULL_RECORDS_BELOW, plog.CAPTURE_FULL_BELOW, scan.available(), limits, engine, scheduler)
     key = (tuple(os.path.abspath(p) for p in paths), files, how) if files is not None else None
     if key is not None and key in _KEPT:
         _KEPT.move_to_end(key)

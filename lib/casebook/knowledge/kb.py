@@ -9,6 +9,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .cache import kept
 from .codes import CodeRow, load_tables
 from .document import KbDocument, Problem, sections
 from .rules import Condition, Signature, check_keys, condition, enum, signature
@@ -121,8 +122,14 @@ def default_root() -> Path:
 
 
 def load_kb(root: str | os.PathLike | None = None) -> KnowledgeBase:
-    """Load every case and code page under `root` (default: the project's `kb/`)."""
+    """Load every case and code page under `root` (default: the project's `kb/`); a copy kept from an earlier
+    load of the same files (cache.py) is used when there is one."""
     root = Path(root) if root is not None else default_root()
+    return kept(root, _read_kb) if root.is_dir() else _read_kb(root)
+
+
+def _read_kb(root: Path) -> KnowledgeBase:
+    """Every case and code page under `root`, parsed from the markdown."""
     kb = KnowledgeBase(root=root)
     if not root.is_dir():
         kb.problems.append(Problem(str(root), 0, "knowledge base folder not found"))

@@ -27,7 +27,8 @@ class MessageError(KeyError):
 @lru_cache(maxsize=1)
 def catalog() -> dict[str, dict[str, str]]:
     """id -> {language: template}, as the YAML file holds it."""
-    data = yaml.safe_load(PATH.read_text(encoding="utf-8")) or {}
+    # libyaml's loader where it is built: ten times faster, and every command words messages
+    data = yaml.load(PATH.read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)) or {}
     return {str(k): {lang: str(v.get(lang, "")) for lang in LANGS} if isinstance(v, dict) else {}
             for k, v in data.items()}
 

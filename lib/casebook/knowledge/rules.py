@@ -2,11 +2,13 @@
 their parsing with problems at file:line."""
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 from functools import cached_property
 
 from .document import KbDocument
+from .literals import Required, required
 from .vocabulary import FACTS
 
 #: Observation fields a signature may test (built by ranking from the evidence).
@@ -30,6 +32,9 @@ class Signature:
     key: bool
     why: str
     group: str = ""   #: signatures of one group are alternatives (other wordings, other codes of one fact)
+    #: of a `regex` signature: literals one of which every match holds (literals.py), a cheap test before the
+    #: regex; read from the pattern when the signature is loaded, so a knowledge base kept on disk keeps them
+    needles: Required | None = dataclasses.field(default=None, compare=False, repr=False)
 
     def test(self, observed: object) -> bool:
         """Does one observed value match?"""
@@ -39,7 +44,10 @@ class Signature:
             return observed in self.value
         if self.matcher == "contains":
             return str(self.value) in str(observed)
-        return self.pattern.search(str(observed)) is not None
+        text = str(observed)
+        if self.needles is not None and not self.needles.may_match(text):
+            return False
+        return self.pattern.search(text) is not None
 
     @cached_property
     def pattern(self) -> re.Pattern:
@@ -111,7 +119,7 @@ def signature(doc: KbDocument, i: int, raw, section: str = "signatures") -> Sign
     if section == "contradicted_by" and not raw.get("why"):
         doc.problem(where, "an entry of contradicted_by needs a 'why' (what the match points to instead)")
     return Signature(str(raw["id"]), raw["field"], m, raw[m], weight, bool(raw.get("key", False)), str(raw.get("why", "")),
-                     str(raw.get("group", "")))
+                     str(raw.get("group", "")), required(str(raw[m])) if m == "regex" else None)
 
 
 def condition(doc: KbDocument, section: str, i: int, raw) -> Condition | None:

@@ -53,16 +53,12 @@ class CollectRequest:
         return "\n".join(out) + ("\n" if out else say(EN, "ask.nothing") + "\n")
 
 
-def _levels(t: Triage) -> set[str]:
-    return {lv for lv in t.log.records["level"].dropna().unique()}
-
-
 def build(t: Triage) -> CollectRequest:
     """The collect-more request for the current state of the case."""
     asks: list[Ask] = []
     log, ev = t.log, t.evidence
     roles = {f.role for f in log.files if not f.skipped}
-    levels = _levels(t)
+    levels = log.levels_seen()
     info_seen = bool(levels & {"INFO", "DEBUG"})
     if ev.first_error is None:
         asks.append(Ask(Note("ask.plogs"), Note("ask.plogs.why"),

@@ -6,12 +6,21 @@ from dataclasses import dataclass
 import pandas as pd
 
 from ..judging.triage import Triage
+from ..reading.backfill import every_record
 from ..reading.grammar import KIND_PLOG
 from ..reading.plog import LogTable
 from . import walk
 
 ANY = "(any)"
 NO_LEVEL = "(none)"   #: records without a level: block lines, screen output, unparsed lines
+#: Below this many bytes the explorer's filters see every line: the lines the triage counted without a record
+#: are read again and parsed when the explorer first asks. A cluster's bundle keeps to its counts and windows.
+EVERY_LINE_BELOW = 64 << 20
+
+
+def records(log: LogTable) -> pd.DataFrame:
+    """The records the explorer filters: every line's in a bundle below EVERY_LINE_BELOW, else those kept."""
+    return every_record(log) if log.bytes < EVERY_LINE_BELOW else log.records
 
 
 def level_counts(log: LogTable) -> pd.DataFrame:
@@ -32,9 +41,10 @@ def level_counts(log: LogTable) -> pd.DataFrame:
 
 
 def without_record(log: LogTable) -> int:
-    """Lines of selectively read files that have no record (counted per level, read back by window())."""
+    """Lines of selectively read files that the explorer has no record of (counted per level, read back by
+    window())."""
     scanned = {f.path: f.lines for f in log.files if f.selective}
-    return sum(scanned.values()) - int(log.records["file"].isin(scanned).sum())
+    return sum(scanned.values()) - int(records(log)["file"].isin(scanned).sum())
 
 
 @dataclass(frozen=True)
@@ -50,7 +60,7 @@ class Filter:
 
 def choices(log: LogTable) -> dict[str, list[str]]:
     """The values each filter field can take in this bundle."""
-    r = log.records
+    r = records(log)
     return {"level": [ANY, *sorted(r["level"].dropna().unique())],
             "module": [ANY, *sorted(r["module"].dropna().unique())],
             "file": [ANY, *[f.path for f in log.files if not f.skipped]],
@@ -59,7 +69,7 @@ def choices(log: LogTable) -> dict[str, list[str]]:
 
 def select(log: LogTable, f: Filter, limit: int = 200) -> pd.DataFrame:
     """Records passing the filter (file, line, level, module, pid, time, msg), at most `limit` of them."""
-    r = log.records
+    r = records(log)
     mask = pd.Series(True, index=r.index)
     for col in ("level", "module", "file"):
         value = getattr(f, col)

@@ -1,9 +1,10 @@
 """Read plog bundles into the log table: every line counted, none dropped.
 
-A file below FULL_RECORDS_BELOW gets a record per line; a bigger one gets records for the lines that
-matter (scan.py) and counts for the rest. Text: decoded line by line as encoding.py says (UTF-8, GBK,
-else replacement, each with a named warning); the original bytes of every line whose text is not an
-exact decoding of them are kept in `LogFile.raw_lines` (`LogTable.raw_line()` returns any line's bytes).
+Read for a triage (with the evidence families' `keep` literals), a file gets records for the lines that
+matter (scan.py) and counts for the rest; backfill.py builds the others when a view asks for every line.
+Text: decoded line by line as encoding.py says (UTF-8, GBK, else replacement, each with a named warning);
+the original bytes of every line whose text is not an exact decoding of them are kept in
+`LogFile.raw_lines` (`LogTable.raw_line()` returns any line's bytes).
 """
 from __future__ import annotations
 
@@ -35,13 +36,15 @@ PLOG_COLUMNS = ["file", "line", "kind", "level", "module", "pid", "pname", "time
 
 _BINARY_SNIFF = 8192
 _FILE_TIME_KINDS = (KIND_EXCEPTION_PRINT, KIND_BLOCK_LINE, KIND_PYTHON)
-#: Files below this size get a record for every line. In larger ones (rotated plogs are up to 20 MiB of
-#: mostly INFO lines) only error lines, lines that are not slog headers and the lines an evidence family
-#: reads get one; every other line is still counted, per level, and can be read back (logview.window).
-FULL_RECORDS_BELOW = 4 << 20
-#: In a bundle this big every file is read that way: the explorer's filters over every line are a help on
-#: a case's few files, not on a cluster's thousands, whose small files would cost more than the big ones.
-SELECTIVE_BUNDLE = 64 << 20
+#: Files below this size get a record for every line. In the others only error lines, lines that are not
+#: slog headers and the lines an evidence family reads get one; every other line is still counted, per
+#: level, and can be read back (logview.window). A plog is mostly INFO lines nobody reads, whatever its
+#: size: the compiled scan costs less than a record per line from the smallest file on, so every file is
+#: read that way (a test may raise the size to compare with a full reading).
+FULL_RECORDS_BELOW = 1
+#: A capture (a file whose path names no role: pasted console text, grep output) below this size is read whole:
+#: a paste may have broken its lines, and joining them back (rejoin.py) needs every line.
+CAPTURE_FULL_BELOW = 4 << 20
 
 
 @dataclass
@@ -105,6 +108,11 @@ class LogTable:
         message of an error block; a block's `TraceBack` marker and its advice lines are its layout, not errors."""
         r = self.records
         return r[r["level"] == "ERROR"]
+
+    def levels_seen(self) -> set[str]:
+        """Every level a line of the bundle has, lines without a record (counted by the scan) included."""
+        seen = set(self.records["level"].dropna().unique())
+        return seen | {level for f in self.files if f.selective for level, n in f.levels.items() if n}
 
     def derive(self, name: str, build):
         """A view of the records built once by `build(self)` and shared by every family that asks for it."""
@@ -210,6 +218,8 @@ def _parse_mapped(f: LogFile, mm: mmap.mmap, keep: tuple[str, ...]) -> list[tupl
 def read_one(f: LogFile, keep: tuple[str, ...] | None = None,
              selective_from: int | None = None) -> tuple[LogFile, list[tuple]]:
     """The file with its counts filled, and its records: the unit of work an engine runs anywhere."""
+    if f.role == ROLE_TEXT:
+        selective_from = max(FULL_RECORDS_BELOW if selective_from is None else selective_from, CAPTURE_FULL_BELOW)
     rows = read_file(f, keep, selective_from) if not f.skipped else []
     return f, rows
 
@@ -328,44 +338,50 @@ def _parse_selected(f: LogFile, sel: scan.Selection, head: str) -> list[tuple]:
     return rows
 
 
+def frame(rows: list[tuple]) -> pd.DataFrame:
+    """Record tuples as the log table's records."""
+    # object columns keep absent fields as None (string dtype would turn them into NaN)
+    records = pd.DataFrame(rows, columns=PLOG_COLUMNS, dtype=object)
+    records["pid"] = records["pid"].astype("Int64")
+    records["line"] = records["line"].astype("int64")
+    records["joined"] = records["joined"].astype("int64")
+    return records
+
+
 def plog_time_of(line: str) -> str | None:
     """The time of an slog header line, or None."""
     return parse_line(line, BlockState()).time
 
 
-def read_plog(*paths: str | os.PathLike | Pasted, keep: tuple[str, ...] = (), limits: Limits | None = None,
+def read_plog(*paths: str | os.PathLike | Pasted, keep: tuple[str, ...] | None = None, limits: Limits | None = None,
               selective: bool = True, engine: str = "local", scheduler: str | None = None,
               workers: int | None = None, progress: Callable[[int, int], None] | None = None) -> LogTable:
     """Read folders, files, archives and pasted text (bundle.Pasted) into one LogTable; raises BundleError on
     unusable input.
 
     `limits` bounds what archives may expand to (spool.Limits: total bytes, ratio, entries, depth).
-    `selective` reads big files selectively (FULL_RECORDS_BELOW, and every file of a SELECTIVE_BUNDLE): only
-    error lines, lines that are not slog headers and lines holding one of the `keep` literals get a record
-    (the triage passes the evidence families' KEEP); False gives every line a record.
+    With `keep` (the triage passes the evidence families' KEEP), files of FULL_RECORDS_BELOW bytes or more are
+    read selectively: only error lines, lines that are not slog headers and lines holding one of the `keep`
+    literals get a record. Without it, or with `selective` False, every line gets a record.
     The files are read in parallel on `engine` (engine.run: "local" threads, or "dask" with an optional
     `scheduler` address); `progress(done, total)` is called after each file.
     """
     files = find_files(list(paths), limits=limits)
-    keep = tuple(keep) if selective else None
-    every = sum(f.size for f in files if not f.skipped) >= SELECTIVE_BUNDLE
-    least = 1 if every else FULL_RECORDS_BELOW
-    done = engine_run(partial(read_one, keep=keep, selective_from=least), files, engine, scheduler, workers, progress)
+    keep = tuple(keep) if selective and keep is not None else None
+    done = engine_run(partial(read_one, keep=keep, selective_from=FULL_RECORDS_BELOW), files, engine, scheduler,
+                      workers, progress)
     for original, (f, _) in zip(files, done):
         f.spool = original.spool   # the copy a worker sent back must not be the last owner of the spool
     files = [f for f, _ in done]
     rows = [row for _, file_rows in done for row in file_rows]
-    # object columns keep absent fields as None (string dtype would turn them into NaN)
-    records = pd.DataFrame(rows, columns=PLOG_COLUMNS, dtype=object)
-    records["pid"] = records["pid"].astype("Int64")
-    records["line"] = records["line"].astype("int64")
-    records["joined"] = records["joined"].astype("int64")
+    records = frame(rows)
     identity.share(files)
     rotated = rotation.check(files, records)
     warnings = [w for f in files for w in f.warnings]
     warnings += [f"{f.path}: skipped ({f.skipped})" for f in files if f.skipped]
-    if keep is not None and not scan.available() and any(f.size >= least for f in files if not f.skipped):
-        warnings.append("the compiled line scanner (casebook.reading._linescan) is not built: big files were read line by "
-                        "line, several times slower (reinstall the package where a C compiler is)")
+    if keep is not None and not scan.available() and any(f.size >= FULL_RECORDS_BELOW for f in files
+                                                         if not f.skipped):
+        warnings.append("the compiled line scanner (casebook.reading._linescan) is not built: the files were read line "
+                        "by line, several times slower (reinstall the package where a C compiler is)")
     return LogTable(paths=[str(p) if isinstance(p, Pasted) else os.fspath(p) for p in paths], files=files, records=records, warnings=warnings,
                     rotation=rotated)

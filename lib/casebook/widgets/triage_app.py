@@ -12,6 +12,7 @@ from pathlib import Path
 import ipywidgets as w
 
 from ..judging.triage import Triage
+from ..knowledge.kb import KnowledgeBase
 from ..knowledge.messages import EN, ZH, pick, say
 from ..knowledge.vocabulary import FACTS, FactError
 from ..presenting import tables, walk
@@ -31,7 +32,8 @@ NOT_RUN = "Run all cells (▶▶) to start the app. / 运行全部单元格（�
 class TriageApp:
     """The support engineer's app: bundle opener, files table, the walk with questions, export and case file."""
 
-    def __init__(self, triage: Triage | None = None, *, folder: str | Path = "cases") -> None:
+    def __init__(self, triage: Triage | None = None, *, folder: str | Path = "cases",
+                 kb: KnowledgeBase | None = None) -> None:
         self.triage = triage
         self.steps: list[Step] = []
         self.step_index = 0
@@ -41,7 +43,8 @@ class TriageApp:
         self._rows: dict[str, w.VBox] = {}
         self._pngs: dict = {}   # figure key -> PNG: a step answers at once, not after a redraw
         self._quiet = False     # True while relabelling: a widget's options change, the answer does not
-        self.opener = BundleOpener(self.load, kb=triage.kb if triage else None)
+        # the knowledge base bundles are judged by: the one given, the triage's, else loaded at the first open
+        self.opener = BundleOpener(self.load, kb=kb or (triage.kb if triage else None))
         self.export = ExportPanel(lambda: self.triage, lambda: self.step.key if self.steps else None,
                                   self._resumed, folder)
         self._build_widgets()
@@ -105,7 +108,8 @@ class TriageApp:
         self.questions, self._asks, self._homes, self._rows = {}, {}, {}, {}
         self.status.value = self.export.status.value = ""
         self._adopt_given_answers()
-        self._pngs = {}
+        # kept with the reading (figures draw its evidence): a bundle opened again shows them without a redraw
+        self._pngs = triage.log.derive("figure_pngs", lambda _: {})
         self.refresh()
         # drawn as part of loading, so every step of the walk answers without waiting for matplotlib
         for s in self.steps:

@@ -1,0 +1,140 @@
+"""Literals every match of a regex holds: a substring test rules out most texts before the regex runs.
+
+A knowledge base has hundreds of message signatures and a bundle hundreds of distinct error messages;
+running every regex on every message is most of a ranking's time, while nearly every pair fails on a
+literal the regex cannot match without. `required(pattern)` reads the parsed pattern and returns a set
+of alternatives of which every match holds at least one (None when it cannot tell), so a text holding
+none of them is known not to match.
+"""
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from dataclasses import dataclass
+from functools import lru_cache
+
+try:   # the parser of the standard `re` module: private, so its absence only turns the shortcut off
+    from re import _constants as _sre
+    from re import _parser as _parse
+except ImportError:   # pragma: no cover - every supported CPython has them
+    _parse = _sre = None
+
+#: Under IGNORECASE an ASCII letter also matches these four letters outside ASCII (the dotted and dotless i,
+#: the long s, the Kelvin sign; tests/test_literals.py checks every code point), so a text is folded by
+#: mapping them to their ASCII letter before lower-casing it. Letters outside ASCII have other such pairs
+#: (the micro sign and the Greek mu): a folded needle holds ASCII characters only.
+_FOLD = str.maketrans({"\u0130": "i", "\u0131": "i", "\u017f": "s", "\u212a": "k"})
+
+
+def _literal(code: int, folded: bool) -> bool:
+    """Whether a literal character can stand in a needle (under IGNORECASE: an ASCII one)."""
+    return not folded or code < 128
+
+
+@dataclass(frozen=True)
+class Required:
+    """Every match holds one of `alternatives`; with `folded`, in the lower-cased text."""
+
+    alternatives: tuple[str, ...]
+    folded: bool
+
+    def may_match(self, text: str) -> bool:
+        """False only when no match of the regex can be in `text`."""
+        hay = _fold(text) if self.folded else text
+        return any(a in hay for a in self.alternatives)
+
+
+@lru_cache(maxsize=8192)
+def _fold(text: str) -> str:
+    """The text as a case-folded needle is looked for in it."""
+    return text.translate(_FOLD).lower()
+
+
+def required(pattern: str) -> Required | None:
+    """The literals one of which every match of `pattern` holds, or None when none can be named."""
+    if _parse is None:
+        return None
+    try:
+        parsed = _parse.parse(pattern)
+    except re.error:
+        return None
+    folded = bool(parsed.state.flags & _sre.SRE_FLAG_IGNORECASE)
+    found = _sequence(list(parsed), folded)
+    if not found:
+        return None
+    return Required(tuple(a.lower() for a in found) if folded else found, folded)
+
+
+def _sequence(items: list, folded: bool) -> tuple[str, ...] | None:
+    """The best set of alternatives among the ones a sequence of pattern items requires: the one whose
+    shortest alternative is longest (a longer literal rules out more texts)."""
+    candidates: list[tuple[str, ...]] = []
+    run: list[str] = []
+
+    def close() -> None:
+        if run:
+            candidates.append(("".join(run),))
+            run.clear()
+
+    for op, arg in items:
+        if op is _sre.LITERAL and _literal(arg, folded):
+            run.append(chr(arg))
+            continue
+        close()
+        if op is _sre.SUBPATTERN:
+            _group, add, _remove, sub = arg
+            if not add & _sre.SRE_FLAG_IGNORECASE or folded:
+                inner = _sequence(list(sub), folded)
+                if inner:
+                    candidates.append(inner)
+        elif op in (_sre.MAX_REPEAT, _sre.MIN_REPEAT, _sre.POSSESSIVE_REPEAT):
+            least, _most, sub = arg
+            if least >= 1:
+                inner = _sequence(list(sub), folded)
+                if inner:
+                    candidates.append(inner)
+        elif op is _sre.BRANCH:
+            branches = [_sequence(list(b), folded) for b in arg[1]]
+            if all(branches):
+                candidates.append(tuple(dict.fromkeys(a for b in branches for a in b)))
+        elif op is _sre.ATOMIC_GROUP:
+            inner = _sequence(list(arg), folded)
+            if inner:
+                candidates.append(inner)
+    close()
+    if not candidates:
+        return None
+    return max(candidates, key=lambda alts: min(len(a) for a in alts))
+
+
+class Haystack:
+    """Many texts searched at once: one joined string, so finding the texts that hold a literal is one
+    search per text that holds it, not one test per text."""
+
+    def __init__(self, texts: list[str]) -> None:
+        self.texts = texts
+        self._joined: dict[bool, tuple[str, list[int]]] = {}
+
+    def _layout(self, folded: bool) -> tuple[str, list[int]]:
+        """The texts (lower-cased when `folded`) joined by newlines, and where each starts."""
+        if folded not in self._joined:
+            parts = [_fold(t) for t in self.texts] if folded else self.texts
+            starts, at = [], 0
+            for p in parts:
+                starts.append(at)
+                at += len(p) + 1
+            self._joined[folded] = ("\n".join(parts), starts)
+        return self._joined[folded]
+
+    def holding(self, need: Required) -> list[int]:
+        """Indices, ascending, of the texts that may match: those holding one of the alternatives."""
+        joined, starts = self._layout(need.folded)
+        found: set[int] = set()
+        for alt in need.alternatives:
+            at = joined.find(alt)
+            while at >= 0:
+                i = bisect_right(starts, at) - 1
+                found.add(i)
+                # the next text: one hit is enough for a text
+                at = joined.find(alt, starts[i + 1]) if i + 1 < len(starts) else -1
+        return sorted(found)

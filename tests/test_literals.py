@@ -1,0 +1,87 @@
+"""The literals a regex needs rule texts out exactly: never a text the regex matches."""
+import re
+
+import pytest
+from casebook.judging.ranking import Observation, Observed
+from casebook.knowledge.kb import load_kb
+from casebook.knowledge.literals import Haystack, required
+from casebook.reading.plog import read_plog
+from conftest import COLLECTIONS, SAMPLES
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+
+def _regex_signatures():
+    kb = load_kb()
+    return [s for c in [*kb.cases.values(), *kb.families.values()] for s in [*c.signatures, *c.contradicted_by]
+            if s.matcher == "regex"]
+
+
+@pytest.mark.parametrize("pattern, alternatives, folded", [
+    (r"Cannot find bin of op", ("Cannot find bin of op",), False),
+    (r"stat for dump pc start,.*compare_fail_num=[1-9]\d*", ("stat for dump pc start,",), False),
+    (r"lost heartbeat|Device not found", ("lost heartbeat", "Device not found"), False),
+    (r"(?i)event_id[=:]\s*0x80c98000", ("0x80c98000",), True),
+    (r"(?i)Stuck Occurred", ("stuck occurred",), True),
+    (r"x(abc)+y", ("abc",), False),
+    (r"a?b*", None, False),
+    (r"foo|\d+", None, False),                               # one branch has no literal: nothing is required
+    (r"(?i)µs", ("s",), True),                               # the micro sign also matches the Greek mu
+])
+def test_required_literals(pattern, alternatives, folded):
+    need = required(pattern)
+    assert (need.alternatives, need.folded) == (alternatives, folded) if alternatives else need is None
+
+
+def test_only_four_letters_outside_ascii_match_an_ascii_letter_ignoring_case_and_folding_maps_them():
+    ascii_letters = re.compile(r"(?i)[a-z]")
+    odd = [chr(cp) for cp in range(0x110000) if ascii_letters.fullmatch(chr(cp)) and not chr(cp).isascii()]
+    assert odd == ["\u0130", "\u0131", "\u017f", "\u212a"]
+    for ch in odd:
+        (letter,) = [c for c in "abcdefghijklmnopqrstuvwxyz" if re.fullmatch(f"(?i){c}", ch)]
+        assert re.search(f"(?i)x{letter}", f"aX{ch}b")
+        assert required(f"(?i)x{letter}").may_match(f"aX{ch}b") and \
+            Haystack(["none", f"aX{ch}b"]).holding(required(f"(?i)x{letter}")) == [1]
+
+
+def test_folding_never_rules_out_a_match():
+    for pattern, text in [(r"(?i)stuck", "STUC\u212a"), (r"(?i)ecc", "ECC"), (r"(?i)sdma", "\u017fDMA"),
+                          (r"(?i)aicore", "A\u0130CORE"), (r"(?i)\u03bc", "\u00b5")]:
+        need = required(pattern)
+        assert re.search(pattern, text)
+        assert need is None or need.may_match(text), (pattern, text)
+
+
+def test_every_signature_gives_the_regexs_answer_on_every_error_message(corpus):
+    texts = set()
+    for path in [*(corpus / c for c in COLLECTIONS), *sorted(SAMPLES.glob("*/*"))]:
+        texts.update(read_plog(path).errors()["msg"].dropna())
+    texts = sorted(texts)
+    hay = Haystack(texts)
+    sigs = _regex_signatures()
+    assert all(s.needles is not None for s in sigs)   # the shortcut applies to every signature of the KB
+    matched = 0
+    for s in sigs:
+        truth = [i for i, t in enumerate(texts) if s.pattern.search(t)]
+        assert [i for i, t in enumerate(texts) if s.test(t)] == truth, s.id
+        assert set(truth) <= set(hay.holding(s.needles)), s.id
+        matched += bool(truth)
+    assert matched > len(sigs) // 2
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text(alphabet="abcdeikmsxyzABCKS \u017f\u212a\u0130\u00b5\u03bc|.*0123()[]", max_size=12),
+                min_size=1, max_size=6), st.sampled_from([r"ab|cd", r"(?i)ask", r"(?i)x(bc)+y", r"k[0-9]s",
+                                                          r"(?i)\u03bc|cde", r"a.*e", r"(?:ab|ba)c"]))
+def test_haystack_finds_every_text_the_regex_matches(texts, pattern):
+    need = required(pattern)
+    truth = {i for i, t in enumerate(texts) if re.search(pattern, t)}
+    assert need is None or truth <= set(Haystack(texts).holding(need))
+
+
+def test_observed_hits_are_those_of_testing_every_value():
+    obs = [Observation("message", m, m, "f", n) for n, m in enumerate(
+        ["rtKernelLaunch failed", "Heartbeat lost heartbeat", "ok", "LOST HEARTBEAT", "lost heart beat"], start=1)]
+    for s in _regex_signatures():
+        got = [g[0].value for g in Observed(obs).hits(s)]
+        assert got == [o.value for o in obs if s.pattern.search(o.value)], s.id
