@@ -3,7 +3,7 @@ collection holds one, a line in a documented CANN form: the row that wins, the r
 the consequence rule: which kinds are a device's own fault, and the window, at its edges."""
 import pytest
 from casebook.evidence import cascade
-from casebook.evidence.incidents import CONSEQUENCE_WINDOW_S
+from casebook.evidence.incidents import BURST_GAP_S, CONSEQUENCE_WINDOW_S
 from casebook.evidence.registry import extract_evidence
 from casebook.reading.plog import read_plog
 from conftest import write_log
@@ -190,3 +190,42 @@ def test_a_timeout_before_the_fault_or_on_the_same_device_stays_a_cause(tmp_path
               HDR.format(mod="HCCL", pid=200, h=10, m=1, s=0) + TIMEOUT.replace("device_id=1", "device_id=0") + "\n")
     assert [(i.kind, i.role) for i in extract_evidence(read_plog(tmp_path / "b")).incidents] == \
         [("aicore_exception", "cause"), ("hccl_timeout", "cause")]
+
+
+def _one_process(tmp_path, *lines):
+    text = "".join(HDR.format(mod="RUNTIME", pid=100, h=10, m=m, s=s) + msg + "\n" for m, s, msg in lines)
+    write_log(tmp_path, "plog/plog-100_20260314100000000.log", text)
+    return extract_evidence(read_plog(tmp_path)).incidents
+
+
+def test_a_burst_ends_after_a_gap_of_more_than_60_seconds(tmp_path):
+    assert BURST_GAP_S == 60
+    fault = "hwts timeout exception device_id=0"
+    got = _one_process(tmp_path / "a", (0, 0, fault), (1, 0, fault), (2, 1, fault))
+    assert [(i.first.line, i.cascade, i.last_time) for i in got] == [
+        (1, 1, "2026-03-14T10:01:00.000000"), (3, 0, "2026-03-14T10:02:01.000000")]
+
+
+def test_the_first_line_of_a_burst_is_its_best_cause(tmp_path):
+    # fallout, a wrapper, a generic code, a cause of unknown kind, then one of a known kind (lines 1-5)
+    got = _one_process(tmp_path, (0, 1, "rtFree failed, runtime result = 507899 device_id=0"),
+                       (0, 2, "Stream Synchronize failed, stream_id=2 device_id=0"),
+                       (0, 3, "aicpu exception, error code is 507018 device_id=0"),
+                       (0, 4, "something odd device_id=0"),
+                       (0, 5, "hwts timeout exception device_id=0"))
+    (inc,) = got
+    assert (inc.first.line, inc.kind, inc.cascade) == (5, "hwts_timeout", 4)
+    assert inc.roles == {"fallout": 1, "wrapper": 1, "generic": 1, "cause": 1}
+    # without a known kind the unknown cause leads, then the generic code, then fallout and wrappers
+    (inc,) = _one_process(tmp_path / "b", (0, 1, "rtFree failed, runtime result = 507899 device_id=0"),
+                          (0, 3, "aicpu exception, error code is 507018 device_id=0"),
+                          (0, 4, "something odd device_id=0"))
+    assert (inc.first.line, inc.kind) == (3, "error")
+    (inc,) = _one_process(tmp_path / "c", (0, 1, "rtFree failed, runtime result = 507899 device_id=0"),
+                          (0, 3, "aicpu exception, error code is 507018 device_id=0"))
+    assert (inc.first.line, inc.kind) == (2, "error")
+    (inc,) = _one_process(tmp_path / "d", (0, 1, "get dieid failed:DRV_ERROR_NOT_SUPPORT device_id=0"),
+                          (0, 2, "rtFree failed, runtime result = 507899 device_id=0"))
+    assert (inc.first.line, inc.kind, inc.roles) == (2, "error", {"benign": 1})
+    (inc,) = _one_process(tmp_path / "e", (0, 1, "get dieid failed:DRV_ERROR_NOT_SUPPORT device_id=0"))
+    assert (inc.first.line, inc.kind, inc.roles) == (1, "benign", {})
