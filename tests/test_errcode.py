@@ -40,3 +40,13 @@ def test_meanings_from_our_sentences_or_spelled_from_unit_and_condition():
     assert meaning("CCU_FOO_DIV0") == "scalar unit (CCU): division by zero."
     assert meaning("ZZZ_NOTHING") == "AI Core error (ZZZ_NOTHING)."
     assert decode_error_code(0x10)[0].meaning == meaning("CCU_ILLEGAL_INSTR")
+
+
+def test_the_tables_are_read_again_after_their_cache_is_cleared():
+    # the loaders are cached per process: cleared here, the first call reads the packaged tables again
+    for loader in (errcode.bit_table, errcode.david_table, errcode._meanings, errcode._parts):
+        loader.cache_clear()
+    assert (errcode.bit_table()[79].index, errcode.bit_table()[79].name) == (79, "CCU_BUS_ERR")
+    assert errcode.david_table()[79] == "MTE_ATM_ADD_ADDR_MISALIGN"
+    assert meaning("VEC_DIV_BY_ZERO_X") == "vector unit: division by zero."
+    assert errcode._read_tsv("data/no-such-table.tsv") == []
