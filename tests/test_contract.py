@@ -31,3 +31,22 @@ def test_the_founding_triage_matches_its_golden_document(facts, name):
     doc = to_dict(triage(FOUNDING, facts=facts))
     validate(doc)
     assert pinned(json.loads(json.dumps(doc))) == json.loads(GOLDEN.read_text(encoding="utf-8"))[name]
+
+
+def test_answers_rerank_and_can_be_taken_back():
+    t = triage(FOUNDING)
+    case = "task-queue-shared-cache-race"
+    assert t.candidate(case).verdict == "likely" and t.candidate("no-such-case") is None
+    # the best candidate's questions first, required before optional, each fact once
+    asked = [(m.fact, m.required) for m in t.questions]
+    assert asked[:2] == [("TASK_QUEUE_ENABLE", True), ("failure_vanished_with_debug", False)]
+    assert len({f for f, _ in asked}) == len(asked)
+    t.answer("TASK_QUEUE_ENABLE", " 1 ")
+    assert (t.answers, t.candidate(case).verdict, t.questions[0].fact) == (
+        {"TASK_QUEUE_ENABLE": "1"}, "confirmed", "failure_vanished_with_debug")
+    t.answer("TASK_QUEUE_ENABLE", None)
+    assert (t.answers, t.candidate(case).verdict) == ({}, "likely")
+    t.answer("ASCEND_LAUNCH_BLOCKING", "1")
+    assert (t.candidate(case).verdict, t.diagnosis) == ("ruled_out", None)
+    # a ruled-out case asks nothing more
+    assert "failure_vanished_with_debug" not in {m.fact for m in t.questions}
