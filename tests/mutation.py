@@ -35,7 +35,8 @@ TESTS = ("tests/test_ranking.py", "tests/test_addresses.py", "tests/test_errcode
          "tests/test_incidents.py", "tests/test_kb.py", "tests/test_kb_index.py", "tests/test_kb_search.py",
          "tests/test_kb_stats.py", "tests/test_codes.py", "tests/test_formats.py", "tests/test_messages.py",
          "tests/test_objdump.py", "tests/test_unexplained.py", "tests/test_contract.py",
-         "tests/test_read_case.py", "tests/test_vocabulary.py", "tests/test_families.py")
+         "tests/test_read_case.py", "tests/test_vocabulary.py", "tests/test_families.py",
+         "tests/test_rules.py")
 
 #: mutmut's exit-code meanings, folded into what the score counts.
 KILLED = {"killed", "timeout", "segfault"}
