@@ -18,6 +18,7 @@ import subprocess
 import sys
 import tempfile
 from collections import Counter
+from fnmatch import fnmatch
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -131,6 +132,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--diff", action="store_true", help="print each surviving mutant's change")
     parser.add_argument("--children", type=int, default=2, help="mutants tested at once (default 2)")
     parser.add_argument("--report", action="store_true", help="with --keep: report that folder's results, run nothing")
+    parser.add_argument("--only", nargs="+", metavar="GLOB",
+                        help="with --keep: test only the mutants named by these globs (casebook.judging.ranking.*)")
     args = parser.parse_args(argv)
     if args.report:
         if not args.keep:
@@ -158,6 +161,11 @@ def main(argv: list[str] | None = None) -> int:
         # so that they meet the tests as they are now
         known = [(key, s) for module in statuses(work).values() for key, s in module.items()]
         again = [key for key, s in known if s not in KILLED] if any(s != "not checked" for _, s in known) else []
+        if args.only:
+            again = [key for key, s in known if s not in KILLED and any(fnmatch(key, glob) for glob in args.only)]
+            if not again:
+                report(work, env, args.diff)
+                return 0
         run = subprocess.run([sys.executable, "-m", "mutmut", "run", "--max-children", str(args.children), *again],
                              cwd=work, env=env, stdout=subprocess.DEVNULL if not os.environ.get("MUTATION_VERBOSE")
                              else None)
