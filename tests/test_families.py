@@ -38,6 +38,10 @@ def test_log_facts_answers_and_defaults():
     assert (off.value, off.source, off.note) == (
         "0", "default", "unset, and ASCEND_LAUNCH_BLOCKING=1 turns the task queue off")
     assert resolve(evidence(), {"ASCEND_LAUNCH_BLOCKING": "1"})["ASCEND_LAUNCH_BLOCKING"].value == "1"
+    assert off.name == "TASK_QUEUE_ENABLE" and unset["TASK_QUEUE_ENABLE"].name == "TASK_QUEUE_ENABLE"
+    # a refused log value is skipped, and the facts after it are still read
+    later = resolve(evidence([Fact("ASCEND_LAUNCH_BLOCKING", "maybe", "log"), Fact("TASK_QUEUE_ENABLE", "2", "log")]))
+    assert list(later) == ["TASK_QUEUE_ENABLE"]
 
 
 def test_one_process_on_several_devices_is_proved_by_its_last_line():

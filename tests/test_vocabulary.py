@@ -37,3 +37,9 @@ def test_command_line_assignments():
     assert parse_assignments([]) == {}
     with pytest.raises(FactError, match=r"--fact takes NAME=VALUE, not 'TASK_QUEUE_ENABLE'"):
         parse_assignments(["TASK_QUEUE_ENABLE"])
+
+
+def test_free_text_values_keep_their_case_and_may_hold_an_equals_sign():
+    assert normalize("torch_npu_version", " 2.1.0RC1 ") == "2.1.0RC1"
+    assert parse_assignments(["torch_npu_version=2.1=post1"]) == {"torch_npu_version": "2.1=post1"}
+    assert op_of("A1_Add") == "A1"   # a token that starts with a letter is the op, whatever follows
