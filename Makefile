@@ -47,7 +47,7 @@ test: $(STAMP) $(CHROMIUM)
 	$(BIN)/python -m pytest
 
 # mutmut on the judging and knowledge stages and the evidence stage's cascade and incident rules, in a temporary
-# copy of the project (docs/testing.md); about 40 minutes on two cores, so not part of `make test`
+# copy of the project (docs/testing.md); over an hour on two shared cores, so not part of `make test`
 mutation: $(STAMP)
 	$(BIN)/python tests/mutation.py
 
