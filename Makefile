@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: lab app test install samples kb-check probe screenshots
+.PHONY: lab app test install samples kb-check probe screenshots mutation
 
 $(STAMP): requirements.txt pyproject.toml setup.py $(wildcard lib/casebook/reading/_linescan*.[ch])
 	$(PYTHON) -m venv $(VENV)
@@ -45,6 +45,11 @@ $(CHROMIUM):
 
 test: $(STAMP) $(CHROMIUM)
 	$(BIN)/python -m pytest
+
+# mutmut on the judging and knowledge stages and the evidence stage's cascade and incident rules, in a temporary
+# copy of the project (docs/testing.md); over an hour on two shared cores, so not part of `make test`
+mutation: $(STAMP)
+	$(BIN)/python tests/mutation.py
 
 # each step of the walk in English and 中文, for docs/screenshots.md (not part of `make test`)
 screenshots: $(STAMP) $(CHROMIUM)

@@ -106,7 +106,16 @@ def test_matrix_text_marks_a_wrong_diagnosis():
 
 CORPUS_EXPECT = {
     "aicore-gatherv2-asys": "aicore-illegal-instruction",
+    "aicore-old-slog-layout": "aicore-illegal-instruction",
     "hccl-event-timeout-2workers": "hccl-socket-timeout",
+}
+#: (error lines, explained, unexplained templates, lines under them) of each collection; in the HCCL one, nine
+#: error lines are the wrappers and fallout of the link failure: neither explained nor left to explain
+CORPUS_COVERAGE = {
+    "aicore-gatherv2-asys": (44, 17, 8, 27),
+    "aicore-old-slog-layout": (74, 2, 11, 72),
+    "hccl-event-timeout-2workers": (24, 7, 3, 8),
+    "modelarts-8rank-job": (37, 0, 20, 37),
 }
 
 
@@ -126,18 +135,14 @@ def corpus_results(corpus) -> dict[str, tuple]:
 def test_corpus_diagnosis(corpus_results, name, case):
     _, doc = corpus_results[name]
     assert doc["diagnosis"] == case
-    assert doc["candidates"][0]["case"] == case
+    assert (doc["candidates"][0]["case"], doc["candidates"][0]["verdict"]) == (case, "confirmed")
+    assert not [c["case"] for c in doc["candidates"][1:] if c["verdict"] in CONFIDENT]
 
 
 def test_corpus_link_setup_failure_is_cited(corpus_results):
     _, doc = corpus_results["hccl-event-timeout-2workers"]
     cited = " ".join(i["text"] for c in doc["candidates"] if c["case"] == "hccl-socket-timeout" for i in c["for"])
     assert "no connect" in cited
-
-
-def test_corpus_old_slog_layout_is_an_aicore_case(corpus_results):
-    _, doc = corpus_results["aicore-old-slog-layout"]
-    assert doc["diagnosis"] is not None and doc["diagnosis"].startswith("aicore-")
 
 
 def test_corpus_modelarts_gets_no_confident_wrong_answer(corpus_results):
@@ -147,17 +152,16 @@ def test_corpus_modelarts_gets_no_confident_wrong_answer(corpus_results):
     assert doc["diagnosis"] is None
     assert all(c["verdict"] in ("possible", "ruled_out") for c in doc["candidates"])
     socket = next(c for c in doc["candidates"] if c["case"] == "hccl-socket-timeout")
-    assert socket["against"], "the socket timeouts must be shown as fallout of the device failures"
+    # the socket timeouts are shown as fallout of the device failures
+    assert [a["id"] for a in socket["against"]] == ["device_or_process_failure"]
 
 
 def test_corpus_coverage_everywhere(corpus_results):
+    assert sorted(corpus_results) == sorted(CORPUS_COVERAGE)
     for name, (t, doc) in corpus_results.items():
         cov = doc["coverage"]
-        assert cov["error_lines"] > 0 and 0 <= cov["explained"] <= cov["error_lines"], name
-        if doc["diagnosis"]:
-            assert cov["explained"] > 0, name
+        unexplained = (len(doc["unexplained"]), sum(u["count"] for u in doc["unexplained"]))
+        assert (cov["error_lines"], cov["explained"], *unexplained) == CORPUS_COVERAGE[name], name
         root = next(s for s in walk.build(t) if s.key == "root_cause")
         assert any(f.startswith(f"Coverage: the matched cases explain {cov['explained']} of {cov['error_lines']}")
                    for f in root.findings), name
-        assert doc["unexplained"], name
-        assert sum(u["count"] for u in doc["unexplained"]) <= cov["error_lines"] - cov["explained"]

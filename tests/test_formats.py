@@ -342,3 +342,21 @@ def test_a_peer_rank_of_thousands_of_digits_is_no_rank(tmp_path):
             + "7" * 4301 + "].\n")
     topo = topology_of(tmp_path, "plog-9_20260314100000000.log", text)
     assert topo.ranks.links == []
+
+
+def test_a_selection_tries_its_forms_in_order_behind_one_literal_search():
+    from casebook.knowledge.formats import Selection, catalog
+    forms = catalog()
+    first, second = forms[0], next(f for f in forms if f.keep != forms[0].keep)
+    both = Selection((second, first))
+    assert both.keep == (second.keep, first.keep)
+    assert Selection(()).first("there is an exception of aicore error") is None
+    assert Selection(()).keep == ()
+    text = "The error from device(chipId:3, dieId:0), serial number is 2569, there is an exception of aicore error, " \
+           "core id is 18, error code = 0, dump info: pc start: 0x12c0ff812000, current: 0x12c1000a3f8c"
+    hit = both.first(text)
+    assert hit.form is first and hit.values == {"device": "3", "serial": "2569", "core_type": "aicore error",
+                                                 "core_id": "18", "error_code": "0", "pc_start": "0x12c0ff812000",
+                                                 "current": "0x12c1000a3f8c"}
+    assert Selection((second,)).first(text) is None
+    assert both.first("no literal of any form here") is None

@@ -23,13 +23,26 @@ def line_count(data: bytes) -> int:
     return data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
 
 
-def exact(raw: bytes) -> bool:
-    """Whether a line's text can only be an exact decoding of its bytes."""
+def utf8(raw: bytes) -> bool:
+    """Whether a line is valid UTF-8 (its text is then an exact decoding of its bytes)."""
     try:
         raw.decode("utf-8")
         return True
     except UnicodeDecodeError:
         return False
+
+
+def gbk(raw: bytes) -> bool:
+    """Whether a line decodes as GBK and encodes back to the same bytes."""
+    try:
+        return raw.decode("gbk").encode("gbk") == raw
+    except UnicodeError:
+        return False
+
+
+def utf16_as_utf8(data: bytes) -> bytes:
+    """A UTF-16 file as the reader reads it: converted to UTF-8; any other file as it is."""
+    return data.decode("utf-16", errors="replace").encode("utf-8") if data[:2] in (b"\xff\xfe", b"\xfe\xff") else data
 
 
 def check_accounting(data: bytes, name: str = "plog-1_20260101000000000.log") -> LogFile:
@@ -38,14 +51,18 @@ def check_accounting(data: bytes, name: str = "plog-1_20260101000000000.log") ->
     if f.skipped:
         assert f.skipped.startswith("binary file") and rows == [] and f.lines == 0
         return f
-    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
-        data = data.decode("utf-16", errors="replace").encode("utf-8")
+    data = utf16_as_utf8(data)
     assert f.lines == len(rows) == line_count(data)
     assert [r[1] for r in rows] == list(range(1, f.lines + 1))
     assert all(len(r) == len(PLOG_COLUMNS) and r[0] == name for r in rows)
     assert f.unparsed == sum(1 for r in rows if r[2] == KIND_UNPARSED)
-    for no, raw in enumerate(split_lines(data), start=1):
-        assert no in f.raw_lines and f.raw_lines[no] == raw or exact(raw) or raw.decode("gbk").encode("gbk") == raw
+    lines = dict(enumerate(split_lines(data), start=1))
+    # a kept line is its bytes exactly; a line neither UTF-8 nor GBK is always kept; a UTF-8 line never is
+    # (but for a byte-order mark opening the file, which its text drops)
+    assert {no: lines[no] for no in f.raw_lines} == f.raw_lines
+    assert {no for no, raw in lines.items() if not utf8(raw) and not gbk(raw)} <= set(f.raw_lines)
+    assert not {no for no, raw in lines.items() if utf8(raw)} & set(f.raw_lines) - (
+        {1} if data.startswith(b"\xef\xbb\xbf") else set())
     return f
 
 
@@ -78,8 +95,10 @@ def test_bundles_of_arbitrary_files_are_read_whole(blobs):
         assert len(log.files) == len(blobs)
         assert log.lines == len(log.records) == sum(f.lines for f in log.files)
         for f, blob in zip(log.files, blobs):
-            if "!/" not in f.path:   # not taken for an archive: read as the file it is
-                assert f.skipped or f.lines == line_count(blob) or blob[:2] in (b"\xff\xfe", b"\xfe\xff")
+            if f.skipped:
+                assert f.skipped.startswith("binary file") and f.lines == 0
+            elif "!/" not in f.path:   # not taken for an archive: read as the file it is
+                assert f.lines == line_count(utf16_as_utf8(blob))
 
 
 def mutate(rng: random.Random, line: bytes) -> bytes:
@@ -148,7 +167,9 @@ def test_damaged_archives_never_raise_and_are_accounted_for(which, flips, cut):
         (Path(tmp) / "bundle.bin").write_bytes(blob)
         log = read_plog(tmp)
         assert log.files and log.lines == len(log.records) == sum(f.lines for f in log.files)
-        assert all(f.skipped or f.lines >= 0 for f in log.files)
+        per_file = log.records["file"].value_counts().to_dict()
+        assert {f.path: f.lines for f in log.files if f.lines} == per_file
+        assert all(f.lines == 0 for f in log.files if f.skipped)
         assert all(f.path.startswith("bundle.bin") for f in log.files)
 
 
@@ -159,4 +180,5 @@ def test_arbitrary_bytes_behind_an_archive_signature_never_raise(magic, rest):
     with tempfile.TemporaryDirectory() as tmp:
         (Path(tmp) / "x").write_bytes(magic + rest)
         log = read_plog(tmp)
-        assert log.lines == len(log.records)
+        assert log.lines == len(log.records) == sum(f.lines for f in log.files)
+        assert all(f.lines == 0 for f in log.files if f.skipped)

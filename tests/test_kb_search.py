@@ -1,5 +1,8 @@
 """KB search: codes, kernel names and words in either language, every word required, exact ids first."""
-from casebook.knowledge.kb import load_kb
+from pathlib import Path
+
+from casebook.knowledge.kb import CodePage, Family, KnowledgeBase, KnownCase, load_kb
+from casebook.knowledge.rules import Signature
 from casebook.knowledge.search import CASE, CODE, FAMILY, page, search
 
 KB = load_kb()
@@ -45,3 +48,54 @@ def test_a_catalog_code_renders_as_a_page_with_its_source():
     hccl = next(c for c in KB.codes.values() if c.table == "hccl-codes" and c.code == "1041")
     hccl_text = page(KB, CODE, hccl.code)
     assert hccl.extra["source"] in hccl_text and hccl.meaning_zh in hccl_text
+
+
+def small_kb() -> KnowledgeBase:
+    """One family, two causes, a code page and a catalog row, made up so pages and scores are known exactly."""
+    a = KnownCase("a-case", "cases/a.md", title="Alpha fault", title_zh="阿尔法", status="verified", severity="high",
+                  action="fix-config", family="fam", codes=["507015", "EZ9999"], body="Alpha body text.\n",
+                  signatures=[Signature("k", "op", "equals", "GatherV2", 1, True, "op")])
+    b = KnownCase("b-case", "cases/b.md", title="Beta fault", family="gone", body="beta words\n")
+    fam = Family("fam", "families/fam.md", title="The family", title_zh="家族", summary="Faults of one kind.",
+                 causes=["b-case", "a-case"], body="Family body.\n")
+    code = CodePage("507015", "codes/507015.md", title="AI Core exception", title_zh="AI Core 异常",
+                    meaning="a kernel failed", meaning_zh="算子失败", cases=["a-case"], body="Code body.\n")
+    row = CodePage("1041", "", title="Socket timeout", meaning="peer never came", table="hccl-codes",
+                   extra={"source": "https://example.org/codes", "cause": ""})
+    return KnowledgeBase(root=Path("kb"), cases={"a-case": a, "b-case": b}, families={"fam": fam},
+                         codes={"507015": code, "1041": row})
+
+
+def test_pages_of_a_small_kb_exactly():
+    kb = small_kb()
+    assert page(kb, CASE, "a-case") == (
+        "# Alpha fault\n\n*阿尔法*\n\n`a-case` · status verified · severity high · action fix-config · codes 507015, "
+        "EZ9999\n\nRoot cause in the family **The family** (`fam`)\n\nAlpha body text.\n")
+    assert page(kb, CASE, "b-case") == (
+        "# Beta fault\n\n\n\n`b-case` · status draft · severity medium · action collect-more · codes none\n\n\n"
+        "\nbeta words\n")
+    assert page(kb, FAMILY, "fam") == (
+        "# The family\n\n*家族*\n\nFaults of one kind.\n\n## Root causes (2)\n\n- `a-case`: Alpha fault / 阿尔法\n"
+        "- `b-case`: Beta fault\n\nFamily body.\n")
+    assert page(kb, CODE, "507015") == (
+        "# 507015 — AI Core exception\n\n*AI Core 异常*\n\na kernel failed\n\n算子失败\n\nCases: a-case\n\nCode body.\n")
+    assert page(kb, CODE, "1041") == (
+        "# 1041 — Socket timeout\n\n\n\npeer never came\n\n\n\nCases: none\n\nUsual cause: not documented\n\n"
+        "Catalog: `hccl-codes` · source: https://example.org/codes\n\n")
+    kb.families["fam"].causes = []
+    assert "## Root causes (0)\n\n- none yet\n" in page(kb, FAMILY, "fam")
+
+
+def test_scores_of_a_small_kb_exactly():
+    kb = small_kb()
+    assert [(h.kind, h.id, h.score, h.matched) for h in search(kb, "507015")] == [
+        (CODE, "507015", 15, ("id",)), (CASE, "a-case", 13, ("code",))]
+    assert [(h.id, h.score, h.matched) for h in search(kb, "fault")] == [
+        ("a-case", 4, ("title",)), ("b-case", 4, ("title",)), ("fam", 4, ("title",))]
+    assert [(h.id, h.score, h.matched) for h in search(kb, "GatherV2_1_2")] == [("a-case", 6, ("kernel",))]
+    assert [(h.id, h.score, h.matched) for h in search(kb, "alpha BODY")] == [("a-case", 5, ("title", "body"))]
+    assert [(h.id, h.score) for h in search(kb, "kernel")] == [("507015", 3)]
+    assert search(kb, "alpha nowhere") == []
+    assert [(h.kind, h.id, h.score) for h in search(kb, "")] == [
+        (CASE, "a-case", 1), (CASE, "b-case", 1), (CODE, "1041", 1), (CODE, "507015", 1), (FAMILY, "fam", 1)]
+    assert search(kb, "fam")[0].label == "[family] fam — The family"

@@ -50,3 +50,24 @@ def test_code_names_without_words_stay_code_names():
     assert messages.name("zh", "kind", "aicore_exception") == "AI Core 异常"
     assert messages.name("zh", "kind", "brand_new_kind") == "brand_new_kind"
     assert messages.named("kind", "brand_new_kind") == "brand_new_kind"
+
+
+def test_problems_of_extra_keys_bad_templates_blank_texts_and_an_empty_file(tmp_path):
+    path = tmp_path / "messages.yaml"
+    path.write_text('extra: {en: "a", zh: "甲", fr: "un"}\nbad: {en: "a {", zh: "甲 {"}\n'
+                    'blank: {en: "  ", zh: "甲"}\nneither: {}\n', encoding="utf-8")
+    assert [(p.file, p.line, p.message) for p in problems(path)] == [
+        (f"{tmp_path.name}/messages.yaml", 1, "extra: unknown key(s) ['fr']"),
+        (f"{tmp_path.name}/messages.yaml", 2, "bad: bad template: Single '{' encountered in format string"),
+        (f"{tmp_path.name}/messages.yaml", 3, "blank: no en text"),
+        (f"{tmp_path.name}/messages.yaml", 4, "neither: no en text"),
+        (f"{tmp_path.name}/messages.yaml", 4, "neither: no zh text")]
+    path.write_text("", encoding="utf-8")
+    assert problems(path) == []
+
+
+def test_chinese_falls_back_to_english_and_pick_prefers_chinese_only_in_chinese():
+    assert messages.pick("zh", "en text", "中文") == "中文"
+    assert messages.pick("zh", "en text", None) == "en text"
+    assert messages.pick("en", "en text", "中文") == "en text"
+    assert messages.named("kind", "aicore_exception").msg_id == "kind.aicore_exception"

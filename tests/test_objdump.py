@@ -53,3 +53,47 @@ def test_cli_objdump_option(corpus, tmp_path, capsys):
     bad.write_text("nothing here\n", encoding="utf-8")
     assert main(["triage", str(corpus / "aicore-gatherv2-asys"), "--objdump", str(bad)]) == 2
     assert "bad.txt: no disassembled instructions" in capsys.readouterr().err
+
+
+def fault(**values) -> AicoreFault:
+    base = dict(file="p", line=1, time=None, node=None, pid=1, device=0, serial=1, cores=[0], wording="x",
+                pc_start_raw=0x1000124080064000, current_raw=0x124080067D2C, error_code=0x10)
+    return AicoreFault(**{**base, **values})
+
+
+def test_annotate_by_symbol_skips_what_it_cannot_place():
+    dis = objdump.parse(DUMP, "gather.txt")
+    named, other, bare, far = (fault(kernel="te_gatherv2d_1a2b", op="GatherV2"), fault(op="Other"),
+                               fault(current_raw=None), fault(kernel="gatherv2d", current_raw=0x124080069000))
+    objdump.annotate([named, other, bare, far], dis)
+    assert named.instructions == [
+        "   0x0: MOV X0, #0  (gather.txt:7)", "   0x3d24: LD X1, [X2]  (gather.txt:8)",
+        "   0x3d28: ADD X1, X1, #4  (gather.txt:9)", ">> 0x3d2c: ST X1, [X3]  (gather.txt:10)",
+        "   0x3d30: RET  (gather.txt:11)"]
+    assert named.notes == ["Offset 0x3d2c from symbol te_gatherv2d_1a2b__kernel0 in gather.txt: the faulting "
+                           "instruction is marked."]
+    # a later fault with no matching symbol, and a fault without registers, are left alone
+    assert (other.instructions, other.notes, bare.instructions, bare.notes) == ([], [], [], [])
+    assert far.instructions == [] and far.notes == [
+        "Offset 0x5000 from symbol te_gatherv2d_1a2b__kernel0 falls outside gather.txt: this object may not be the "
+        "faulting kernel's."]
+    first = fault(op="Other")
+    objdump.annotate([first], dis)
+    assert first.instructions == named.instructions and first.notes == [
+        "Offset 0x3d2c from the first instruction (no symbol matches the kernel name) in gather.txt: the faulting "
+        "instruction is marked."]
+
+
+def test_symbols_and_instructions_are_read_with_their_lines(tmp_path):
+    dis = objdump.parse(DUMP + "\n0000000000004000 <other_kernel>:\n    4000: 00 00 00 06   NOP\n", "g.txt")
+    assert dis.symbols == {"te_gatherv2d_1a2b__kernel0": 0, "other_kernel": 0x4000}
+    assert [(i.address, i.text, i.line, i.symbol) for i in dis.instructions][-2:] == [
+        (0x3D30, "RET", 11, "te_gatherv2d_1a2b__kernel0"), (0x4000, "NOP", 14, "other_kernel")]
+    assert dis.symbol_for(None, "", "other") == "other_kernel" and dis.symbol_for("nothing") is None
+    assert dis.around(0, "other_kernel", context=5) == [">> 0x4000: NOP  (g.txt:14)"]
+    assert dis.around(1, "other_kernel") == []
+    path = tmp_path / "g.txt"
+    path.write_bytes(DUMP.encode() + b"\xff\n")
+    assert objdump.read(path).source == "g.txt" and len(objdump.read(path).instructions) == 5
+    with pytest.raises(objdump.ObjdumpError, match=r"missing.txt: cannot read: No such file or directory"):
+        objdump.read(tmp_path / "missing.txt")

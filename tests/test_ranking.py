@@ -1,10 +1,14 @@
 """The verdict rules of ranking.judge, each pinned by exact values on small made-up cases."""
 from __future__ import annotations
 
+from pathlib import Path
+from types import SimpleNamespace
+
 import pytest
-from casebook.evidence.items import Fact
-from casebook.judging.ranking import CONFIRMED, LIKELY, POSSIBLE, RULED_OUT, Observation, judge
-from casebook.knowledge.kb import KnownCase
+from casebook.evidence.items import ErrorLine, Fact, Incident
+from casebook.judging.ranking import (CONFIRMED, LIKELY, POSSIBLE, RULED_OUT, SAME_FAILURE_S, Observation, Observed,
+                                      diagnosis, explained_lines, judge, rank)
+from casebook.knowledge.kb import KnowledgeBase, KnownCase
 from casebook.knowledge.rules import Condition, Signature
 
 
@@ -109,3 +113,69 @@ def test_family_signatures_place_a_cause_but_do_not_make_it_likely():
     h = judge(c, obs("aicore exception", "alpha"), {}, family)
     assert (h.verdict, h.score) == (LIKELY, 0.8)            # own key + the family unit: 4 of 4, factor 0.8
     assert judge(c, obs("nothing"), {}, family) is None
+
+
+# --- ranking the cases of a knowledge base ---------------------------------------------------------------
+
+def incident(file: str, line: int, time: str | None, device: int | None = None, pid: int | None = None,
+             role: str = "cause") -> Incident:
+    first = ErrorLine(file, line, time, None, pid, device, None, f"{file}:{line}")
+    return Incident(node=None, rank=None, device=device, pid=pid, first=first, cascade=0, last_time=time, role=role)
+
+
+def ranked(*cases: KnownCase, incidents=(), texts=("alpha", "beta")) -> list:
+    kb = KnowledgeBase(root=Path("kb"), cases={c.id: c for c in cases})
+    return rank(kb, SimpleNamespace(incidents=list(incidents)), None, {}, Observed(obs(*texts)))
+
+
+def named(id: str, *signatures: Signature, **kw) -> KnownCase:
+    c = case(*signatures, **kw)
+    c.id = id
+    return c
+
+
+def test_cases_rank_by_score_then_id_and_unmatched_cases_are_left_out():
+    hs = ranked(named("b", KEY), named("a", KEY), named("c", KEY, SIDE, sig("z", "zeta", weight=5)),
+                named("d", sig("n", "nothing")))
+    assert [(h.case.id, h.verdict, h.score) for h in hs] == [("a", CONFIRMED, 1.0), ("b", CONFIRMED, 1.0),
+                                                           ("c", POSSIBLE, 0.222)]
+    assert diagnosis(hs).case.id == "a"
+    assert diagnosis(hs[2:]) is None
+
+
+T0 = "2026-03-14T10:00:00"
+
+
+def test_a_confirmed_case_that_leaves_the_earliest_cause_unexplained_is_likely():
+    earliest = incident("other.log", 5, T0, device=1)
+    hs = ranked(named("a", KEY), incidents=[earliest, incident("plog.log", 1, "2026-03-14T10:00:30", device=3)])
+    (h,) = hs
+    assert (h.verdict, h.score) == (LIKELY, 0.8)
+    assert [(i.id, i.file, i.line) for i in h.against] == [("earliest_cause", "other.log", 5)]
+    # consequences and incidents after the explained one do not count
+    hs = ranked(named("a", KEY), incidents=[incident("other.log", 5, T0, device=1, role="consequence"),
+                                            incident("plog.log", 1, "2026-03-14T10:00:30", device=3)])
+    assert (hs[0].verdict, hs[0].score) == (CONFIRMED, 1.0)
+    # an untimed cause the case explains (a screen capture's line) cannot be ordered: no demotion
+    hs = ranked(named("a", KEY), incidents=[earliest, incident("plog.log", 1, None)])
+    assert hs[0].verdict == CONFIRMED
+
+
+@pytest.mark.parametrize("later,place,verdict", [
+    ("2026-03-14T10:00:05", {"device": 1}, CONFIRMED), ("2026-03-14T10:00:05.001", {"device": 1}, LIKELY),
+    ("2026-03-14T10:00:05", {"pid": 7}, CONFIRMED), ("2026-03-14T10:00:01", {"device": 2}, LIKELY)])
+def test_one_failure_seen_from_two_sides_within_five_seconds(later, place, verdict):
+    earliest = incident("device.log", 9, T0, device=1, pid=7)
+    seen = incident("plog.log", 1, later, **place)
+    assert ranked(named("a", KEY), incidents=[earliest, seen])[0].verdict == verdict
+    assert SAME_FAILURE_S == 5.0
+
+
+def test_explained_lines_are_those_of_confirmed_and_likely_cases_only():
+    c = named("a", KEY, requires=[ONE_PROCESS])
+    sure = judge(c, obs("alpha", "beta"), {"single_process_multi_device": Fact("single_process_multi_device", True,
+                                                                                 "logs", "topo.log", 12)})
+    maybe = judge(named("b", SIDE, sig("w", "omega", weight=5)), obs("alpha", "beta"), {})
+    assert (sure.verdict, maybe.verdict) == (CONFIRMED, POSSIBLE)
+    assert explained_lines([sure, maybe]) == {("plog.log", 1), ("topo.log", 12)}
+    assert explained_lines([maybe]) == set()

@@ -12,7 +12,8 @@ from casebook.bench.workload import parse_size, write_workload
 from casebook.cli import main
 from casebook.evidence.registry import KEEP, extract_evidence
 from casebook.judging.contract import to_dict
-from casebook.judging.triage import triage
+from casebook.judging.triage import Triage, triage
+from casebook.knowledge.kb import load_kb
 from casebook.presenting import logview
 from casebook.reading import plog
 from casebook.reading.backfill import every_record
@@ -61,10 +62,19 @@ def test_big_crlf_and_gbk_files_fall_back_to_the_line_reader(tmp_path, every_fil
 
 
 def test_selective_reading_keeps_the_diagnosis_of_every_founding_sample(every_file_is_big):
+    kb = load_kb()
     for sample in sorted((SAMPLES / "task-queue-shared-cache-race").iterdir()):
-        quick, full = to_dict(triage(sample)), json.loads(json.dumps(to_dict(triage(sample))))
-        assert quick["diagnosis"] == full["diagnosis"]
-        assert quick["input"]["lines"] == full["input"]["lines"]
+        facts = {"TASK_QUEUE_ENABLE": "1"}
+        quick = triage(sample, facts=facts, kb=kb)
+        # the reference reads every line into a record, with no scanner and no selection
+        log = read_plog(sample, selective=False)
+        full = Triage(log=log, evidence=extract_evidence(log), kb=kb, answers=quick.answers)
+        assert all(f.selective for f in quick.log.files if f.lines) and not any(f.selective for f in full.log.files)
+        assert len(full.log.records) == full.log.lines and len(quick.log.records) < len(full.log.records)
+        a, b = to_dict(quick), to_dict(full)
+        assert a["input"]["lines"] == b["input"]["lines"] == full.log.lines
+        for key in ("diagnosis", "candidates", "aicore_faults", "coverage", "first_error", "facts"):
+            assert a[key] == b[key], (sample.name, key)
 
 
 def test_levels_are_counted_for_lines_that_get_no_record(every_file_is_big, corpus):

@@ -113,3 +113,22 @@ def test_triage_json_lists_unexplained_templates():
     assert sum(u["count"] for u in rest) <= cov["error_lines"] - cov["explained"]
     link = next(u for u in rest if "no connect" in u["template"])
     assert link["count"] == 7 and re.search(template_regex(link["template"]), link["text"])
+
+
+def test_a_draft_case_text_exactly():
+    t = Template("socket wait <NUM> ms", 2, "plog.log", 7, "2026-01-01T00:00:00", "socket wait 30 ms")
+    assert draft_case(t, "socket-wait") == (
+        "---\nid: socket-wait\ntitle: 'Draft: socket wait <NUM> ms'\ntitle_zh: ''\nstatus: draft\nseverity: medium\n"
+        "action: collect-more\nsummary: 'Unexplained error seen 2 time(s): socket wait <NUM> ms'\ncomponents: []\n"
+        "codes: []\nsignatures:\n- id: template\n  field: message\n  regex: socket\\s+wait\\s+\\S+\\s+ms\n  key: true\n"
+        "  weight: 3\n  why: The error lines this draft was made from.\nrequires: []\nagainst: []\nfix:\n"
+        "  workaround: ''\n  confirm: ''\nreferences: []\n---\n\n## Symptom\n\n2 unexplained error line(s) of this "
+        "form, first at plog.log:7 at 2026-01-01T00:00:00:\n\n```\nsocket wait 30 ms\n```\n\nTemplate: "
+        "`socket wait <NUM> ms`\n\n## Root cause\n\nNot known yet. This draft was made from an error that no case of "
+        "the knowledge base explained.\n\n## How to confirm\n\nNot written yet.\n\n## Fix\n\nNot written yet.\n\n"
+        "## Confirming the fix\n\nNot written yet.\n\n## References\n\nNone yet; a verified case cites public "
+        "sources.\n")
+    untimed = draft_case(Template("x <NUM>", 1, "f.log", 1, None, "x 1"), "x-1")
+    assert "first at f.log:1:\n" in untimed
+    long = draft_case(Template("w" * 300, 1, "f.log", 1, None, "w"), "long")
+    assert f"title: 'Draft: {'w' * 100}'\n" in long and f"time(s): {'w' * 160}'\n" in long

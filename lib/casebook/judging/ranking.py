@@ -255,7 +255,7 @@ def explains_incident(h: Hypothesis, incident: Incident, incidents: list[Inciden
 def _unexplained_first_cause(h: Hypothesis, first: ErrorLine) -> None:
     """A case that leaves the earliest cause unexplained is likely at most: something failed before what it explains."""
     h.verdict = LIKELY
-    h.score = round(h.score / _VERDICT_FACTOR[CONFIRMED] * _VERDICT_FACTOR[LIKELY], 3)
+    h.score = round(h.score * _VERDICT_FACTOR[LIKELY], 3)   # the confirmed factor it was scored with is 1
     h.against.append(Item("earliest_cause", first.text, first.file, first.line,
                           "the bundle's earliest failure is not among the lines this case explains"))
 

@@ -1,0 +1,115 @@
+"""Facts resolved from logs, answers and defaults, and symptom families with their open causes and next question,
+on small made-up inputs, by exact values."""
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+from casebook.evidence.items import Fact
+from casebook.judging.facts import resolve
+from casebook.judging.families import (PRIOR, FamilyVerdict, _answers, judge_families, split_questions,
+                                       supported_family)
+from casebook.judging.ranking import CONFIRMED, Observation, Observed, judge
+from casebook.knowledge.kb import Family, KnowledgeBase, KnownCase
+from casebook.knowledge.rules import Condition, Signature
+
+
+def evidence(facts=(), spmd=None, processes=()):
+    topology = SimpleNamespace(single_process_multi_device=spmd, processes=list(processes))
+    return SimpleNamespace(facts={f.name: f for f in facts}, topology=topology)
+
+
+def process(pid, several, devices=(), physical=(), refs=()):
+    return SimpleNamespace(pid=pid, drives_several_devices=several, devices=list(devices),
+                           physical_devices=list(physical), refs=[SimpleNamespace(file=f, line=n) for f, n in refs])
+
+
+def test_log_facts_answers_and_defaults():
+    ev = evidence([Fact("TASK_QUEUE_ENABLE", " 2 ", "log", "env.log", 3, "from env"),
+                   Fact("ASCEND_LAUNCH_BLOCKING", "maybe", "log", "env.log", 4)])
+    facts = resolve(ev)
+    # a value the fact does not take says nothing
+    assert facts == {"TASK_QUEUE_ENABLE": Fact("TASK_QUEUE_ENABLE", "2", "log", "env.log", 3, "from env")}
+    assert resolve(ev, {"TASK_QUEUE_ENABLE": "0"})["TASK_QUEUE_ENABLE"] == Fact("TASK_QUEUE_ENABLE", "0", "engineer")
+    unset = resolve(evidence(), {"TASK_QUEUE_ENABLE": "unset", "ASCEND_LAUNCH_BLOCKING": "unset"})
+    assert [(f.name, f.value, f.source, f.note) for f in unset.values()] == [
+        ("TASK_QUEUE_ENABLE", "1", "default", "unset: torch_npu's default is 1"),
+        ("ASCEND_LAUNCH_BLOCKING", "0", "default", "unset: default 0")]
+    off = resolve(evidence(), {"TASK_QUEUE_ENABLE": "unset", "ASCEND_LAUNCH_BLOCKING": "1"})["TASK_QUEUE_ENABLE"]
+    assert (off.value, off.source, off.note) == (
+        "0", "default", "unset, and ASCEND_LAUNCH_BLOCKING=1 turns the task queue off")
+    assert resolve(evidence(), {"ASCEND_LAUNCH_BLOCKING": "1"})["ASCEND_LAUNCH_BLOCKING"].value == "1"
+    assert off.name == "TASK_QUEUE_ENABLE" and unset["TASK_QUEUE_ENABLE"].name == "TASK_QUEUE_ENABLE"
+    # a refused log value is skipped, and the facts after it are still read
+    later = resolve(evidence([Fact("ASCEND_LAUNCH_BLOCKING", "maybe", "log"), Fact("TASK_QUEUE_ENABLE", "2", "log")]))
+    assert list(later) == ["TASK_QUEUE_ENABLE"]
+
+
+def test_one_process_on_several_devices_is_proved_by_its_last_line():
+    procs = [process(7, False, [0], refs=[("a.log", 1)]), process(9, True, [3, 1], refs=[("b.log", 5), ("b.log", 8)]),
+             process(11, True, [], [5, 4], refs=[("c.log", 2)])]
+    fact = resolve(evidence(spmd=True, processes=procs))["single_process_multi_device"]
+    assert fact == Fact("single_process_multi_device", True, "log", "b.log", 8, "pid 9 uses devices [1, 3]")
+    fact = resolve(evidence(spmd=True, processes=procs[2:]))["single_process_multi_device"]
+    assert (fact.line, fact.note) == (2, "pid 11 uses devices [4, 5]")
+    fact = resolve(evidence(spmd=False, processes=[process(9, True, [1])]))["single_process_multi_device"]
+    assert fact == Fact("single_process_multi_device", False, "log", None, None, None)
+    assert "single_process_multi_device" not in resolve(evidence(spmd=None, processes=procs))
+
+
+def test_the_answers_a_fact_can_take():
+    assert _answers("single_process_multi_device", []) == [True, False]
+    assert _answers("ASCEND_LAUNCH_BLOCKING", []) == ["0", "1"]
+    conds = [Condition("torch_npu_version", "in", ["2.1", "2.2"]), Condition("torch_npu_version", "equals", "2.1"),
+             Condition("torch_npu_version", "equals", "2.3")]
+    assert _answers("torch_npu_version", conds) == ["2.1", "2.2", "2.3", "(another value)"]
+
+
+def cause(id, against=(), requires=(), supports=()):
+    return KnownCase(id, f"cases/{id}.md", status="verified", family="fam", against=list(against),
+                     requires=list(requires), supports=list(supports),
+                     signatures=[Signature(f"{id}-sig", "message", "contains", id, 1, True, "w")])
+
+
+def test_questions_are_ordered_by_the_mass_an_answer_removes():
+    one = Condition("single_process_multi_device", "equals", True, ask="one process?")
+    blocking = Condition("ASCEND_LAUNCH_BLOCKING", "equals", "1", ask="blocking?", ask_zh="阻塞?")
+    a, b, c = cause("a", requires=[one]), cause("b", against=[blocking]), cause("c", supports=[blocking])
+    fam = Family("fam", "families/fam.md", questions=[Condition("torch_npu_version", "equals", "x", ask="version?")])
+    got = split_questions(fam, [a, b, c], {"a": 0.6, "b": 0.3, "c": 0.1}, {})
+    # one process: half the answers remove a (0.6) -> 0.3; blocking: one of two answers removes b -> 0.15
+    assert [(m.fact, m.ask, m.ask_zh, m.required) for m in got] == [
+        ("single_process_multi_device", "one process?", None, False), ("ASCEND_LAUNCH_BLOCKING", "blocking?", "阻塞?",
+                                                                       False)]
+    # a known fact is not asked; equal gains keep the order they were named in
+    assert [m.fact for m in split_questions(fam, [a, b, c], {"a": 0.6, "b": 0.3, "c": 0.1}, {
+        "single_process_multi_device": Fact("single_process_multi_device", True, "log")})] == ["ASCEND_LAUNCH_BLOCKING"]
+    assert [m.fact for m in split_questions(fam, [b, a, c], {"a": 0.5, "b": 0.5, "c": 0.0}, {})] == [
+        "ASCEND_LAUNCH_BLOCKING", "single_process_multi_device"]
+    # an `against` alone words no question: without c's supporting fact, blocking is not asked
+    assert [m.fact for m in split_questions(fam, [a, b], {"a": 0.6, "b": 0.3}, {})] == ["single_process_multi_device"]
+    # a fact nobody words a question for is not asked
+    silent = cause("d", requires=[Condition("single_process_multi_device", "equals", True)])
+    assert split_questions(Family("f2", "f2.md"), [silent], {"d": 1.0}, {}) == []
+
+
+def test_families_their_open_causes_and_the_supported_one():
+    sig = Signature("fam-sig", "message", "contains", "boom", 1, True, "family sign")
+    ruled = Condition("ASCEND_LAUNCH_BLOCKING", "equals", "1", ask="blocking?")
+    fam = Family("fam", "families/fam.md", signatures=[sig], causes=["b", "a", "gone", "draft"], questions=[ruled])
+    other = Family("other", "families/other.md", signatures=[Signature("o", "message", "contains", "zzz", 1, False,
+                                                                          "w")])
+    a, b = cause("a"), cause("b", against=[ruled])
+    draft = KnownCase("draft", "cases/draft.md", family="fam")
+    kb = KnowledgeBase(root=Path("kb"), cases={"a": a, "b": b, "draft": draft}, families={"fam": fam, "other": other})
+    obs = Observed([Observation("message", t, t, "p.log", n) for n, t in enumerate(("boom", "a here"), 1)])
+    hyps = [judge(a, obs, {})]
+    (v,) = judge_families(kb, obs, {}, hyps)
+    assert (v.family.id, v.verdict, v.score, v.open_causes) == ("fam", CONFIRMED, 1.0, ["a", "b"])
+    assert v.next_question.fact == "ASCEND_LAUNCH_BLOCKING"
+    blocked = {"ASCEND_LAUNCH_BLOCKING": Fact("ASCEND_LAUNCH_BLOCKING", "1", "engineer")}
+    (v,) = judge_families(kb, obs, blocked, hyps)
+    assert v.open_causes == ["a"] and v.next_question is None
+    assert supported_family([v], hyps[0]) is v and supported_family([v], None) is v
+    weak = FamilyVerdict(other, "possible", 0.5)
+    assert supported_family([weak], None) is None and supported_family([weak, v], hyps[0]) is v
+    assert PRIOR == 0.1

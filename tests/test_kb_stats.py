@@ -1,0 +1,24 @@
+"""`casebook kb stats` counts on a small made-up knowledge base, by exact values."""
+from casebook.knowledge.kb import CodePage, Family, KnowledgeBase, KnownCase
+from casebook.knowledge.stats import Stats, sample_folders, sourced, stats
+
+
+def test_counts_of_a_small_knowledge_base(tmp_path):
+    for owner, sample in (("a", "positive-1"), ("a", "negative-1"), ("b", "positive-1"), ("fam", "family-1"),
+                          ("_unknown", "odd-1"), ("stray", "positive-1")):
+        (tmp_path / "samples" / owner / sample).mkdir(parents=True)
+    (tmp_path / "samples" / "a" / "README.md").write_text("not a sample\n", encoding="utf-8")
+    (tmp_path / "samples" / "b" / "positive-1" / "SOURCE.md").write_text("https://example.org\n", encoding="utf-8")
+    cases = {"a": KnownCase("a", "a.md", status="verified", family="fam"),
+             "b": KnownCase("b", "b.md", status="verified", family="fam"),
+             "c": KnownCase("c", "c.md", status="verified", family="none"),
+             "d": KnownCase("d", "d.md", status="draft", family="fam")}
+    codes = {"1": CodePage("1", "1.md", extra={"source": "catalog"}), "2": CodePage("2", "2.md", body="Sources: x"),
+             "3": CodePage("3", "3.md", body="see http://x"), "4": CodePage("4", "4.md", body="nothing")}
+    kb = KnowledgeBase(root=tmp_path, cases=cases, families={"fam": Family("fam", "fam.md")}, codes=codes)
+    assert stats(kb) == Stats(cases=2, families=1, codes=3, samples=5, cases_without_real_source=1, drafts=1)
+    assert stats(kb).as_dict() == {"cases": 2, "families": 1, "codes": 3, "samples": 5,
+                                   "cases_without_real_source": 1, "drafts": 1}
+    assert [p.name for p in sample_folders(tmp_path, "a")] == ["negative-1", "positive-1"]
+    assert sample_folders(tmp_path, "missing") == []
+    assert [sourced(codes[c]) for c in "1234"] == [True, True, True, False]

@@ -1,0 +1,81 @@
+"""Signatures and fact conditions read from front matter, with every problem at its file and line, and the
+matchers, by exact values."""
+import pytest
+from casebook.knowledge.document import KbDocument, sections
+from casebook.knowledge.rules import Condition, Signature, condition, enum, signature
+
+
+def doc(tmp_path, front: str, body: str = "") -> KbDocument:
+    path = tmp_path / "c.md"
+    path.write_text(f"---\n{front}---\n{body}", encoding="utf-8")
+    return KbDocument(path, "cases/c.md", [])
+
+
+@pytest.mark.parametrize("matcher,value,observed,result", [
+    ("equals", "0x26", "0x26", True), ("equals", "0x26", "0x2", False), ("in", ["a", "b"], "b", True),
+    ("in", ["a", "b"], "c", False), ("contains", "lost", "heartbeat lost!", True), ("contains", 12, "a 123", True),
+    ("contains", "x", "y", False), ("regex", r"^re\d+$", "re42", True), ("regex", r"^re\d+$", "are42", False)])
+def test_matchers(matcher, value, observed, result):
+    assert Signature("s", "message", matcher, value, 1, False, "w").test(observed) is result
+
+
+def test_a_signature_is_read_or_each_problem_named_at_its_line(tmp_path):
+    d = doc(tmp_path, "signatures:\n- id: a\n  field: message\n  contains: boom\n  weight: 2\n  key: true\n"
+                      "  why: w\n  group: g\n- {id: b, field: nope, equals: 1, regex: x, weight: 4}\n"
+                      "- {field: code, regex: '(', weight: 0}\n- not a mapping\n- {id: c, field: op, in: [A], extra: 1}\n")
+    got = [signature(d, i, raw) for i, raw in enumerate(d.data["signatures"])]
+    assert got[0] == Signature("a", "message", "contains", "boom", 2, True, "w", "g")
+    assert got[1:4] == [None, None, None] and got[4] == Signature("c", "op", "in", ["A"], 1, False, "", "")
+    assert [(p.line, p.message) for p in d.problems] == [
+        (10, "field must be one of aicore_fault, error_bits, op, kernel, code, message, pc_verdict, not 'nope'"),
+        (10, "a signature has exactly one of equals, in, contains, regex"),
+        (10, "weight is an integer from 1 to 3"),
+        (11, "regex does not compile: missing ), unterminated subpattern at position 0"),
+        (11, "weight is an integer from 1 to 3"),
+        (11, "a signature needs an id"),
+        (12, "a signature is a mapping"),
+        (13, "unknown signature key(s) ['extra']")]
+    d.problems.clear()
+    assert signature(d, 4, {"id": "c", "field": "op", "in": ["A"]}, "contradicted_by") is not None
+    assert [(p.line, p.message) for p in d.problems] == [
+        (1, "an entry of contradicted_by needs a 'why' (what the match points to instead)")]
+
+
+def test_a_condition_is_read_or_each_problem_named_at_its_line(tmp_path):
+    d = doc(tmp_path, "requires:\n- {fact: TASK_QUEUE_ENABLE, in: ['1', '2'], ask: queue?, ask_zh: 队列?, weight: 2}\n"
+                      "- {fact: NOPE, equals: 1}\n- {equals: 1}\n- {fact: ASCEND_LAUNCH_BLOCKING}\n"
+                      "- {fact: ASCEND_LAUNCH_BLOCKING, equals: '1'}\n")
+    raw = d.data["requires"]
+    assert condition(d, "requires", 0, raw[0]) == Condition("TASK_QUEUE_ENABLE", "in", ["1", "2"], "queue?", "队列?",
+                                                             None, 2)
+    assert [condition(d, "requires", i, raw[i]) for i in (1, 2, 3)] == [None, None, None]
+    assert condition(d, "requires", 4, raw[4]) == Condition("ASCEND_LAUNCH_BLOCKING", "equals", "1", weight=1)
+    assert condition(d, "against", 4, raw[4]).why is None
+    assert condition(d, "questions", 0, {"fact": "TASK_QUEUE_ENABLE", "ask": "q?", "ask_zh": "问?"}) == Condition(
+        "TASK_QUEUE_ENABLE", "asks", None, "q?", "问?")
+    condition(d, "questions", 4, raw[4])
+    messages = [(p.line, p.message) for p in d.problems]
+    assert messages[0][0] == 4 and messages[0][1].startswith("unknown fact 'NOPE'; known: single_process_multi_device")
+    assert messages[1:] == [
+        (5, "an entry of requires is a mapping with a 'fact'"),
+        (6, "a fact test has exactly one of equals, in"),
+        (7, "an entry of requires needs an 'ask' (the question the walk puts)"),
+        (1, "an entry of against needs a 'why'"),   # no `against` section: the file's first line
+        (1, "a question has a 'fact' and an 'ask' (and 'ask_zh'), and no equals / in")]
+
+
+def test_enums_and_lines_of_a_document(tmp_path):
+    d = doc(tmp_path, "status: verified\nseverity: huge\nlist:\n- a\n- b\n", "\n## Symptom\nx\n\n## Fix\ny\n")
+    assert enum(d, "status", ("draft", "verified"), "draft") == "verified"
+    assert enum(d, "action", ("fix-config",), "fix-config") == "fix-config"
+    assert enum(d, "severity", ("low", "high"), "low") == "huge"
+    assert [(p.line, p.message) for p in d.problems] == [(3, "severity must be one of low, high, not 'huge'")]
+    assert (d.line("list", 1), d.line("list", 7), d.line("nothing"), d.body_line) == (6, 4, 1, 8)
+    assert sections(d.body) == {"Symptom": "x", "Fix": "y"}
+    bad = doc(tmp_path, "a: [unclosed\n")
+    assert [(p.line, p.message.split(":")[0]) for p in bad.problems] == [(3, "front matter is not valid YAML")]
+    (tmp_path / "plain.md").write_text("no front matter\n", encoding="utf-8")
+    plain = KbDocument(tmp_path / "plain.md", "plain.md", [])
+    assert (plain.body, [p.line for p in plain.problems]) == ("no front matter\n", [1])
+    listed = doc(tmp_path, "- a\n")
+    assert [(p.line, p.message) for p in listed.problems] == [(2, "front matter must be a mapping")]
