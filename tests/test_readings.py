@@ -74,10 +74,13 @@ def test_a_bundle_opened_again_in_the_app_shows_its_figures_without_drawing_them
         monkeypatch.setattr(plots, name, lambda *a, _real=real, _name=name: drawn.append(_name) or _real(*a))
     app = TriageApp()
     app.open(bundle)
+    app.wait_for_figures()
     first = len(drawn)
     assert first and set(drawn) == {"timeline", "address_map"}
     app.open(bundle)
+    app.wait_for_figures()
     assert len(drawn) == first                             # the kept reading kept its figures
     readings.forget()
     app.open(bundle)
+    app.wait_for_figures()
     assert len(drawn) == 2 * first                         # a new reading draws them anew

@@ -8,7 +8,7 @@ from pathlib import Path
 import casebook
 import pytest
 from casebook.bench import benchmark as bench
-from casebook.bench.workload import parse_size, write_workload
+from casebook.bench.workload import FULL_PLANTING, parse_size, planted_samples, write_workload
 from casebook.cli import main
 from casebook.evidence.registry import KEEP, extract_evidence
 from casebook.judging.contract import to_dict
@@ -97,6 +97,35 @@ def test_workload_generator(tmp_path):
     generated = [f for f in log.files if f.path.startswith("node-")]
     assert sum(f.lines for f in generated) == w.lines and sum(f.size for f in generated) == w.bytes
     assert all(f.unparsed == 0 for f in generated) and {f.node for f in generated} == {"node-0", "node-1"}
+
+
+def test_a_ticket_sized_bundle_plants_its_share_of_the_samples_families_taking_turns():
+    kb = load_kb()
+    family_of = {c.id: c.family for c in kb.cases.values()}
+    every = [s for s in sorted(SAMPLES.glob("*/*")) if s.is_dir() and not s.parent.name.startswith("_")]
+    assert planted_samples(SAMPLES, FULL_PLANTING) == planted_samples(SAMPLES, 4 * FULL_PLANTING)
+    assert sorted(planted_samples(SAMPLES, FULL_PLANTING)) == every
+    assert len(planted_samples(SAMPLES, 1)) == 1                                  # never none
+    small, bigger = planted_samples(SAMPLES, 10 << 20), planted_samples(SAMPLES, 50 << 20)
+    assert bigger[:len(small)] == small and len(small) < len(bigger) < len(every)
+    families = [family_of[s.parent.name] for s in bigger]
+    assert all(s.name.startswith("positive") for s in bigger)
+    n = len(set(family_of[s.parent.name] for s in every if s.name.startswith("positive")))
+    assert n < len(bigger) and len(set(families[:n])) == n                        # one sample a family first
+    assert len({s.parent for s in bigger}) == len(bigger)                          # one sample a cause
+    causes = {f: sum(1 for c in family_of.values() if c == f) for f in families}
+    assert families[0] == max(causes, key=causes.get)                             # the largest family leads
+    size = sum(f.stat().st_size for s in small for f in s.rglob("*") if f.is_file() and f.name != "expect.yaml")
+    total = sum(f.stat().st_size for s in every for f in s.rglob("*") if f.is_file() and f.name != "expect.yaml")
+    last = sum(f.stat().st_size for f in small[-1].rglob("*") if f.is_file() and f.name != "expect.yaml")
+    assert size - last < total * (10 << 20) / FULL_PLANTING <= size                # stops once its share is in
+
+
+def test_small_files_are_read_between_the_big_ones():
+    mib = 1 << 20
+    assert plog.schedule([5, 3 * mib, 7, 9 * mib, 1, 2]) == [3, 2, 0, 1, 5, 4]
+    assert plog.schedule([1, 2, 3]) == [2, 1, 0] and plog.schedule([2 * mib, mib]) == [0, 1]
+    assert plog.schedule([]) == []
 
 
 def test_dask_engine_gives_the_same_result_as_local(corpus, tmp_path):

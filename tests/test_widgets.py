@@ -391,12 +391,28 @@ def test_server_configs_raise_the_websocket_limit_to_what_the_upload_says():
     assert "JUPYTER_CONFIG_PATH=$(CURDIR)/config" in (ROOT / "Makefile").read_text(encoding="utf-8")
 
 
-def test_figures_are_drawn_while_loading_and_reused_by_every_step():
+def test_the_first_step_shows_before_its_figures_which_follow_once_drawn_and_are_reused_by_every_step():
     app = TriageApp(triage(POSITIVE))
+    figured = next(i for i, s in enumerate(app.steps) if s.figures)
+    app.goto(app.steps[figured].key)
+    app.wait_for_figures()
     drawn = dict(app._pngs)
-    assert drawn and all(png.startswith(b"\x89PNG") for png in drawn.values())
-    for _ in range(len(app.steps) - 1):
+    assert len(drawn) == sum(len(s.figures) for s in app.steps) and all(p.startswith(b"\x89PNG") for p in drawn.values())
+    assert "data:image/png;base64," in app.body.value and "casebook-pending" not in app.body.value
+    for _ in range(len(app.steps) - 1 - figured):
         app.next.click()
+        assert "casebook-pending" not in app.body.value
         assert "data:image/png;base64," in app.html_of_step() or not app.step.figures
     app.questions["TASK_QUEUE_ENABLE"].value = "1"      # re-ranks and rebuilds the walk
-    assert app._pngs == drawn
+    app.wait_for_figures()
+    assert app._pngs == drawn                            # the same figures of the same evidence: none drawn anew
+
+
+def test_a_step_shown_before_its_figures_are_drawn_says_so_and_html_of_step_draws_them(monkeypatch):
+    from casebook.widgets import figures
+    monkeypatch.setattr(figures.FigureDrawer, "start", lambda self, batches, cache: None)   # nothing behind the page
+    app = TriageApp(triage(POSITIVE))
+    app.goto(next(s for s in app.steps if s.figures).key)
+    assert "casebook-pending" in app.body.value and "drawing the figure" in app.body.value
+    assert "data:image/png;base64," not in app.body.value
+    assert "data:image/png;base64," in app.html_of_step() and app._pngs

@@ -3,7 +3,9 @@
 Lines follow the slog grammar of the real corpus in the proportions of an INFO-level training run (mostly
 RUNTIME launch / finish lines, some OP tiling, GE, HCCL, DRV, a few WARNING and EVENT lines, rare ERROR
 lines). The knowledge base's own sample bundles are copied in under `planted/`, so the failures a triage
-must find are genuine sample logs, not noise.
+must find are genuine sample logs, not noise: at 1 GB every sample, below it a share in proportion to the size
+(the same mix of noise and failure per byte, at least one sample), the families taking turns so that a
+small bundle's few failures are of different kinds.
 """
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 ROTATE_BYTES = 20 * 1024 * 1024   #: CANN rotates a plog at 20 MiB
+FULL_PLANTING = 1 << 30           #: from this bundle size on, every sample bundle is planted
 _START = datetime(2026, 5, 4, 9, 0, 0)
 
 _OPS = ("MatMulV3", "FlashAttentionScore", "FlashAttentionScoreGrad", "SwiGlu", "RmsNorm", "Add", "Cast",
@@ -125,8 +128,35 @@ def write_workload(out: Path, size_bytes: int, nodes: int = 8, processes_per_nod
             f, b, ln = _write_process(plog, rng, pid, [p], per_process)
             files, written, lines = files + f, written + b, lines + ln
     if samples is not None and samples.is_dir():
-        for sample in sorted(samples.glob("*/*")):
-            if sample.is_dir() and not sample.parent.name.startswith("_"):
-                shutil.copytree(sample, out / "planted" / sample.parent.name / sample.name,
-                                ignore=shutil.ignore_patterns("expect.yaml"))
+        for sample in planted_samples(samples, size_bytes):
+            shutil.copytree(sample, out / "planted" / sample.parent.name / sample.name,
+                            ignore=shutil.ignore_patterns("expect.yaml"))
     return WorkloadSummary(out, files, written, lines)
+
+
+def planted_samples(samples: Path, size_bytes: int) -> list[Path]:
+    """The sample bundles a bundle of `size_bytes` plants, at least one: families take turns, the one with the
+    most root causes first (a positive sample of each family's next root cause), then the rest in name order, until their bytes are the bundle's share of
+    all samples (every sample at FULL_PLANTING and above)."""
+    from ..knowledge.kb import load_kb
+    every = [s for s in sorted(samples.glob("*/*")) if s.is_dir() and not s.parent.name.startswith("_")]
+    family_of = {c.id: c.family for c in load_kb(samples.parent).cases.values()}
+    turns: dict[str, list[Path]] = {}
+    for s in every:
+        if s.name.startswith("positive") and family_of.get(s.parent.name):
+            queue = turns.setdefault(family_of[s.parent.name], [])
+            if not queue or queue[-1].parent != s.parent:   # one positive sample per root cause
+                queue.append(s)
+    queues = sorted(turns.values(), key=len, reverse=True)   # the family with the most causes goes first
+    first = [q[i] for i in range(len(queues[0]) if queues else 0) for q in queues if i < len(q)]
+    ordered = first + [s for s in every if s not in set(first)]
+    sizes = {s: sum(f.stat().st_size for f in s.rglob("*") if f.is_file() and f.name != "expect.yaml")
+             for s in ordered}
+    share = sum(sizes.values()) * min(1.0, size_bytes / FULL_PLANTING)
+    chosen, planted = [], 0
+    for s in ordered:
+        if chosen and planted >= share:
+            break
+        chosen.append(s)
+        planted += sizes[s]
+    return chosen

@@ -109,6 +109,7 @@ class Observed:
             self.groups.setdefault(o.field, {}).setdefault(key, []).append(o)
         self._hits: dict[int, list[list[Observation]]] = {}
         self._texts: dict[str, Haystack] = {}
+        self._lines: dict[int, frozenset[tuple[str, int]]] = {}   # a family's signatures recur in every cause
 
     def hits(self, sig: Signature) -> list[list[Observation]]:
         """The groups of observations whose value the signature matches."""
@@ -122,6 +123,13 @@ class Observed:
                 groups = [groups[i] for i in texts.holding(sig.needles)]
             self._hits[id(sig)] = [group for group in groups if sig.test(group[0].value)]
         return self._hits[id(sig)]
+
+    def lines(self, sig: Signature) -> frozenset[tuple[str, int]]:
+        """(file, line) of every observation the signature matches."""
+        if id(sig) not in self._lines:
+            self._lines[id(sig)] = frozenset((o.file, o.line) for group in self.hits(sig) for o in group
+                                             if o.file is not None)
+        return self._lines[id(sig)]
 
     def first(self, sig: Signature) -> Observation | None:
         """The earliest observation the signature matches."""
@@ -163,8 +171,7 @@ def judge(case: KnownCase, obs: Observed | list[Observation], facts: dict[str, F
     got = sum(max((s.weight for s in sigs if s.id in hit), default=0) for sigs in units.values())
     h = Hypothesis(case, POSSIBLE, 0.0)
     h.for_ = [Item(s.id, o.text, o.file, o.line, s.why) for s, o in matched]
-    h.explains = {(o.file, o.line) for s in signatures for group in obs.hits(s) for o in group
-                  if o.file is not None}
+    h.explains = set().union(*(obs.lines(s) for s in signatures))
     contradicted = [(s, o) for s in case.contradicted_by if (o := obs.first(s))]
     h.against = [Item(s.id, o.text, o.file, o.line, s.why) for s, o in contradicted]
     ruled_out = False

@@ -45,6 +45,8 @@ FULL_RECORDS_BELOW = 1
 #: A capture (a file whose path names no role: pasted console text, grep output) below this size is read whole:
 #: a paste may have broken its lines, and joining them back (rejoin.py) needs every line.
 CAPTURE_FULL_BELOW = 4 << 20
+#: Files of this size and more are the big ones the reading order spreads the small ones between.
+SPREAD_FROM = 1 << 20
 
 
 @dataclass
@@ -353,6 +355,19 @@ def plog_time_of(line: str) -> str | None:
     return parse_line(line, BlockState()).time
 
 
+def schedule(sizes: list[int]) -> list[int]:
+    """The order files are handed to the reading workers, as indices: the biggest first, with the small ones
+    spread between them, so that one worker parses small files in Python while another scans a big one
+    without the GIL (one after the other, the small files would all wait for one core at the end)."""
+    by_size = sorted(range(len(sizes)), key=lambda i: -sizes[i])
+    big = [i for i in by_size if sizes[i] >= SPREAD_FROM]
+    small = [i for i in by_size if sizes[i] < SPREAD_FROM]
+    if not big or not small:
+        return by_size
+    per = -(-len(small) // len(big))
+    return [j for k, i in enumerate(big) for j in (i, *small[k * per:(k + 1) * per])]
+
+
 def read_plog(*paths: str | os.PathLike | Pasted, keep: tuple[str, ...] | None = None, limits: Limits | None = None,
               selective: bool = True, engine: str = "local", scheduler: str | None = None,
               workers: int | None = None, progress: Callable[[int, int], None] | None = None) -> LogTable:
@@ -368,8 +383,12 @@ def read_plog(*paths: str | os.PathLike | Pasted, keep: tuple[str, ...] | None =
     """
     files = find_files(list(paths), limits=limits)
     keep = tuple(keep) if selective and keep is not None else None
-    done = engine_run(partial(read_one, keep=keep, selective_from=FULL_RECORDS_BELOW), files, engine, scheduler,
-                      workers, progress)
+    order = schedule([f.size for f in files])
+    done_in_order = engine_run(partial(read_one, keep=keep, selective_from=FULL_RECORDS_BELOW),
+                               [files[i] for i in order], engine, scheduler, workers, progress)
+    done = [None] * len(files)
+    for i, result in zip(order, done_in_order):
+        done[i] = result
     for original, (f, _) in zip(files, done):
         f.spool = original.spool   # the copy a worker sent back must not be the last owner of the spool
     files = [f for f, _ in done]

@@ -103,10 +103,17 @@ def figure_png(make, cache: dict | None = None) -> bytes | None:
     return png
 
 
-def figures_html(figures: list, cache: dict | None = None) -> str:
-    """A step's figures embedded as PNG (drawn now, or taken from the cache), each above its caption."""
+def figures_html(figures: list, cache: dict | None = None, lang: str | None = None) -> str:
+    """A step's figures embedded as PNG (drawn now, or taken from the cache), each above its caption; with
+    `lang`, a figure not in the cache yet is not drawn but announced in that language (it is being drawn)."""
     out = []
     for make in figures:
+        key = getattr(make, "key", None)
+        if lang is not None and cache is not None and key is not None and key not in cache:
+            caption = escape(str(getattr(make, "caption", "")))
+            out.append(f"<figure class='casebook-pending' style='margin:0 0 0.8em 0'><i>"
+                       f"{escape(say(lang, 'ui.drawing'))}</i><figcaption><i>{caption}</i></figcaption></figure>")
+            continue
         png = figure_png(make, cache)
         if png is not None:
             data = base64.b64encode(png).decode("ascii")
@@ -150,10 +157,11 @@ def evidence_html(step: Step) -> str:
     return f"<h4>{escape(say(step.lang, 'ui.evidence', n=len(step.cited)))}</h4>{cited_html(step.cited, step.lang)}"
 
 
-def body_html(step: Step, cache: dict | None = None) -> str:
-    """Everything after the questions: findings, tables, figures, evidence."""
-    parts = [findings_html(step.findings), tables_html(step.tables), figures_html(step.figures, cache),
-             evidence_html(step)]
+def body_html(step: Step, cache: dict | None = None, pending: bool = False) -> str:
+    """Everything after the questions: findings, tables, figures, evidence; with `pending`, the figures not in
+    the cache are announced as being drawn instead of drawn now."""
+    parts = [findings_html(step.findings), tables_html(step.tables),
+             figures_html(step.figures, cache, step.lang if pending else None), evidence_html(step)]
     return "".join(p for p in parts if p)
 
 

@@ -5,6 +5,7 @@ findings and the evidence. All log text reaches the page escaped (see step_view)
 """
 from __future__ import annotations
 
+import threading
 from contextlib import contextmanager
 from html import escape
 from pathlib import Path
@@ -19,8 +20,9 @@ from ..presenting import tables, walk
 from ..presenting.casefile import CaseFile
 from ..presenting.step import Step
 from .export import ExportPanel
+from .figures import FigureDrawer
 from .opener import BundleOpener
-from .step_view import body_html, figure_png, head_html, styled, table_html
+from .step_view import body_html, head_html, styled, table_html
 
 UNKNOWN = "unknown"
 _ROOT = "root_cause"
@@ -37,11 +39,13 @@ class TriageApp:
         self.triage = triage
         self.steps: list[Step] = []
         self.step_index = 0
-        self.questions: dict[str, w.ValueWidget] = {}
+        self.questions = _Inputs(self._new_input)   # fact -> its input, made when first shown or asked for
         self._asks: dict[str, tuple[str, str | None]] = {}   # fact -> (ask, ask_zh), kept once closed
         self._homes: dict[str, set[str]] = {}                # fact -> keys of the steps that asked it
         self._rows: dict[str, w.VBox] = {}
         self._pngs: dict = {}   # figure key -> PNG: a step answers at once, not after a redraw
+        self._drawer = FigureDrawer()
+        self._screen = threading.Lock()   # the drawing thread and the page's own events both write the body
         self._quiet = False     # True while relabelling: a widget's options change, the answer does not
         # the knowledge base bundles are judged by: the one given, the triage's, else loaded at the first open
         self.opener = BundleOpener(self.load, kb=kb or (triage.kb if triage else None))
@@ -105,16 +109,12 @@ class TriageApp:
         """Walk this case from the first step; questions start from its answers; nothing of the last case stays."""
         self.triage = triage
         self.step_index = 0
-        self.questions, self._asks, self._homes, self._rows = {}, {}, {}, {}
+        self.questions, self._asks, self._homes, self._rows = _Inputs(self._new_input), {}, {}, {}
         self.status.value = self.export.status.value = ""
         self._adopt_given_answers()
         # kept with the reading (figures draw its evidence): a bundle opened again shows them without a redraw
         self._pngs = triage.log.derive("figure_pngs", lambda _: {})
         self.refresh()
-        # drawn as part of loading, so every step of the walk answers without waiting for matplotlib
-        for s in self.steps:
-            for make in s.figures:
-                figure_png(make, self._pngs)
 
     def _resumed(self, triage: Triage, case: CaseFile) -> None:
         self.opener.path_box.value = "; ".join(case.paths)
@@ -150,15 +150,36 @@ class TriageApp:
                 self._remember(q.fact, q.ask, q.ask_zh, s.key)
         self._render_header()
         self._render_step()
+        self._draw_figures()
+
+    def _draw_figures(self) -> None:
+        """Draw every step's figures behind the page, the step on screen first; a step on screen when its figures
+        are done shows them."""
+        steps = sorted(self.steps, key=lambda s: s is not self.step) if self.steps else []
+        self._drawer.start([(s.figures, lambda s=s: self._show_figures(s)) for s in steps], self._pngs)
+
+    def _show_figures(self, step: Step) -> None:
+        html = body_html(step, self._pngs, pending=True)
+        with self._screen:
+            if self.steps and self.step is step:
+                self.body.value = html
+
+    def wait_for_figures(self, timeout: float | None = None) -> None:
+        """Return once the figures being drawn behind the page are drawn (and shown, for the step on screen)."""
+        self._drawer.wait(timeout)
 
     def _remember(self, fact: str, ask: str, ask_zh: str | None, step_key: str) -> None:
         """Note a question, the step it belongs to, and make its widget once."""
         self._asks[fact] = (ask or fact, ask_zh)
         # the root-cause step lists every question, so an answered one must stay reachable there
         self._homes.setdefault(fact, set()).update({step_key, _ROOT})
-        if fact not in self.questions:
-            given = self.triage.answers.get(fact)
-            self.questions[fact] = self._make_input(fact, UNKNOWN if given is None else _shown(given))
+
+    def _new_input(self, fact: str) -> w.ValueWidget:
+        """The input of a question the walk has asked, showing the answer given so far."""
+        if fact not in self._asks:
+            raise KeyError(f"no question {fact!r} in this walk")
+        given = self.triage.answers.get(fact)
+        return self._make_input(fact, UNKNOWN if given is None else _shown(given))
 
     def _adopt_given_answers(self) -> None:
         """Answers passed to triage() get a widget too, so the engineer can change them."""
@@ -264,13 +285,15 @@ class TriageApp:
         facts = self._visible_questions()
         self.question_title.value = f"<b>{escape(self._say('ui.questions'))}</b>" if facts else ""
         self.question_box.children = [self._question_row(f) for f in facts]
-        self.body.value = body_html(s, self._pngs)
+        html = body_html(s, self._pngs, pending=True)
+        with self._screen:
+            self.body.value = html
 
     def _visible_questions(self) -> list[str]:
         """The step's open questions in its order (the most useful first), then the answered ones asked here."""
         s = self.step
-        open_here = [q.fact for q in s.questions if q.fact in self.questions]
-        answered = [f for f in self.questions
+        open_here = [q.fact for q in s.questions if q.fact in self._asks]
+        answered = [f for f in self._asks
                     if f not in open_here and f in self.triage.answers and s.key in self._homes[f]]
         return open_here + answered
 
@@ -285,7 +308,20 @@ class TriageApp:
 
     def html_of_step(self) -> str:
         """The current step as HTML: conclusion, findings, tables, figures, evidence; every text escaped."""
+        self._drawer.draw(self.step.figures, self._pngs)
         return head_html(self.step) + body_html(self.step, self._pngs)
+
+
+class _Inputs(dict):
+    """The question inputs by fact, each made on first use: a walk asks dozens of questions, a page shows a few."""
+
+    def __init__(self, make) -> None:
+        super().__init__()
+        self._make = make
+
+    def __missing__(self, fact: str) -> w.ValueWidget:
+        box = self[fact] = self._make(fact)
+        return box
 
 
 def _shown(value: object) -> str:
