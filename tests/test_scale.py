@@ -8,7 +8,7 @@ from pathlib import Path
 import casebook
 import pytest
 from casebook.bench import benchmark as bench
-from casebook.bench.workload import FULL_PLANTING, parse_size, planted_samples, write_workload
+from casebook.bench.workload import FULL_PLANTING, SAMPLE_METADATA, parse_size, planted_samples, write_workload
 from casebook.cli import main
 from casebook.evidence.registry import KEEP, extract_evidence
 from casebook.judging.contract import to_dict
@@ -93,7 +93,7 @@ def test_workload_generator(tmp_path):
     w = write_workload(tmp_path / "w", 2 << 20, nodes=2, processes_per_node=2, samples=SAMPLES)
     log = read_plog(tmp_path / "w")
     planted = [f for f in log.files if f.path.startswith("planted/")]
-    assert planted and not any(f.path.endswith("expect.yaml") for f in planted)
+    assert planted and not any(f.path.endswith(("expect.yaml", "SOURCE.md")) for f in planted)
     generated = [f for f in log.files if f.path.startswith("node-")]
     assert sum(f.lines for f in generated) == w.lines and sum(f.size for f in generated) == w.bytes
     assert all(f.unparsed == 0 for f in generated) and {f.node for f in generated} == {"node-0", "node-1"}
@@ -115,9 +115,9 @@ def test_a_ticket_sized_bundle_plants_its_share_of_the_samples_families_taking_t
     assert len({s.parent for s in bigger}) == len(bigger)                          # one sample a cause
     causes = {f: sum(1 for c in family_of.values() if c == f) for f in families}
     assert families[0] == max(causes, key=causes.get)                             # the largest family leads
-    size = sum(f.stat().st_size for s in small for f in s.rglob("*") if f.is_file() and f.name != "expect.yaml")
-    total = sum(f.stat().st_size for s in every for f in s.rglob("*") if f.is_file() and f.name != "expect.yaml")
-    last = sum(f.stat().st_size for f in small[-1].rglob("*") if f.is_file() and f.name != "expect.yaml")
+    size = sum(f.stat().st_size for s in small for f in s.rglob("*") if f.is_file() and f.name not in SAMPLE_METADATA)
+    total = sum(f.stat().st_size for s in every for f in s.rglob("*") if f.is_file() and f.name not in SAMPLE_METADATA)
+    last = sum(f.stat().st_size for f in small[-1].rglob("*") if f.is_file() and f.name not in SAMPLE_METADATA)
     assert size - last < total * (10 << 20) / FULL_PLANTING <= size                # stops once its share is in
 
 

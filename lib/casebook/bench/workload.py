@@ -18,6 +18,8 @@ from pathlib import Path
 
 ROTATE_BYTES = 20 * 1024 * 1024   #: CANN rotates a plog at 20 MiB
 FULL_PLANTING = 1 << 30           #: from this bundle size on, every sample bundle is planted
+#: What a sample folder holds beside its logs (its expectations, where its lines come from): not planted.
+SAMPLE_METADATA = ("expect.yaml", "SOURCE.md")
 _START = datetime(2026, 5, 4, 9, 0, 0)
 
 _OPS = ("MatMulV3", "FlashAttentionScore", "FlashAttentionScoreGrad", "SwiGlu", "RmsNorm", "Add", "Cast",
@@ -130,7 +132,7 @@ def write_workload(out: Path, size_bytes: int, nodes: int = 8, processes_per_nod
     if samples is not None and samples.is_dir():
         for sample in planted_samples(samples, size_bytes):
             shutil.copytree(sample, out / "planted" / sample.parent.name / sample.name,
-                            ignore=shutil.ignore_patterns("expect.yaml"))
+                            ignore=shutil.ignore_patterns(*SAMPLE_METADATA))
     return WorkloadSummary(out, files, written, lines)
 
 
@@ -150,7 +152,7 @@ def planted_samples(samples: Path, size_bytes: int) -> list[Path]:
     queues = sorted(turns.values(), key=len, reverse=True)   # the family with the most causes goes first
     first = [q[i] for i in range(len(queues[0]) if queues else 0) for q in queues if i < len(q)]
     ordered = first + [s for s in every if s not in set(first)]
-    sizes = {s: sum(f.stat().st_size for f in s.rglob("*") if f.is_file() and f.name != "expect.yaml")
+    sizes = {s: sum(f.stat().st_size for f in s.rglob("*") if f.is_file() and f.name not in SAMPLE_METADATA)
              for s in ordered}
     share = sum(sizes.values()) * min(1.0, size_bytes / FULL_PLANTING)
     chosen, planted = [], 0

@@ -63,6 +63,9 @@ def _block_msg(line: str, state: BlockState) -> Fields | None:
 
 
 def _block_head(line: str, state: BlockState) -> Fields | None:
+    # the pattern's lazy prefix tries every position of a line: most lines lack its words, and say so at once
+    if "Inner " not in line and "Internal " not in line:
+        return None
     m = BLOCK_HEAD.match(line)
     if not m:
         return None
@@ -80,7 +83,7 @@ def _block_line(state: BlockState, msg: str, level: str | None = "ERROR", **fiel
 
 def _func_file_line(line: str, state: BlockState) -> Fields | None:
     """A message the error manager filed: it ends with the call site that filed it."""
-    m = _FUNC_FILE_LINE.match(line)
+    m = _FUNC_FILE_LINE.match(line) if "[FUNC:" in line else None
     if not m or not m["msg"]:
         return None
     return _block_line(state, line.strip(), src=f"{m['file']}:{m['line']}", func=m["func"])

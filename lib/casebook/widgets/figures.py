@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import atexit
 import threading
+import time
 import weakref
 from collections.abc import Callable, Sequence
 
@@ -42,6 +43,7 @@ class FigureDrawer:
         self._worker.start()
 
     def _run(self, round_: int, todo: list, cache: dict) -> None:
+        time.sleep(0)   # hands the GIL back at once: the thread that started this one is showing a page
         for makes, done in todo:
             for make in makes:
                 with self._lock:
