@@ -163,6 +163,7 @@ def test_a_long_cited_line_shows_its_matched_part_and_opens_to_the_whole_line(po
 
 def test_tables_show_unknowns_as_empty_cells_and_whole_numbers_as_integers(positive_app):
     app = positive_app()
+    app.files.selected_index = 0
     pages = [app.files_table.value]
     for key in STEP_KEYS:
         app.goto(key)
@@ -181,6 +182,7 @@ def test_opening_another_bundle_leaves_nothing_of_the_first(tmp_path, positive_a
     write_log(tmp_path, "plog/plog-100_20260101100000000.log", HOSTILE)
     app.opener.path_box.value = str(tmp_path / "plog")
     app.opener.open_button.click()
+    app.files.selected_index = 0
     shown = [app.header.value, app.files_table.value, app.export.status.value, app.status.value]
     for key in STEP_KEYS:
         app.goto(key)
@@ -197,7 +199,11 @@ def test_path_box_opens_a_bundle_and_moves_the_progress_bar(tmp_path):
     app.opener.open_button.click()
     assert app.triage is not None and app.opener.progress.value == app.opener.progress.max
     assert "1 file(s), 1 lines" in app.opener.stage.value
+    assert app.files_table.value == ""                     # built when its section opens
+    app.files.selected_index = 0
     assert "plog-100_20260101100000000.log" in app.files_table.value and "<script>" not in app.files_table.value
+    app.files.selected_index = None
+    assert app.files_table.value == ""
 
 
 def test_progress_moves_one_step_per_file_read(tmp_path):
@@ -290,6 +296,7 @@ def test_language_switches_every_app_label(tmp_path):
     labels = _labels(app)
     assert len(labels) == 18 and all(re.search(r"[\u4e00-\u9fff]", t) for t in labels), labels
     assert "诊断" in app.header.value and "文件" in app.header.value
+    app.files.selected_index = 0
     assert re.search(r"[\u4e00-\u9fff]", app.files_table.value), "the files table's headers follow"
     app.opener.paste.read_button.click()
     assert "请先粘贴日志文本" in app.opener.status.value

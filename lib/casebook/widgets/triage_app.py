@@ -77,6 +77,7 @@ class TriageApp:
         self.next.on_click(lambda _: self._move(+1))
         self.language.observe(lambda _: self._relabel(), names="value")
         self.files = w.Accordion(children=[self.files_table], selected_index=None)
+        self.files.observe(lambda _: self._render_files(), names="selected_index")
         nav = w.HBox([self.back, self.step_label, self.next, self.language])
         self.widget = styled(self.opener.widget, self.header, self.files, nav, self.head, self.question_title,
                              self.question_box, self.body, self.status, self.export.widget)
@@ -255,9 +256,9 @@ class TriageApp:
 
     def _render_header(self) -> None:
         """Files, lines and the current diagnosis."""
+        self._render_files()
         if self.triage is None:
             self.header.value = f"<div>{escape(self._say('ui.empty'))}</div>"
-            self.files_table.value = ""
             return
         log, d = self.triage.log, self.triage.diagnosis
         verdict = (self._say("ui.diagnosis.case", id=d.case.id, verdict=self._say(f"verdict.{d.verdict}"),
@@ -268,7 +269,11 @@ class TriageApp:
                               questions=len(self.triage.questions))
         self.header.value = (f"<div>{escape(summary)}</div>"
                              f"<div class='casebook-diagnosis'><b>{escape(diagnosis)}</b></div>")
-        self.files_table.value = table_html(tables.files(log, self.lang))
+
+    def _render_files(self) -> None:
+        """The files table, built while its section is open: a bundle of hundreds of files makes a long one."""
+        shown = self.triage is not None and self.files.selected_index is not None
+        self.files_table.value = table_html(tables.files(self.triage.log, self.lang)) if shown else ""
 
     def _render_step(self) -> None:
         """The step label, navigation state, conclusion, questions and body of the current step."""
