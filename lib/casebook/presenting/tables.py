@@ -42,7 +42,7 @@ def tidy(df: pd.DataFrame, lang: str = EN, log_columns: tuple[str, ...] = ()) ->
     """A copy with every cell shown as `cell` shows it, headers worded in `lang` (catalog `col.<name>`)."""
     if len(df) and df.columns.is_unique:   # built column by column: DataFrame.apply costs a millisecond a table
         out = pd.DataFrame({c: [cell(v, lang) for v in df[c].astype(object)] for c in df.columns}, index=df.index,
-                           columns=df.columns, dtype=object)
+                           columns=df.columns)
     else:
         out = df.astype(object).apply(lambda col: col.map(lambda v: cell(v, lang))) if len(df) else df.astype(object)
     headers = {c: name(lang, "col", str(c)) for c in df.columns}
