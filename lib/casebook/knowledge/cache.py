@@ -4,7 +4,8 @@ markdown pages with their YAML.
 A kept copy is used only when it was made from the same files: its name is a digest of the knowledge base's
 folder (as given and resolved), of the path, size and modification time of every file under it (samples aside, which loading does
 not read), of the same for the code that loads it (this package's modules and data), and of the Python
-version. Anything that cannot be read or written falls back to loading from the markdown.
+version. Anything that cannot be read or written falls back to loading from the markdown. The format catalog
+(formats.py) is kept the same way, under its own name.
 """
 from __future__ import annotations
 
@@ -48,10 +49,11 @@ def key(root: Path) -> str:
     return hashlib.sha256(repr(parts).encode()).hexdigest()[:32]
 
 
-def kept(root: Path, load: Callable[[Path], T]) -> T:
-    """`load(root)`, or the copy kept from an earlier load of the same files."""
+def kept(root: Path, load: Callable[[Path], T], name: str = "kb") -> T:
+    """`load(root)`, or the copy kept from an earlier load of the same files; `name` tells kept things apart (the
+    knowledge base, the format catalog), each with its own last KEEP copies."""
     try:
-        path = folder() / f"kb-{key(root)}.pickle"
+        path = folder() / f"{name}-{key(root)}.pickle"
     except OSError:
         return load(root)
     try:
@@ -70,12 +72,13 @@ def _keep(path: Path, value: object) -> None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         # written beside its place and renamed, so a process reading at the same time never sees half a copy
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".kb-", suffix=".tmp")
+        prefix = path.name.split("-", 1)[0]
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{prefix}-", suffix=".tmp")
         with os.fdopen(fd, "wb") as fh:
             pickle.dump(value, fh, protocol=pickle.HIGHEST_PROTOCOL)
         os.replace(tmp, path)
         tmp = None
-        copies = sorted(path.parent.glob("kb-*.pickle"), key=lambda p: p.stat().st_mtime_ns, reverse=True)
+        copies = sorted(path.parent.glob(f"{prefix}-*.pickle"), key=lambda p: p.stat().st_mtime_ns, reverse=True)
         for old in copies[KEEP:]:
             old.unlink()
     except OSError:

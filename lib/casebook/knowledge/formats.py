@@ -13,13 +13,16 @@ from __future__ import annotations
 import csv
 import re
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from importlib import resources
+from pathlib import Path
 
 from ..reading.grammar import number
+from . import cache
 from .document import Problem
 
 PATH = "data/formats.tsv"
+_DATA = Path(__file__).resolve().parent / "data"
 #: A run of digits in a catalog regex (`\d+`) reads at most 18 digits, as ids and counts do everywhere in the
 #: evidence (reading.grammar.MAX_DIGITS): a longer run is not a value and matches nothing.
 _DIGITS = (r"\d+", r"\d{1,18}(?!\d)")
@@ -76,12 +79,19 @@ class Form:
     module: str
     level: str
     keep: str            #: a literal every line of this form holds (the reader keeps such lines in big files)
-    pattern: re.Pattern
+    regex: str           #: the pattern as compiled (the catalog's, digit runs bounded)
     expect: dict[str, str]
     example: str
     versions: str
     source: str
     row: int             #: line in the TSV
+    groups: frozenset[str] = frozenset()   #: the regex's named groups
+
+    @cached_property
+    def pattern(self) -> re.Pattern:
+        """The compiled regex, compiled when a message first holds the form's literal: most forms of the catalog
+        never meet a line of theirs in one bundle, and compiling all of them costs a CLI run ~20 ms."""
+        return re.compile(self.regex)
 
     def read(self, text: str) -> dict[str, str] | None:
         """The values this form takes from one message (the named groups that matched), or None."""
@@ -148,10 +158,11 @@ def parse(text: str, path: str = PATH) -> tuple[tuple[Form, ...], list[Problem]]
         if bad:
             problems += [Problem(path, row, b) for b in bad]
             continue
+        pattern = _compile(r["regex"])
         forms.append(Form(r["family"], r["form"], r["part"], None if r["kind"] == "-" else r["kind"],
                           None if r["ids"] == "-" else r["ids"], r["module"], r["level"], r["keep"],
-                          _compile(r["regex"]), _expect(r["expect"]), r["example"], r["versions"], r["source"],
-                          row))
+                          pattern.pattern, _expect(r["expect"]), r["example"], r["versions"], r["source"],
+                          row, frozenset(pattern.groupindex)))
     return tuple(forms), problems
 
 
@@ -209,6 +220,14 @@ def _read() -> tuple[tuple[Form, ...], list[Problem]]:
     return parse(resources.files("casebook.knowledge").joinpath(PATH).read_text(encoding="utf-8"))
 
 
+def _checked(_: Path) -> tuple[Form, ...]:
+    """The catalog's forms, every row checked against its example; raises FormatError on a bad row."""
+    forms, bad = _read()
+    if bad:
+        raise FormatError("\n".join(map(str, bad)))
+    return forms
+
+
 def problems() -> list[Problem]:
     """The bad rows of the catalog (`casebook kb check` lists them)."""
     return _read()[1]
@@ -216,11 +235,10 @@ def problems() -> list[Problem]:
 
 @lru_cache(maxsize=1)
 def catalog() -> tuple[Form, ...]:
-    """Every form of the catalog, in its order; a catalog with bad rows raises FormatError."""
-    forms, bad = _read()
-    if bad:
-        raise FormatError("\n".join(map(str, bad)))
-    return forms
+    """Every form of the catalog, in its order; a catalog with bad rows raises FormatError. The checked catalog is
+    kept on disk like the knowledge base (knowledge/cache.py, named by the package's files), so a new process
+    does not check and compile every row again."""
+    return cache.kept(_DATA, _checked, name="formats")
 
 
 @lru_cache(maxsize=64)
@@ -240,11 +258,11 @@ def failures() -> Selection:
 @lru_cache(maxsize=1)
 def codes() -> Selection:
     """Every form that names a return code (`ret_code`), for the codes of an error line."""
-    return Selection(tuple(f for f in catalog() if "ret_code" in f.pattern.groupindex))
+    return Selection(tuple(f for f in catalog() if "ret_code" in f.groups))
 
 
 @lru_cache(maxsize=1)
 def devices() -> Selection:
     """Every form with a `device` group in the job's own numbering (physical ids left out), for the
     error lines' device."""
-    return Selection(tuple(f for f in catalog() if "device" in f.pattern.groupindex and f.ids != PHYSICAL))
+    return Selection(tuple(f for f in catalog() if "device" in f.groups and f.ids != PHYSICAL))
