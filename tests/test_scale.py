@@ -18,7 +18,7 @@ from casebook.presenting import logview
 from casebook.reading import plog
 from casebook.reading.backfill import every_record
 from casebook.reading.bundle import ROLE_TEXT, classify
-from casebook.reading.engine import EngineError, run
+from casebook.reading.engine import EngineError, run, schedule
 from casebook.reading.plog import read_plog
 from conftest import COLLECTIONS, SAMPLES
 
@@ -123,9 +123,9 @@ def test_a_ticket_sized_bundle_plants_its_share_of_the_samples_families_taking_t
 
 def test_small_files_are_read_between_the_big_ones():
     mib = 1 << 20
-    assert plog.schedule([5, 3 * mib, 7, 9 * mib, 1, 2]) == [3, 2, 0, 1, 5, 4]
-    assert plog.schedule([1, 2, 3]) == [2, 1, 0] and plog.schedule([2 * mib, mib]) == [0, 1]
-    assert plog.schedule([]) == []
+    assert schedule([5, 3 * mib, 7, 9 * mib, 1, 2]) == [3, 2, 0, 1, 5, 4]
+    assert schedule([1, 2, 3]) == [2, 1, 0] and schedule([2 * mib, mib]) == [0, 1]
+    assert schedule([]) == []
 
 
 def test_dask_engine_gives_the_same_result_as_local(corpus, tmp_path):

@@ -14,6 +14,8 @@ T = TypeVar("T")
 R = TypeVar("R")
 
 ENGINES = ("local", "dask")
+#: Files of this size and more are the big ones the reading order spreads the small ones between.
+SPREAD_FROM = 1 << 20
 
 
 class EngineError(Exception):
@@ -36,6 +38,19 @@ def run(fn: Callable[[T], R], items: list[T], engine: str = "local", scheduler: 
     if engine == "dask":
         return _dask(fn, items, scheduler, workers or 2, progress)
     raise EngineError(f"unknown engine {engine!r}; choose one of {', '.join(ENGINES)}")
+
+
+def schedule(sizes: list[int]) -> list[int]:
+    """The order files of these sizes are handed to the workers, as indices: the biggest first, with the small ones
+    spread between them, so that one worker parses small files in Python while another scans a big one
+    without the GIL (one after the other, the small files would all wait for one core at the end)."""
+    by_size = sorted(range(len(sizes)), key=lambda i: -sizes[i])
+    big = [i for i in by_size if sizes[i] >= SPREAD_FROM]
+    small = [i for i in by_size if sizes[i] < SPREAD_FROM]
+    if not big or not small:
+        return by_size
+    per = -(-len(small) // len(big))
+    return [j for k, i in enumerate(big) for j in (i, *small[k * per:(k + 1) * per])]
 
 
 def _report(results: Iterable[R], total: int, progress) -> list[R]:

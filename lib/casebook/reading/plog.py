@@ -20,7 +20,7 @@ import pandas as pd
 from . import identity, rejoin, rotation, scan
 from .bundle import ROLE_TEXT, LogFile, Pasted, find_files
 from .encoding import LONG_LINE, LineTexts, as_read, binary_reason, leading_nuls, split_lines
-from .engine import run as engine_run
+from .engine import run as engine_run, schedule
 from .grammar import (KIND_BLANK, KIND_BLOCK_LINE, KIND_CONTINUATION, KIND_EXCEPTION_PRINT, KIND_PLOG, KIND_PTA,
                       KIND_PYTHON, BlockState, Fields, number, parse_line)
 from .identity import RANK_IN_LINE
@@ -45,8 +45,6 @@ FULL_RECORDS_BELOW = 1
 #: A capture (a file whose path names no role: pasted console text, grep output) below this size is read whole:
 #: a paste may have broken its lines, and joining them back (rejoin.py) needs every line.
 CAPTURE_FULL_BELOW = 4 << 20
-#: Files of this size and more are the big ones the reading order spreads the small ones between.
-SPREAD_FROM = 1 << 20
 #: A bundle smaller than this is read by one worker: its scan takes a few milliseconds, and handing files to
 #: threads that wait for each other's GIL cost more than that (measured on a 10 MiB bundle of 88 files).
 PARALLEL_FROM = 16 << 20
@@ -356,19 +354,6 @@ def frame(rows: list[tuple]) -> pd.DataFrame:
 def plog_time_of(line: str) -> str | None:
     """The time of an slog header line, or None."""
     return parse_line(line, BlockState()).time
-
-
-def schedule(sizes: list[int]) -> list[int]:
-    """The order files are handed to the reading workers, as indices: the biggest first, with the small ones
-    spread between them, so that one worker parses small files in Python while another scans a big one
-    without the GIL (one after the other, the small files would all wait for one core at the end)."""
-    by_size = sorted(range(len(sizes)), key=lambda i: -sizes[i])
-    big = [i for i in by_size if sizes[i] >= SPREAD_FROM]
-    small = [i for i in by_size if sizes[i] < SPREAD_FROM]
-    if not big or not small:
-        return by_size
-    per = -(-len(small) // len(big))
-    return [j for k, i in enumerate(big) for j in (i, *small[k * per:(k + 1) * per])]
 
 
 def read_plog(*paths: str | os.PathLike | Pasted, keep: tuple[str, ...] | None = None, limits: Limits | None = None,

@@ -170,7 +170,7 @@ class TriageApp:
         self._drawer.wait(timeout)
 
     def _remember(self, fact: str, ask: str, ask_zh: str | None, step_key: str) -> None:
-        """Note a question, the step it belongs to, and make its widget once."""
+        """Note a question and the step it belongs to (its input is made when first shown)."""
         self._asks[fact] = (ask or fact, ask_zh)
         # the root-cause step lists every question, so an answered one must stay reachable there
         self._homes.setdefault(fact, set()).update({step_key, _ROOT})
