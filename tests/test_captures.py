@@ -90,8 +90,6 @@ def _blank(folder: Path) -> int:
                if not line.strip())
 
 
-@pytest.mark.xfail(strict=True, reason="24 of 26 covered captures get their case, but capture 43 (an undocumented "
-                          "fault) gets aicore-illegal-instruction confirmed on its error bits alone")
 def test_documented_causes_are_diagnosed_and_no_wrong_case_is_confirmed(results):
     covered = {f.name: expect(f)["diagnosis"] for f in FOLDERS if expect(f)["diagnosis"] in KB.cases}
     right = [name for name, case in covered.items() if results[name][1]["diagnosis"] == case]

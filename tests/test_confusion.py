@@ -104,10 +104,12 @@ def test_matrix_text_marks_a_wrong_diagnosis():
 
 # --- the real corpus --------------------------------------------------------------------------------
 
+#: (diagnosis, its verdict) of each collection: the two msaicerr collections show error code 0x10
+#: (CCU_ILLEGAL_INSTR) and nothing that says which cause set it, so the case is likely, not confirmed
 CORPUS_EXPECT = {
-    "aicore-gatherv2-asys": "aicore-illegal-instruction",
-    "aicore-old-slog-layout": "aicore-illegal-instruction",
-    "hccl-event-timeout-2workers": "hccl-socket-timeout",
+    "aicore-gatherv2-asys": ("aicore-illegal-instruction", "likely"),
+    "aicore-old-slog-layout": ("aicore-illegal-instruction", "likely"),
+    "hccl-event-timeout-2workers": ("hccl-socket-timeout", "confirmed"),
 }
 #: (error lines, explained, unexplained templates, lines under them) of each collection; in the HCCL one, nine
 #: error lines are the wrappers and fallout of the link failure: neither explained nor left to explain
@@ -131,11 +133,11 @@ def corpus_results(corpus) -> dict[str, tuple]:
     return out
 
 
-@pytest.mark.parametrize("name,case", sorted(CORPUS_EXPECT.items()))
-def test_corpus_diagnosis(corpus_results, name, case):
+@pytest.mark.parametrize("name,expected", sorted(CORPUS_EXPECT.items()))
+def test_corpus_diagnosis(corpus_results, name, expected):
     _, doc = corpus_results[name]
-    assert doc["diagnosis"] == case
-    assert (doc["candidates"][0]["case"], doc["candidates"][0]["verdict"]) == (case, "confirmed")
+    assert doc["diagnosis"] == expected[0]
+    assert (doc["candidates"][0]["case"], doc["candidates"][0]["verdict"]) == expected
     assert not [c["case"] for c in doc["candidates"][1:] if c["verdict"] in CONFIDENT]
 
 

@@ -9,7 +9,7 @@ import yaml
 from casebook.cli import main
 from casebook.judging.ranking import CONFIRMED, POSSIBLE, Observation, judge
 from casebook.judging.triage import triage
-from casebook.knowledge.checks import check, check_code_links, check_samples
+from casebook.knowledge.checks import check, check_bit_cases, check_code_links, check_samples
 from casebook.knowledge.kb import load_kb
 from conftest import ROOT
 
@@ -113,6 +113,19 @@ def test_every_error_bit_has_a_meaning_of_ours():
     assert row.table == "errcode-bits" and row.extra["mask"] == "0x200000000" and row.extra["word"] == "a"
     assert "aicore-out-of-range-access" in row.cases and row.line > 1
     assert kb.codes["CCU_BUS_ERR"].table is None
+
+
+def test_a_case_keyed_on_error_bits_alone_needs_a_fact_that_can_confirm_it():
+    kb = load_kb()
+    assert check_bit_cases(kb) == []
+    illegal = kb.cases["aicore-illegal-instruction"]
+    kb.cases[illegal.id] = replace(illegal, supports=[])
+    assert [(p.file, p.line) for p in check_bit_cases(kb)] == [("kb/cases/aicore-illegal-instruction.md", 1)]
+    kb.cases[illegal.id] = replace(illegal, supports=[], requires=illegal.supports[:1])
+    assert check_bit_cases(kb) == []
+    trap = kb.cases["aicore-kernel-trap"]                     # keyed on its retCode, not on a bit: no fact needed
+    kb.cases[trap.id] = replace(trap, supports=[])
+    assert check_bit_cases(kb) == []
 
 
 def test_a_table_row_out_of_step_is_reported_at_its_line(tmp_path):

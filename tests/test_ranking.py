@@ -115,6 +115,47 @@ def test_family_signatures_place_a_cause_but_do_not_make_it_likely():
     assert judge(c, obs("nothing"), {}, family) is None
 
 
+def bit(id: str, value, weight: int = 3, key: bool = True, group: str = "") -> Signature:
+    return Signature(id, "error_bits", "in" if isinstance(value, list) else "equals", value, weight, key,
+                     f"why {id}", group)
+
+
+def bits(*names: str) -> list[Observation]:
+    return [Observation("error_bits", n, f"errcode {n}", "plog.log", 10 + i) for i, n in enumerate(names)]
+
+
+REPLAY = Condition("single_op_replay_fails", "equals", True, ask="replay?", weight=2)
+
+
+def test_error_bits_alone_make_a_case_likely_and_a_fact_of_the_case_that_holds_confirms_it():
+    c = case(bit("bits", ["CCU_ILLEGAL_INSTR", "VEC_INSTR_UNDEF"]), SIDE, supports=[REPLAY])
+    h = judge(c, bits("CCU_ILLEGAL_INSTR") + obs("beta"), {})
+    assert (h.verdict, h.score) == (LIKELY, 0.8)             # 4 of 4, factor 0.8: which bit fired is not the cause
+    assert [(m.fact, m.required) for m in h.missing] == [("single_op_replay_fails", False)]
+    yes = judge(c, bits("CCU_ILLEGAL_INSTR"), {"single_op_replay_fails": fact("single_op_replay_fails", True)})
+    assert (yes.verdict, yes.score) == (CONFIRMED, round(5 / 6, 3))   # 3 + 2 of 4 + 2
+    no = judge(c, bits("CCU_ILLEGAL_INSTR"), {"single_op_replay_fails": fact("single_op_replay_fails", False)})
+    assert (no.verdict, no.score) == (LIKELY, 0.4)           # known and not holding: 3 of 6, still strong, factor 0.8
+    required = case(bit("bits", "CCU_ADDR_ERR"), requires=[ONE_PROCESS])
+    assert judge(required, bits("CCU_ADDR_ERR"), {"single_process_multi_device":
+                                                  fact("single_process_multi_device", True)}).verdict == CONFIRMED
+
+
+def test_a_bit_grouped_with_its_text_is_still_a_bit_and_another_key_unit_lifts_the_rule():
+    grouped = case(bit("b", "VEC_INSTR_ILLEGAL_CFG", group="g"),
+                   sig("t", "instruction parameter", 3, key=True, group="g"))
+    assert judge(grouped, obs("The VEC instruction parameter is invalid"), {}).verdict == LIKELY
+    with_op = case(bit("b", "MTE_ERR_ADDR_MISALIGN"), sig("op", "MoeDistributeDispatch", 3, key=True))
+    assert judge(with_op, bits("MTE_ERR_ADDR_MISALIGN") + obs("MoeDistributeDispatch"), {}).verdict == CONFIRMED
+    # a side signature of another field does not: the key evidence is still the bit alone
+    assert judge(case(bit("b", "MTE_L1_ECC"), SIDE), bits("MTE_L1_ECC") + obs("beta"), {}).verdict == LIKELY
+
+
+def test_no_bit_set_is_not_a_bit_and_a_timeout_is_judged_on_its_code():
+    timeout = case(bit("none", "none"), sig("code", "retCode=0x25", 2))
+    assert judge(timeout, bits("none") + obs("retCode=0x25"), {}).verdict == CONFIRMED
+
+
 # --- ranking the cases of a knowledge base ---------------------------------------------------------------
 
 def incident(file: str, line: int, time: str | None, device: int | None = None, pid: int | None = None,

@@ -79,6 +79,19 @@ def test_rewriting_replaces_old_files(tmp_path):
     assert not stale.exists()
 
 
+def test_rewriting_removes_retired_generated_samples_and_keeps_those_built_by_hand(tmp_path):
+    write_samples(tmp_path)
+    retired = tmp_path / CASE / "positive-retired"
+    (tmp_path / CASE / "positive-info").rename(retired)             # a sample no builder writes any more
+    by_hand = tmp_path / CASE / "negative-from-an-issue"
+    by_hand.mkdir()
+    (by_hand / "SOURCE.md").write_text("# Source\n\nBuilt from the lines of https://example.org/issue\n")
+    (by_hand / "capture.txt").write_text("EZ9999: Inner Error!\n")
+    write_samples(tmp_path)
+    assert not retired.exists() and (tmp_path / CASE / "positive-info" / "expect.yaml").is_file()
+    assert sorted(p.name for p in by_hand.iterdir()) == ["SOURCE.md", "capture.txt"]
+
+
 def test_committed_samples_are_the_generated_ones(fresh):
     committed, generated = tree(COMMITTED), tree(fresh)
     assert sorted(committed) == sorted(generated)

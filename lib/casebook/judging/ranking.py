@@ -3,7 +3,8 @@
 Verdicts (design.md §5): `ruled_out` when a fact against holds; `confirmed` when the key signatures match
 strongly and every required fact holds; `likely` when they match, nothing is against and some required
 facts are still unknown; `possible` when some signature matches. A fact the logs do not show is unknown,
-never evidence against.
+never evidence against. A case whose key signatures are all error bits is `confirmed` only when one of its
+required or supporting facts holds: the bit says what kind of fault the core met, not which cause made it.
 
 Signatures of one `group` are alternatives (two wordings of one message, a code and its text): the group
 counts once, with the weight of its best match. A `contradicted_by` signature that matches is log evidence
@@ -20,7 +21,7 @@ import pandas as pd
 from ..evidence.items import ErrorLine, Evidence, Fact, Incident
 from ..knowledge.kb import KnowledgeBase, KnownCase
 from ..knowledge.literals import Haystack
-from ..knowledge.rules import NO_BIT, Condition, Signature
+from ..knowledge.rules import NO_BIT, Condition, Signature, bits_only, scoring_units
 
 CONFIRMED, LIKELY, POSSIBLE, RULED_OUT = "confirmed", "likely", "possible", "ruled_out"
 _VERDICT_FACTOR = {CONFIRMED: 1.0, LIKELY: 0.8, POSSIBLE: 0.5, RULED_OUT: 0.05}
@@ -143,14 +144,12 @@ def _fact_item(cond: Condition, fact: Fact, why: str | None) -> Item:
 
 
 def _units(signatures: list[Signature], inherited: tuple[Signature, ...] = ()) -> dict[str, list[Signature]]:
-    """Signatures by scoring unit: a named group, or the signature alone; a family's signatures are one unit, so
-    belonging to the family counts once however many of its signs show."""
-    units: dict[str, list[Signature]] = {}
-    for s in signatures:
-        units.setdefault(s.group or f"#{s.id}", []).append(s)
+    """Signatures by scoring unit; a family's signatures are one unit, so belonging to the family counts once
+    however many of its signs show."""
+    out = scoring_units(signatures)
     if inherited:
-        units["@family"] = list(inherited)
-    return units
+        out["@family"] = list(inherited)
+    return out
 
 
 def judge(case: KnownCase, obs: Observed | list[Observation], facts: dict[str, Fact],
@@ -193,6 +192,7 @@ def judge(case: KnownCase, obs: Observed | list[Observation], facts: dict[str, F
             required_failing.append(cond)
             if cond.fact not in {a.id for a in h.against}:
                 h.against.append(_fact_item(cond, fact, f"required: {cond.fact} {cond.matcher} {cond.value}"))
+    supported = False
     for cond in case.supports:
         fact = facts.get(cond.fact)
         if fact is None:   # unknown: neither for nor against, so it stays out of the total too
@@ -200,6 +200,7 @@ def judge(case: KnownCase, obs: Observed | list[Observation], facts: dict[str, F
             continue
         total += cond.weight
         if cond.holds(fact.value):
+            supported = True
             got += cond.weight
             h.for_.append(_fact_item(cond, fact, cond.why))
     key_units = [sigs for sigs in units.values() if any(s.key for s in sigs if s not in inherited)]
@@ -207,9 +208,11 @@ def judge(case: KnownCase, obs: Observed | list[Observation], facts: dict[str, F
     distinct = bool(own) or bool(required_known)
     strong = (all(any(s.id in hit for s in sigs) for sigs in key_units) and got * 2 >= total and not contradicted
               and distinct)
+    # which bit fired names a kind of fault, not which of its causes: that takes a fact of the case that holds
+    settled = not bits_only(case.signatures) or bool(required_known) or supported
     if ruled_out:
         h.verdict = RULED_OUT
-    elif strong and not required_unknown and not required_failing:
+    elif strong and not required_unknown and not required_failing and settled:
         h.verdict = CONFIRMED
     elif strong and not required_failing:
         h.verdict = LIKELY

@@ -9,6 +9,7 @@ import yaml
 from . import formats
 from .codes import CATALOGS
 from .kb import KnowledgeBase, Problem, load_kb
+from .rules import bits_only
 
 UNKNOWN_SAMPLES = "_unknown"     #: samples of failures no case covers
 INDEX_MARKS = {"verified": ("<!-- index:start -->", "<!-- index:end -->"),
@@ -38,6 +39,13 @@ def check_families(kb: KnowledgeBase) -> list[Problem]:
                     out.append(Problem(case.path, 1, f"fact {cond.fact!r} rules the case out but nothing asks for it: "
                                                      f"add a question to {family.path} or an ask to the case"))
     return out
+
+
+def check_bit_cases(kb: KnowledgeBase) -> list[Problem]:
+    """A case whose key signatures are all error bits names a fact that can confirm it: the bits alone cannot."""
+    return [Problem(c.path, 1, "every key signature is an error bit, which names the kind of fault and not its cause: "
+                               "add a `requires` or `supports` fact that tells this cause from the others")
+            for c in kb.cases.values() if bits_only(c.signatures) and not (c.requires or c.supports)]
 
 
 def check_chinese(kb: KnowledgeBase) -> list[Problem]:
@@ -195,8 +203,8 @@ def check_index(kb: KnowledgeBase) -> list[Problem]:
 
 
 #: The checks, in the order they run.
-CHECKS = (check_case_ids, check_families, check_chinese, check_code_pages, check_code_links, check_samples,
-          check_drafts, check_references, check_index)
+CHECKS = (check_case_ids, check_families, check_bit_cases, check_chinese, check_code_pages, check_code_links,
+          check_samples, check_drafts, check_references, check_index)
 
 
 def check(root: Path | None = None) -> list[Problem]:

@@ -72,6 +72,21 @@ class Condition:
         return value in self.value if self.matcher == "in" else value == self.value
 
 
+def scoring_units(signatures: list[Signature]) -> dict[str, list[Signature]]:
+    """Signatures by scoring unit: a named group (alternatives that count once), or the signature alone."""
+    out: dict[str, list[Signature]] = {}
+    for s in signatures:
+        out.setdefault(s.group or f"#{s.id}", []).append(s)
+    return out
+
+
+def bits_only(signatures: list[Signature]) -> bool:
+    """Is every key unit an error bit that fired (an `error_bits` signature, alone or grouped with its text)?"""
+    keyed = [sigs for sigs in scoring_units(signatures).values() if any(s.key for s in sigs)]
+    # `none` (the triple (0, 0, 0)) is no bit: a timeout's evidence is its retCode, judged as any code is
+    return bool(keyed) and all(any(s.field == "error_bits" and s.value != NO_BIT for s in sigs) for sigs in keyed)
+
+
 def check_keys(doc: KbDocument, allowed: set, required: set) -> None:
     for k in doc.data:
         if k not in allowed:

@@ -142,9 +142,10 @@ def oor_positive() -> dict[str, str]:
     return files(job, {"about": """Four ranks, one card each, INFO level. IndexPutV2 on rank 2 (device 2) fails
         with errcode (0x200000000, 0, 0) = MTE_GDMA_WRITE_OVERFLOW, retCode 0x26 / 507015, reported by cores 7
         and 8; current - pc start lies inside the binary (binSize 61440). The kernel wrote past an on-chip
-        buffer: an out-of-range access, confirmed from the logs alone. The walk still asks whether a single-op
-        replay fails: yes keeps it confirmed, no (the op runs clean alone) rules it out.""",
-        "runs": [{"facts": {}, "diagnosis": OOR, "verdicts": {OOR: "confirmed"}, "pc_verdict": "consistent",
+        buffer: an out-of-range access, likely from the logs alone, since the bit says what the core met and not
+        which caller or kernel bug made the address. The walk asks whether a single-op replay fails: yes
+        confirms it, no (the op runs clean alone) rules it out.""",
+        "runs": [{"facts": {}, "diagnosis": OOR, "verdicts": {OOR: "likely"}, "pc_verdict": "consistent",
                   "missing": ["single_op_replay_fails"], "aicore": expectation(f, p)},
                  {"facts": {"single_op_replay_fails": True}, "diagnosis": OOR, "verdicts": {OOR: "confirmed"}},
                  {"facts": {"single_op_replay_fails": False}, "diagnosis": None, "verdicts": {OOR: "ruled_out"}}]})
@@ -214,14 +215,17 @@ def illegal_positive() -> dict[str, str]:
                   "0x31", "vector core exception", "507035", 3392, (33, 34), 0x12C0C2400000, (0x0C18, 0x0C18), 20_480,
                   wording="fftsplus aivector error", head="AIV")
     job, p, _ = fault_job(260412, 75544, datetime(2026, 4, 12, 14, 0, 12, 905_310), 0, f)
-    p.debug.append(slog("WARNING", "ASCENDCL", p.pid, p.begin + us(1_100_000), f"[op_loader.cpp:311]{p.pid} "
-                        "LoadCustomOp: custom op RotaryPosEmbCustom was built with CANN 8.0.RC2, running CANN 8.1.RC1"))
-    return files(job, {"about": """Four ranks at INFO level. The custom vector kernel RotaryPosEmbCustom (built
-        for an older CANN, as a warning at start-up says) fails on device 0 with errcode (0, 0x2000, 0) =
-        VEC_INSTR_UNDEF, retCode 0x31 / 507035, on cores 33 and 34 at the same offset: the core met an
-        instruction it cannot decode. Illegal instruction, confirmed.""",
-        "runs": [{"facts": {}, "diagnosis": ILLEGAL, "verdicts": {ILLEGAL: "confirmed"}, "pc_verdict": "consistent",
-                  "aicore": expectation(f, p)}]})
+    return files(job, {"about": """Four ranks at INFO level. The custom vector kernel RotaryPosEmbCustom fails on
+        device 0 with errcode (0, 0x2000, 0) = VEC_INSTR_UNDEF, retCode 0x31 / 507035, on cores 33 and 34 at the
+        same offset: the core met an instruction it cannot decode. The bit names the kind of fault, not its cause,
+        so from the logs alone the case is likely and the walk asks about the binaries. The engineer finds the
+        custom op was built with an older CANN than the one installed: illegal instruction, confirmed. A single-op
+        replay that fails with the installed binary confirms it as well.""",
+        "runs": [{"facts": {}, "diagnosis": ILLEGAL, "verdicts": {ILLEGAL: "likely"}, "pc_verdict": "consistent",
+                  "missing": ["op_binaries_mismatch", "single_op_replay_fails"], "aicore": expectation(f, p)},
+                 {"facts": {"op_binaries_mismatch": True}, "diagnosis": ILLEGAL, "verdicts": {ILLEGAL: "confirmed"}},
+                 {"facts": {"single_op_replay_fails": True}, "diagnosis": ILLEGAL,
+                  "verdicts": {ILLEGAL: "confirmed"}}]})
 
 
 def illegal_negative_wrap() -> dict[str, str]:
@@ -232,9 +236,9 @@ def illegal_negative_wrap() -> dict[str, str]:
     job, p, _ = fault_job(260414, 76102, datetime(2026, 4, 14, 8, 45, 30, 11_870), 3, f)
     return files(job, {"about": """Near miss for aicore-illegal-instruction: the same custom kernel, the same
         retCode 0x31 / 507035 on a vector core, but errcode (0x4000000000000000, 0, 0) = VEC_UB_WRAP_AROUND and a
-        consistent pc: the instruction was fine, its UB address ran off the end. Out-of-range access is
-        confirmed; the illegal-instruction case stays possible.""",
-        "runs": [{"facts": {}, "diagnosis": OOR, "verdicts": {ILLEGAL: "possible", OOR: "confirmed"},
+        consistent pc: the instruction was fine, its UB address ran off the end. Out-of-range access is the
+        diagnosis (likely: the bit alone, no replay yet); the illegal-instruction case stays possible.""",
+        "runs": [{"facts": {}, "diagnosis": OOR, "verdicts": {ILLEGAL: "possible", OOR: "likely"},
                   "aicore": expectation(f, p)}]})
 
 
@@ -260,9 +264,9 @@ def hbm_negative_software() -> dict[str, str]:
     job, p, _ = fault_job(260420, 78320, datetime(2026, 4, 20, 6, 30, 0, 650_233), 1, f)
     return files(job, {"about": """Near miss for hbm-ecc-hardware-fault: device 1 reports MTE_BIU_RDWR_RESP, the
         bit the runtime checks against HBM RAS events, but there is no RAS event, the retCode is 0x26 (not 0x58)
-        and the pc is consistent: IndexPutV2 addressed invalid GM by itself. Out-of-range access confirmed, the
-        hardware case stays possible.""",
-        "runs": [{"facts": {}, "diagnosis": OOR, "verdicts": {HBM: "possible", OOR: "confirmed"},
+        and the pc is consistent: IndexPutV2 addressed invalid GM by itself. Out-of-range access is the
+        diagnosis (likely until a single-op replay fails), the hardware case stays possible.""",
+        "runs": [{"facts": {}, "diagnosis": OOR, "verdicts": {HBM: "possible", OOR: "likely"},
                   "aicore": expectation(f, p)}]})
 
 

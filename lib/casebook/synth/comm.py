@@ -98,9 +98,9 @@ def notify_negative_device_fault() -> dict[str, str]:
     return files(job, {"about": """Near miss for hccl-notify-wait-timeout: the ranks of worker-0 log EI0002 naming
         remote rank 6 and 507048, exactly as in a peer timeout, but rank 6 (worker-1, device 2) logged an AI Core
         exception 30 minutes earlier: GatherV3 with error code 0x10 = CCU_ILLEGAL_INSTR, retCode 0x26 / 507015.
-        The waits are fallout of that fault. The illegal-instruction case is confirmed; the notify timeout
-        stays possible.""",
-        "runs": [{"facts": {}, "diagnosis": ILLEGAL, "verdicts": {NOTIFY: "possible", ILLEGAL: "confirmed"}}]})
+        The waits are fallout of that fault. The illegal-instruction case is the diagnosis, likely (the bit
+        alone does not tell which of its causes made the fault); the notify timeout stays possible.""",
+        "runs": [{"facts": {}, "diagnosis": ILLEGAL, "verdicts": {NOTIFY: "possible", ILLEGAL: "likely"}}]})
 
 
 def link_table(p: Proc, t: datetime, peer_ip: str, peer_rank: int, role: str) -> None:
