@@ -112,3 +112,14 @@ def test_every_code_of_the_capture_set_is_in_a_catalog():
     expected = {str(c) for f in (Path(__file__).parent / "captures").glob("*/expect.yaml")
                 for c in yaml.safe_load(f.read_text(encoding="utf-8")).get("codes") or []}
     assert len(expected) >= 30 and sorted(c for c in expected if c not in kb.codes) == []
+
+
+def test_a_code_is_explained_by_the_catalog_of_what_named_it_in_the_log():
+    kb = load_kb()
+    assert kb.codes["0x10"].kind == "retcode"                              # the catalog that names the string first
+    assert kb.code_page("0x10", "retcode") is kb.codes["0x10"] and kb.code_page("0x10") is kb.codes["0x10"]
+    assert kb.code_page("0x10", "aicore_error") is None                    # an AI Core error register value
+    inner = next(r for r in kb.catalog if r.kind == "runtime_inner" and kb.codes[r.code].kind != "runtime_inner")
+    page = kb.code_page(inner.code, "runtime_inner")                      # a string two catalogs share
+    assert (page.kind, page.title, page.meaning, page.line) == ("runtime_inner", inner.name, inner.meaning, inner.line)
+    assert kb.code_page("ERR00100", "retcode") is None and kb.code_page("ERR00100", "pta").kind == "torch_npu"

@@ -107,3 +107,16 @@ def test_the_walk_is_worded_in_english_or_chinese_only(every_triage):
 def test_the_check_of_chinese_catches_the_english_walk(every_triage):
     t = every_triage["corpus/aicore-gatherv2-asys"]
     assert any(english_sentences(text) for s in walk.build(t, "en") for text in texts_of(s))
+
+
+def test_an_analyzer_reports_error_register_is_not_explained_as_the_task_schedulers_code_of_that_number():
+    from pathlib import Path
+
+    from casebook.judging.triage import triage
+    t = triage(Path(__file__).parent / "captures" / "43-rebuilt-msaicerr-info-2020-code-0x10")
+    step = next(s for s in walk.build(t, "en") if s.key == "error_code")
+    said = " ".join(step.findings)
+    assert "Codes seen: 0x10." in said and "CCU_ILLEGAL_INSTR" in said
+    assert t.kb.codes["0x10"].title not in said                          # the retCode 0x10's meaning
+    (caption, table), *_ = step.tables
+    assert table.to_dict("records") == [{"code": "0x10", "catalog": "aicore_error", "meaning": "(no code page yet)"}]

@@ -30,6 +30,22 @@ CATALOGS = {
     "bbox-exception-codes": "bbox_exception",
 }
 
+#: The kinds a code read in a log line can be, by what named it there (evidence/codes.py): one string names a
+#: different code in each catalog (`0x10` after `retCode=` is a task-scheduler code; after an analyzer report's
+#: `code :` it is the AI Core error register, whose bits the error-bit table explains, no catalog's code).
+KINDS_BY_SIGHTING = {
+    "ecode": ("ecode",),
+    "runtime": ("runtime", "acl", "hccl"),
+    "retcode": ("retcode",),
+    "pta": ("torch_npu",),
+    "runtime_inner": ("runtime_inner",),
+    "ge": ("ge",),
+    "aicpu": ("aicpu",),
+    "dcmi": ("dcmi",),
+    "bbox_exception": ("bbox_exception",),
+    "aicore_error": (),
+}
+
 #: How a code of each kind is spelled in a log line.
 _SPELLING = {
     "ecode": re.compile(r"[EW][A-Z0-9]\d{4}"),   # W-codes are the error manager's warnings

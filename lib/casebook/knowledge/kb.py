@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .cache import kept
-from .codes import CodeRow, load_tables
+from .codes import KINDS_BY_SIGHTING, CodeRow, load_tables
 from .document import KbDocument, Problem, sections
 from .rules import Condition, Signature, check_keys, condition, enum, signature
 
@@ -113,6 +113,17 @@ class KnowledgeBase:
     codes: dict[str, CodePage] = field(default_factory=dict)
     catalog: list[CodeRow] = field(default_factory=list)   #: every row of the public code catalogs
     problems: list[Problem] = field(default_factory=list)
+
+    def code_page(self, code: str, sighting: str | None = None) -> CodePage | None:
+        """The page of a code; given what named it in the log (a sighting family of evidence/codes.py), only a
+        page of a kind that family can be, else that kind's catalog row, else None."""
+        page = self.codes.get(code)
+        kinds = KINDS_BY_SIGHTING.get(sighting) if sighting is not None else None
+        if kinds is None or (page is not None and page.kind in kinds):
+            return page
+        row = next((r for r in self.catalog if r.code == code and r.kind in kinds), None)
+        return None if row is None else CodePage(code=row.code, path=row.path, kind=row.kind, title=row.name,
+                                                 meaning=row.meaning, meaning_zh=row.meaning_zh, line=row.line)
 
 
 def default_root() -> Path:

@@ -63,16 +63,17 @@ def codes(t, seen: list[str], lang: str = EN) -> pd.DataFrame:
     """One row per code seen: its catalog and meaning (the step cites where each is first seen)."""
     rows = []
     for code in seen:
-        page = t.kb.codes.get(code)
         first = next(c for c in t.evidence.codes if c.code == code)
-        text = code_meaning(t, code, lang) if page else say(lang, "table.no_code_page")
+        page = t.kb.code_page(code, first.family)
+        text = code_meaning(t, code, lang, first.family) if page else say(lang, "table.no_code_page")
         rows.append({"code": code, "family": first.family, "meaning": text})
     return tidy(pd.DataFrame(rows, columns=["code", "family", "meaning"]), lang)
 
 
-def code_meaning(t, code: str, lang: str) -> str | None:
-    """What a code or error bit means, from its KB page (or the bit table), in `lang`; None when not written."""
-    page = t.kb.codes.get(code) if t is not None else None
+def code_meaning(t, code: str, lang: str, sighting: str | None = None) -> str | None:
+    """What a code or error bit means, from its KB page (or the bit table), in `lang`; None when not written.
+    `sighting` is what named the code in the log (evidence/codes.py): a page of another catalog is not its."""
+    page = t.kb.code_page(code, sighting) if t is not None else None
     if lang != EN:
         return (page.meaning_zh or page.title_zh or None) if page is not None else None
     return page.meaning if page is not None else (meaning(code) or None)

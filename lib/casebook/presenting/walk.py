@@ -150,7 +150,7 @@ def _error_code(t: Triage, s: Step) -> None:
     if codes:
         s.add("error_code.seen", codes=", ".join(codes))
     for code in codes:
-        text = tables.code_meaning(t, code, s.lang)
+        text = tables.code_meaning(t, code, s.lang, next(c.family for c in ev.codes if c.code == code))
         if text:
             s.add("error_code.meaning", code=code, meaning=text)
     if codes:
@@ -180,7 +180,7 @@ def _fault_bits(t: Triage, s: Step, f: AicoreFault) -> None:
     if f.error_str:
         s.add("error_code.error_str", text=f.error_str)
     if f.ret_code:
-        text = tables.code_meaning(t, f.ret_code, s.lang)
+        text = tables.code_meaning(t, f.ret_code, s.lang, "retcode")
         s.add("error_code.ret_code", code=f.ret_code, meaning=s.say("error_code.colon", text=text) if text else "")
     s.findings += [words(s.lang, n) for n in f.notes if getattr(n, "msg_id", "").startswith("bits.")]
     table = tables.error_bits(f, s.lang, t)
