@@ -417,9 +417,24 @@ def test_the_first_step_shows_before_its_figures_which_follow_once_drawn_and_are
 
 def test_a_step_shown_before_its_figures_are_drawn_says_so_and_html_of_step_draws_them(monkeypatch):
     from casebook.widgets import figures
-    monkeypatch.setattr(figures.FigureDrawer, "start", lambda self, batches, cache: None)   # nothing behind the page
+    monkeypatch.setattr(figures.FigureDrawer, "start", lambda self, *args: None)   # nothing drawn behind the page
     app = TriageApp(triage(POSITIVE))
     app.goto(next(s for s in app.steps if s.figures).key)
     assert "casebook-pending" in app.body.value and "drawing the figure" in app.body.value
     assert "data:image/png;base64," not in app.body.value
     assert "data:image/png;base64," in app.html_of_step() and app._pngs
+
+
+def test_a_figure_that_fails_to_draw_is_left_out_and_the_page_says_why(monkeypatch):
+    from casebook.presenting import plots
+
+    def broken(*args):
+        raise ValueError("no room on the canvas")
+    monkeypatch.setattr(plots, "timeline", broken)
+    app = TriageApp(triage(POSITIVE))
+    step = next(s for s in app.steps if s.figures and all(m.key[0] == "timeline" for m in s.figures))
+    app.goto(step.key)
+    app.wait_for_figures()
+    assert "could not be drawn" in app.status.value and "ValueError: no room on the canvas" in app.status.value
+    assert "casebook-pending" not in app.body.value and "data:image/png" not in app.body.value
+    assert [png for key, png in app._pngs.items() if key[0] == "timeline"] == [None]

@@ -138,8 +138,8 @@ def write_workload(out: Path, size_bytes: int, nodes: int = 8, processes_per_nod
 
 def planted_samples(samples: Path, size_bytes: int) -> list[Path]:
     """The sample bundles a bundle of `size_bytes` plants, at least one: families take turns, the one with the
-    most root causes first (a positive sample of each family's next root cause), then the rest in name order, until their bytes are the bundle's share of
-    all samples (every sample at FULL_PLANTING and above)."""
+    most root causes first (a positive sample of each family's next root cause), then the rest in name order,
+    until their bytes are the bundle's share of all samples (every sample at FULL_PLANTING and above)."""
     from ..knowledge.kb import load_kb
     every = [s for s in sorted(samples.glob("*/*")) if s.is_dir() and not s.parent.name.startswith("_")]
     family_of = {c.id: c.family for c in load_kb(samples.parent).cases.values()}

@@ -31,25 +31,32 @@ class FigureDrawer:
             with self._lock:
                 figure_png(make, cache)
 
-    def start(self, batches: Sequence[tuple[Sequence, Callable[[], None]]], cache: dict) -> None:
+    def start(self, batches: Sequence[tuple[Sequence, Callable[[], None]]], cache: dict,
+              failed: Callable[[str, Exception], None] | None = None) -> None:
         """Draw each batch's figures in order on the worker thread, calling the batch's callback after it; the
-        round started before this one stops at its next figure."""
+        round started before this one stops at its next figure. A figure that fails to draw is left out of the
+        page (None in the cache) and `failed(caption, error)` is told."""
         self._round += 1
         todo = [(makes, done) for makes, done in batches if any(_missing(m, cache) for m in makes)]
         if not todo:
             return
-        self._worker = threading.Thread(target=self._run, args=(self._round, todo, cache), daemon=True,
+        self._worker = threading.Thread(target=self._run, args=(self._round, todo, cache, failed), daemon=True,
                                         name="casebook-figures")
         self._worker.start()
 
-    def _run(self, round_: int, todo: list, cache: dict) -> None:
+    def _run(self, round_: int, todo: list, cache: dict, failed) -> None:
         time.sleep(0)   # hands the GIL back at once: the thread that started this one is showing a page
         for makes, done in todo:
             for make in makes:
                 with self._lock:
                     if round_ != self._round:
                         return
-                    figure_png(make, cache)
+                    try:
+                        figure_png(make, cache)
+                    except Exception as e:   # a thread's error reaches no one: the page says it instead
+                        cache[getattr(make, "key", make)] = None
+                        if failed is not None:
+                            failed(str(getattr(make, "caption", "")), e)
             if round_ == self._round:
                 done()
 

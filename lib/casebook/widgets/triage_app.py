@@ -157,7 +157,12 @@ class TriageApp:
         """Draw every step's figures behind the page, the step on screen first; a step on screen when its figures
         are done shows them."""
         steps = sorted(self.steps, key=lambda s: s is not self.step) if self.steps else []
-        self._drawer.start([(s.figures, lambda s=s: self._show_figures(s)) for s in steps], self._pngs)
+        self._drawer.start([(s.figures, lambda s=s: self._show_figures(s)) for s in steps], self._pngs,
+                           self._figure_failed)
+
+    def _figure_failed(self, caption: str, error: Exception) -> None:
+        self.status.value = (f'<span style="color:#b00">{escape(self._say("ui.figure_failed", caption=caption))}: '
+                             f'{escape(f"{type(error).__name__}: {error}")}</span>')
 
     def _show_figures(self, step: Step) -> None:
         html = body_html(step, self._pngs, pending=True)
