@@ -43,10 +43,11 @@ def _build_error_lines(log: LogTable) -> list[ErrorLine]:
             continue
         f = log.origin(file, src)
         codes = codes_in(msg)
+        device = device_in(msg)
         # device-side files are written by device daemons (sklogd, TSCH): their pids are not the job's processes
         out.append(ErrorLine(file=file, line=int(line), time=time, node=f.node,
                              pid=None if pd.isna(pid) or pid < 0 or f.role in DEVICE_SIDE_ROLES else int(pid),
-                             device=device_in(msg) if device_in(msg) is not None else f.device,
+                             device=device if device is not None else f.device,
                              code=code if isinstance(code, str) else (codes[0][0] if codes else None),
                              text=msg, coarse=kind == KIND_PTA, src_file=src, src_line=src_line))
     return out
