@@ -64,6 +64,19 @@ def test_a_condition_is_read_or_each_problem_named_at_its_line(tmp_path):
         (1, "a question has a 'fact' and an 'ask' (and 'ask_zh'), and no equals / in")]
 
 
+def test_a_supporting_facts_weight_is_1_to_3_and_a_bad_one_is_named_at_its_line(tmp_path):
+    weights = ("weight: 3", "ask_zh: 队列?", "weight: heavy", "weight: 0", "weight: 4", "weight: yes")
+    d = doc(tmp_path, "supports:\n" + "".join(f"- {{fact: TASK_QUEUE_ENABLE, equals: '1', ask: q?, {w}}}\n"
+                                              for w in weights))
+    # a weight that is not one loads as the default 1, with its problem, instead of stopping the load
+    assert [condition(d, "supports", i, raw).weight for i, raw in enumerate(d.data["supports"])] == [3, 1, 1, 1, 1, 1]
+    assert [(p.line, p.message) for p in d.problems] == [
+        (5, "weight is an integer from 1 to 3, not 'heavy'"), (6, "weight is an integer from 1 to 3, not 0"),
+        (7, "weight is an integer from 1 to 3, not 4"), (8, "weight is an integer from 1 to 3, not True")]
+    # a condition made in code weighs what one read without a weight does
+    assert Condition("TASK_QUEUE_ENABLE", "equals", "1").weight == 1
+
+
 def test_enums_and_lines_of_a_document(tmp_path):
     d = doc(tmp_path, "status: verified\nseverity: huge\nlist:\n- a\n- b\n", "\n## Symptom\nx\n\n## Fix\ny\n")
     assert enum(d, "status", ("draft", "verified"), "draft") == "verified"

@@ -65,7 +65,7 @@ class Condition:
     ask: str | None = None
     ask_zh: str | None = None
     why: str | None = None
-    weight: int = 0
+    weight: int = 1   #: what a supporting fact that holds adds to the score (the front matter's default too)
 
     def holds(self, value: object) -> bool:
         """Does the fact's value satisfy this condition?"""
@@ -158,5 +158,10 @@ def condition(doc: KbDocument, section: str, i: int, raw) -> Condition | None:
         doc.problem(where, f"an entry of {section} needs an 'ask' (the question the walk puts)")
     if section == "against" and not raw.get("why"):
         doc.problem(where, "an entry of against needs a 'why'")
+    weight = raw.get("weight", 1)
+    # bool is an int to Python, and `weight: yes` is a slip, not a weight of 1
+    if isinstance(weight, bool) or not isinstance(weight, int) or not 1 <= weight <= 3:
+        doc.problem(where, f"weight is an integer from 1 to 3, not {weight!r}")
+        weight = 1
     m = matchers[0]
-    return Condition(raw["fact"], m, raw[m], raw.get("ask"), raw.get("ask_zh"), raw.get("why"), int(raw.get("weight", 1)))
+    return Condition(raw["fact"], m, raw[m], raw.get("ask"), raw.get("ask_zh"), raw.get("why"), weight)
