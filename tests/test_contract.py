@@ -4,8 +4,10 @@ import json
 from pathlib import Path
 
 import pytest
-from casebook.judging.contract import to_dict, validate
+from casebook.evidence.items import AicoreFault
+from casebook.judging.contract import _fault, _quoted, to_dict, validate
 from casebook.judging.triage import triage
+from casebook.knowledge.addresses import PcVerdict
 from conftest import SAMPLES
 
 GOLDEN = Path(__file__).parent / "golden" / "triage-founding.json"
@@ -41,6 +43,8 @@ def test_answers_rerank_and_can_be_taken_back():
     asked = [(m.fact, m.required) for m in t.questions]
     assert asked[:2] == [("TASK_QUEUE_ENABLE", True), ("failure_vanished_with_debug", False)]
     assert len({f for f, _ in asked}) == len(asked)
+    t.answer("failure_vanished_with_debug", None)   # forgetting what was never answered changes nothing
+    assert t.answers == {} and t.candidate(case).verdict == "likely"
     t.answer("TASK_QUEUE_ENABLE", " 1 ")
     assert (t.answers, t.candidate(case).verdict, t.questions[0].fact) == (
         {"TASK_QUEUE_ENABLE": "1"}, "confirmed", "failure_vanished_with_debug")
@@ -50,3 +54,46 @@ def test_answers_rerank_and_can_be_taken_back():
     assert (t.candidate(case).verdict, t.diagnosis) == ("ruled_out", None)
     # a ruled-out case asks nothing more
     assert "failure_vanished_with_debug" not in {m.fact for m in t.questions}
+
+
+class Quoting:
+    """A capture that quotes one original line: cap.txt line 3 is plog-1.log line 1187."""
+
+    def quoted_line(self, file, line):
+        return {("cap.txt", 3): ("plog-1.log", 1187), ("cap.txt", 4): (None, 12)}.get((file, line))
+
+
+def test_a_cited_line_names_the_original_it_quotes_and_only_a_placed_one_is_looked_up():
+    assert _quoted(Quoting(), "cap.txt", 3) == {"src_file": "plog-1.log", "src_line": 1187}
+    assert _quoted(Quoting(), "cap.txt", 4) == {"src_file": None, "src_line": 12}
+    assert _quoted(Quoting(), "cap.txt", 5) == {"src_file": None, "src_line": None}
+    # a derived item (no file, or no line) is not looked up at all
+    for file, line in ((None, 3), ("cap.txt", None), (None, None)):
+        assert _quoted(object(), file, line) == {"src_file": None, "src_line": None}
+
+
+def fault(**kw) -> AicoreFault:
+    return AicoreFault("dev.log", 7, None, None, None, 2, None, [], "aicore error", **kw)
+
+
+def test_a_fault_without_both_pc_registers_has_no_offset_and_an_unknown_verdict():
+    bare = _fault(fault(pc_start_raw=None, current_raw=None, error_code=None))
+    assert {k: bare[k] for k in ("pc_start", "current", "offset", "offset_msaicerr", "offset_agrees", "pc_verdict",
+                                 "pc_reason", "pc_collect", "pc_start_first", "pc_peers")} == {
+        "pc_start": None, "current": None, "offset": None, "offset_msaicerr": None, "offset_agrees": None,
+        "pc_verdict": "unknown", "pc_reason": "", "pc_collect": None, "pc_start_first": None, "pc_peers": []}
+    # one register alone is shown, masked to 48 bits, and still makes no offset
+    start = _fault(fault(pc_start_raw=0xFF00_1000_0000_1000, current_raw=None, error_code=None,
+                         pc_start_first_raw=0x1000_0000_0800, pc_peers=[(0x1000_0000_2000, "dev.log:9")]))
+    assert (start["pc_start"], start["pc_start_raw"], start["current"], start["offset"], start["offset_agrees"]) == (
+        "0x100000001000", "0xff00100000001000", None, None, None)
+    assert (start["pc_start_first"], start["pc_peers"]) == (
+        "0x100000000800", [{"pc_start": "0x100000002000", "where": "dev.log:9"}])
+    current = _fault(fault(pc_start_raw=None, current_raw=0x1000_0000_1040, error_code=None))
+    assert (current["pc_start"], current["current"], current["offset"], current["offset_msaicerr"]) == (
+        None, "0x100000001040", None, None)
+    judged = PcVerdict("outside", "the offset is past the binary", "the kernel's .o")
+    both = _fault(fault(pc_start_raw=0x1000_0000_1000, current_raw=0x1000_0000_1040, error_code=None, pc=judged))
+    assert (both["offset"], both["offset_msaicerr"], both["offset_agrees"]) == ("0x40", "0x40", True)
+    assert (both["pc_verdict"], both["pc_reason"], both["pc_collect"]) == (
+        "outside", "the offset is past the binary", "the kernel's .o")

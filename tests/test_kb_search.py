@@ -3,7 +3,7 @@ from pathlib import Path
 
 from casebook.knowledge.kb import CodePage, Family, KnowledgeBase, KnownCase, load_kb
 from casebook.knowledge.rules import Signature
-from casebook.knowledge.search import CASE, CODE, FAMILY, page, search
+from casebook.knowledge.search import CASE, CODE, FAMILY, Hit, page, search
 
 KB = load_kb()
 FOUNDING = "task-queue-shared-cache-race"
@@ -99,3 +99,29 @@ def test_scores_of_a_small_kb_exactly():
     assert [(h.kind, h.id, h.score) for h in search(kb, "")] == [
         (CASE, "a-case", 1), (CASE, "b-case", 1), (CODE, "1041", 1), (CODE, "507015", 1), (FAMILY, "fam", 1)]
     assert search(kb, "fam")[0].label == "[family] fam — The family"
+
+
+def test_a_kernel_name_counts_only_through_a_kernel_or_op_signature_and_beats_a_body_match():
+    kb = small_kb()
+    a = kb.cases["a-case"]
+    a.body += "GatherV2_1_2 was seen in the body too.\n"
+    a.signatures += [Signature("m", "message", "contains", "Softmax", 1, False, "a message, not a kernel"),
+                     Signature("kn", "kernel", "regex", r"^MatMul_\d+$", 1, False, "kernel"),
+                     Signature("o", "op", "equals", "AddN_7", 1, False, "an op named in full")]
+    kb.cases["b-case"].signatures = [Signature("kn", "kernel", "equals", "Other_1", 1, False, "kernel")]
+    # the body's weight (1) gives way to the kernel's (6)
+    assert search(kb, "GatherV2_1_2") == [Hit(CASE, "a-case", "Alpha fault", "cases/a.md", 6, ("kernel",))]
+    assert [(h.id, h.matched) for h in search(kb, "MatMul_12")] == [("a-case", ("kernel",))]
+    assert [(h.id, h.matched) for h in search(kb, "AddN_7")] == [("a-case", ("kernel",))]
+    # a message signature that would accept the word is no kernel match
+    assert search(kb, "Softmax_3") == []
+
+
+def test_hits_carry_their_title_and_path_and_a_code_page_lists_every_case():
+    kb = small_kb()
+    assert search(kb, "fam") == [Hit(FAMILY, "fam", "The family", "families/fam.md", 15, ("id",))]
+    assert search(kb, "507015")[0] == Hit(CODE, "507015", "AI Core exception", "codes/507015.md", 15, ("id",))
+    kb.codes["507015"].cases = ["a-case", "b-case"]
+    kb.families["fam"].title_zh = ""
+    assert "\nCases: a-case, b-case\n" in page(kb, CODE, "507015")
+    assert page(kb, FAMILY, "fam").startswith("# The family\n\n\n\nFaults of one kind.\n")

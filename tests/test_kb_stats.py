@@ -12,13 +12,15 @@ def test_counts_of_a_small_knowledge_base(tmp_path):
     cases = {"a": KnownCase("a", "a.md", status="verified", family="fam"),
              "b": KnownCase("b", "b.md", status="verified", family="fam"),
              "c": KnownCase("c", "c.md", status="verified", family="none"),
-             "d": KnownCase("d", "d.md", status="draft", family="fam")}
+             "d": KnownCase("d", "d.md", status="draft", family="fam"),
+             "e": KnownCase("e", "e.md", status="verified", family="fam")}   # no sample at all
     codes = {"1": CodePage("1", "1.md", extra={"source": "catalog"}), "2": CodePage("2", "2.md", body="Sources: x"),
              "3": CodePage("3", "3.md", body="see http://x"), "4": CodePage("4", "4.md", body="nothing")}
     kb = KnowledgeBase(root=tmp_path, cases=cases, families={"fam": Family("fam", "fam.md")}, codes=codes)
-    assert stats(kb) == Stats(cases=2, families=1, codes=3, samples=5, cases_without_real_source=1, drafts=1)
-    assert stats(kb).as_dict() == {"cases": 2, "families": 1, "codes": 3, "samples": 5,
-                                   "cases_without_real_source": 1, "drafts": 1}
+    # a (samples, none with a source) and e (no sample) lack a real source; b has one
+    assert stats(kb) == Stats(cases=3, families=1, codes=3, samples=5, cases_without_real_source=2, drafts=1)
+    assert stats(kb).as_dict() == {"cases": 3, "families": 1, "codes": 3, "samples": 5,
+                                   "cases_without_real_source": 2, "drafts": 1}
     assert [p.name for p in sample_folders(tmp_path, "a")] == ["negative-1", "positive-1"]
     assert sample_folders(tmp_path, "missing") == []
     assert [sourced(codes[c]) for c in "1234"] == [True, True, True, False]

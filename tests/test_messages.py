@@ -15,12 +15,13 @@ def test_the_catalog_is_complete():
 
 def test_problems_name_the_line_of_a_missing_language_or_a_mismatched_value(tmp_path):
     path = tmp_path / "messages.yaml"
-    path.write_text('ok: {en: "a {x}", zh: "甲 {x}"}\nhalf: {en: "only English"}\n'
-                    'wrong: {en: "{x} files", zh: "{y} 个文件"}\nflat: "no languages"\n', encoding="utf-8")
+    path.write_text('ok: {en: "a {x}", zh: "甲 {x}"}\nhalf: {en: "only {x} in English"}\n'
+                    'flat: "no languages"\nwrong: {en: "{x} files", zh: "{y} 个文件"}\n', encoding="utf-8")
+    # the entries after one that is not a mapping are still checked; a missing text is the one problem of its entry
     assert [str(p) for p in problems(path)] == [
         f"{tmp_path.name}/messages.yaml:2: half: no zh text",
-        f"{tmp_path.name}/messages.yaml:3: wrong: en takes ['x'], zh takes ['y']",
-        f"{tmp_path.name}/messages.yaml:4: flat: a message maps en and zh to a template"]
+        f"{tmp_path.name}/messages.yaml:3: flat: a message maps en and zh to a template",
+        f"{tmp_path.name}/messages.yaml:4: wrong: en takes ['x'], zh takes ['y']"]
 
 
 def test_unknown_ids_and_missing_values_are_errors_that_name_the_catalog():

@@ -97,3 +97,26 @@ def test_symbols_and_instructions_are_read_with_their_lines(tmp_path):
     assert objdump.read(path).source == "g.txt" and len(objdump.read(path).instructions) == 5
     with pytest.raises(objdump.ObjdumpError, match=r"missing.txt: cannot read: No such file or directory"):
         objdump.read(tmp_path / "missing.txt")
+
+
+def test_the_default_context_the_base_without_a_symbol_and_instructions_before_any_symbol():
+    dis = objdump.parse(DUMP, "gather.txt")
+    sym = "te_gatherv2d_1a2b__kernel0"
+    assert [line[:9] for line in dis.around(0, sym)] == [">> 0x0: M", "   0x3d24", "   0x3d28", "   0x3d2c"]
+    # no symbol header: the offset counts from the first instruction, wherever it lies
+    loose = objdump.parse("    4000: 00 00 00 06   NOP\n    4004: 00 00 00 07   RET\n")
+    assert [i.symbol for i in loose.instructions] == [None, None] and loose.symbols == {}
+    assert loose.around(4) == ["   0x4000: NOP  (<objdump>:1)", ">> 0x4004: RET  (<objdump>:2)"]
+    assert objdump.Disassembly("made", [], {}).around(0) == []
+    with pytest.raises(objdump.ObjdumpError, match="^<objdump>: no disassembled instructions"):
+        objdump.parse("hello\n")
+
+
+def test_annotate_places_a_fault_by_its_op_and_counts_from_that_symbol():
+    dis = objdump.parse(DUMP + "\n0000000000004000 <other_kernel>:\n    4000: 00 00 00 06   NOP\n", "g.txt")
+    first, no_start = fault(op="GatherV2"), fault(pc_start_raw=None)
+    by_op = fault(kernel="nowhere", op="other_kernel", current_raw=0x124080064000)
+    objdump.annotate([first, by_op, no_start], dis)
+    # the second fault is placed by its op alone; its offset 0 is the other kernel's first instruction
+    assert by_op.instructions == [">> 0x4000: NOP  (g.txt:14)"]
+    assert (no_start.instructions, no_start.notes) == ([], [])

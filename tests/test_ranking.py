@@ -6,8 +6,8 @@ from types import SimpleNamespace
 
 import pytest
 from casebook.evidence.items import ErrorLine, Fact, Incident
-from casebook.judging.ranking import (CONFIRMED, LIKELY, POSSIBLE, RULED_OUT, SAME_FAILURE_S, Observation, Observed,
-                                      diagnosis, explained_lines, judge, rank)
+from casebook.judging.ranking import (CONFIRMED, LIKELY, POSSIBLE, RULED_OUT, SAME_FAILURE_S, Item, Observation,
+                                      Observed, diagnosis, explained_lines, judge, rank)
 from casebook.knowledge.kb import KnowledgeBase, KnownCase
 from casebook.knowledge.rules import Condition, Signature
 
@@ -220,3 +220,23 @@ def test_explained_lines_are_those_of_confirmed_and_likely_cases_only():
     assert (sure.verdict, maybe.verdict) == (CONFIRMED, POSSIBLE)
     assert explained_lines([sure, maybe]) == {("plog.log", 1), ("topo.log", 12)}
     assert explained_lines([maybe]) == set()
+
+
+def test_a_demoted_score_is_rounded_to_three_places_and_the_against_item_cites_the_earliest_line():
+    c = named("a", sig("key", "alpha", weight=2, key=True), sig("miss", "gamma"))   # 2 of 3: 0.667 confirmed
+    earliest = incident("other.log", 5, T0, device=1)
+    (h,) = ranked(c, incidents=[earliest, incident("plog.log", 1, "2026-03-14T10:00:30", device=3)])
+    assert (h.verdict, h.score) == (LIKELY, 0.534)   # 0.667 × 0.8 = 0.5336
+    assert h.against == [Item("earliest_cause", "other.log:5", "other.log", 5,
+                              "the bundle's earliest failure is not among the lines this case explains")]
+
+
+def test_a_fact_item_shows_the_value_its_source_and_a_note_when_there_is_one():
+    c = case(KEY, supports=[QUEUE_ON])
+    plain = judge(c, obs("alpha"), {"TASK_QUEUE_ENABLE": Fact("TASK_QUEUE_ENABLE", "1", "engineer")})
+    noted = judge(c, obs("alpha"), {"TASK_QUEUE_ENABLE": Fact("TASK_QUEUE_ENABLE", "2", "default", "env.sh", 3,
+                                                              "the documented default")})
+    assert [(i.id, i.text, i.file, i.line) for i in plain.for_[1:]] == [
+        ("TASK_QUEUE_ENABLE", "TASK_QUEUE_ENABLE = 1 [engineer]", None, None)]
+    assert [(i.id, i.text, i.file, i.line) for i in noted.for_[1:]] == [
+        ("TASK_QUEUE_ENABLE", "TASK_QUEUE_ENABLE = 2 [default] (the documented default)", "env.sh", 3)]

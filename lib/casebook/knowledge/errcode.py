@@ -75,7 +75,7 @@ def meaning(name: str) -> str:
     if known:
         return known
     units, conds = _parts()
-    unit = units.get(name.split("_", 1)[0], "AI Core")
+    unit = units.get(name.split("_")[0], "AI Core")
     cond = next((words for part, words in conds if re.search(rf"(?:^|_){part}(?:_|$)", name)), None)
     return f"{unit}: {cond}." if cond else f"{unit} error ({name})."
 

@@ -105,14 +105,15 @@ def problems(path: Path = PATH) -> list[Problem]:
             out.append(Problem(rel, line, f"{key_node.value}: a message maps en and zh to a template"))
             continue
         texts = {k.value: v.value for k, v in value_node.value}
-        for lang in LANGS:
-            if not str(texts.get(lang, "")).strip():
-                out.append(Problem(rel, line, f"{key_node.value}: no {lang} text"))
+        missing = [lang for lang in LANGS if not str(texts.get(lang, "")).strip()]
+        out += [Problem(rel, line, f"{key_node.value}: no {lang} text") for lang in missing]
         extra = set(texts) - set(LANGS)
         if extra:
             out.append(Problem(rel, line, f"{key_node.value}: unknown key(s) {sorted(extra)}"))
+        if missing:
+            continue   # the values a missing text takes are unknown: its missing is the one problem
         try:
-            en, zh = (_fields(str(texts.get(lang, ""))) for lang in LANGS)
+            en, zh = (_fields(str(texts[lang])) for lang in LANGS)
         except ValueError as e:
             out.append(Problem(rel, line, f"{key_node.value}: bad template: {e}"))
             continue
