@@ -9,8 +9,10 @@ import yaml
 from casebook.cli import main
 from casebook.judging.ranking import CONFIRMED, POSSIBLE, Observation, judge
 from casebook.judging.triage import triage
-from casebook.knowledge.checks import check, check_bit_cases, check_code_links, check_samples
-from casebook.knowledge.kb import load_kb
+from casebook.knowledge.checks import (check, check_bit_cases, check_case_ids, check_chinese, check_code_links,
+                                      check_code_pages, check_drafts, check_families, check_references, check_samples)
+from casebook.knowledge.kb import CodePage, Family, KnowledgeBase, KnownCase, Problem, load_kb
+from casebook.knowledge.rules import Condition, Signature
 from conftest import ROOT
 
 GOOD_CASE = (ROOT / "kb" / "cases" / "task-queue-shared-cache-race.md").read_text(encoding="utf-8")
@@ -212,3 +214,50 @@ def test_no_bit_set_is_an_observation():
     ev = replace(base, aicore_faults=[fault])
     obs = observations(ev, pd.DataFrame(columns=["file", "line", "msg"]))
     assert ("error_bits", "none") in {(o.field, o.value) for o in obs}
+
+
+def small_checked_kb(tmp_path) -> KnowledgeBase:
+    """A made-up knowledge base with one slip of each kind the per-rule checks look for, in a known order."""
+    asked = Condition("TASK_QUEUE_ENABLE", "equals", "1", ask="queue?", ask_zh="队列?")
+    fix = {"workaround": "w", "confirm": "c"}
+    cases = {
+        "draft-first": KnownCase("draft-first", "cases/draft-first.md", status="draft"),
+        "ok": KnownCase("ok", "cases/ok.md", status="verified", family="fam", title_zh="好", summary_zh="好",
+                        requires=[asked], fix=fix, fix_zh=fix, references=[{"url": "u"}]),
+        "slips": KnownCase("slips", "cases/renamed.md", status="verified", family="", fix=fix, fix_zh={"confirm": "c"},
+                           requires=[Condition("TASK_QUEUE_ENABLE", "equals", "1", ask="queue?")],
+                           supports=[Condition("ASCEND_LAUNCH_BLOCKING", "equals", "1", ask="blocking?")]),
+        "lost": KnownCase("lost", "cases/lost.md", status="verified", family="gone", title_zh="失", summary_zh="失",
+                          references=[{"url": "u"}],
+                          against=[Condition("single_process_multi_device", "equals", True, why="w")]),
+        "draft-done": KnownCase("draft-done", "cases/draft-done.md", signatures=[Signature("s", "code", "equals", "1",
+                                1, True, "w")], fix=fix, references=[{"url": "u"}]),
+        "draft-half": KnownCase("draft-half", "cases/draft-half.md", signatures=[Signature("s", "code", "equals", "1",
+                                1, True, "w")], fix={"workaround": " ", "confirm": "c"}, references=[{"url": "u"}]),
+    }
+    families = {"fam": Family("fam", "families/fam.md", title_zh="族", summary_zh="族", causes=["ok", "lost"],
+                              questions=[Condition("torch_npu_version", "asks", None, "version?")]),
+                "empty": Family("empty", "families/empty.md", title_zh="空", summary_zh="空", causes=["draft-first"])}
+    codes = {"507015": CodePage("507015", "codes/507016.md"), "1041": CodePage("1041", "codes/hccl.md", table="hccl"),
+             "EZ9999": CodePage("EZ9999", "codes/EZ9999.md")}
+    return KnowledgeBase(root=tmp_path / "kb", cases=cases, families=families, codes=codes)
+
+
+def test_each_rule_check_names_its_file_line_and_slip_exactly(tmp_path):
+    kb = small_checked_kb(tmp_path)
+    assert check_case_ids(kb) == [Problem("cases/renamed.md", 2, "id 'slips' differs from the file name 'renamed'")]
+    assert check_families(kb) == [
+        Problem("cases/renamed.md", 1, "a verified case names its family (family: <id>)"),
+        Problem("cases/lost.md", 1, "family 'gone' has no page kb/families/gone.md"),
+        Problem("cases/lost.md", 1, "fact 'single_process_multi_device' rules the case out but nothing asks for it: "
+                                    "add a question to families/fam.md or an ask to the case"),
+        Problem("families/empty.md", 1, "a family lists no verified root cause (no case names it)")]
+    assert check_chinese(kb) == [Problem("cases/renamed.md", 1, f"no Chinese text: {m}") for m in (
+        "title_zh", "summary_zh", "fix_zh.workaround", "ask_zh of TASK_QUEUE_ENABLE", "ask_zh of ASCEND_LAUNCH_BLOCKING")
+    ] + [Problem("families/fam.md", 1, "no Chinese text: ask_zh of torch_npu_version")]
+    assert check_code_pages(kb) == [Problem("codes/507016.md", 2, "code '507015' differs from the file name '507016'")]
+    assert check_drafts(kb) == [
+        Problem("cases/draft-first.md", 1, "draft case: write signatures, fix.workaround, fix.confirm, references, "
+                                           "then verify it with samples"),
+        Problem("cases/draft-half.md", 1, "draft case: write fix.workaround, then verify it with samples")]
+    assert check_references(kb) == [Problem("cases/renamed.md", 1, "case has no references")]
