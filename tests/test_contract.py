@@ -97,3 +97,26 @@ def test_a_fault_without_both_pc_registers_has_no_offset_and_an_unknown_verdict(
     assert (both["offset"], both["offset_msaicerr"], both["offset_agrees"]) == ("0x40", "0x40", True)
     assert (both["pc_verdict"], both["pc_reason"], both["pc_collect"]) == (
         "outside", "the offset is past the binary", "the kernel's .o")
+
+
+class Read(Exception):
+    """Raised by a stand-in reader with what it was given."""
+
+
+def test_triage_hands_its_reading_options_to_the_reader(monkeypatch):
+    from casebook.evidence.registry import KEEP
+    from casebook.judging import triage as module
+
+    def reader(*paths, **options):
+        raise Read(paths, options)
+    monkeypatch.setattr(module, "read_case", reader)
+    monkeypatch.setattr(module, "read_plog", reader)
+    limits, progress = object(), print
+    given = {"limits": limits, "engine": "dask", "scheduler": "tcp://s:8786", "workers": 3, "progress": progress}
+    with pytest.raises(Read) as kept:
+        triage("bundle", **given)
+    assert kept.value.args == (("bundle",), given)
+    # with a disassembly the bundle is read anew, keeping what the evidence needs
+    with pytest.raises(Read) as fresh:
+        triage("bundle", objdump="k.txt", **given)
+    assert fresh.value.args == (("bundle",), {"keep": KEEP, **given})

@@ -166,7 +166,7 @@ def incident(file: str, line: int, time: str | None, device: int | None = None, 
 
 def ranked(*cases: KnownCase, incidents=(), texts=("alpha", "beta")) -> list:
     kb = KnowledgeBase(root=Path("kb"), cases={c.id: c for c in cases})
-    return rank(kb, SimpleNamespace(incidents=list(incidents)), None, {}, Observed(obs(*texts)))
+    return rank(kb, SimpleNamespace(incidents=list(incidents)), {}, Observed(obs(*texts)))
 
 
 def named(id: str, *signatures: Signature, **kw) -> KnownCase:

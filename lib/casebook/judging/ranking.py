@@ -222,10 +222,9 @@ def judge(case: KnownCase, obs: Observed | list[Observation], facts: dict[str, F
     return h
 
 
-def rank(kb: KnowledgeBase, evidence: Evidence, errors: pd.DataFrame, facts: dict[str, Fact],
-         obs: Observed | None = None) -> list[Hypothesis]:
-    """Every case with a matching signature (its own or its family's), best first."""
-    obs = obs or Observed(observations(evidence, errors))
+def rank(kb: KnowledgeBase, evidence: Evidence, facts: dict[str, Fact], obs: Observed) -> list[Hypothesis]:
+    """Every case with a matching signature (its own or its family's), best first; `obs` holds the evidence's
+    observations (made once per bundle: answers change facts, not what the logs show)."""
     causes = [i for i in evidence.incidents if i.role == "cause"]
     timed = sorted((i for i in causes if i.first.time), key=lambda i: i.first.time)
     hyps = []

@@ -38,7 +38,7 @@ class Triage:
     def rerank(self) -> None:
         """Recompute facts, hypotheses and families from the evidence and the answers so far."""
         self.facts = resolve_facts(self.evidence, self.answers)
-        self.candidates = rank(self.kb, self.evidence, self.log.errors(), self.facts, self._observed)
+        self.candidates = rank(self.kb, self.evidence, self.facts, self._observed)
         self.families = judge_families(self.kb, self._observed, self.facts, self.candidates)
 
     @property
