@@ -5,10 +5,12 @@ from pathlib import Path
 
 import pytest
 from casebook.evidence.items import AicoreFault
-from casebook.judging.contract import _fault, _quoted, to_dict, validate
+from casebook.judging.contract import _fault, _hypothesis, _quoted, to_dict, validate
+from casebook.judging.ranking import Hypothesis, Item, Missing
 from casebook.judging.triage import triage
 from casebook.knowledge.addresses import PcVerdict
-from conftest import SAMPLES
+from casebook.knowledge.kb import KnownCase
+from conftest import ROOT, SAMPLES
 
 GOLDEN = Path(__file__).parent / "golden" / "triage-founding.json"
 FOUNDING = SAMPLES / "task-queue-shared-cache-race" / "positive-info"
@@ -120,3 +122,41 @@ def test_triage_hands_its_reading_options_to_the_reader(monkeypatch):
     with pytest.raises(Read) as fresh:
         triage("bundle", objdump="k.txt", **given)
     assert fresh.value.args == (("bundle",), {"keep": KEEP, **given})
+
+
+def test_a_hypothesis_cites_the_original_lines_of_a_capture_for_and_against():
+    c = KnownCase("c", "cases/c.md", title="A case", family="fam", fix={"workaround": "w", "confirm": "c"})
+    h = Hypothesis(c, "likely", 0.8, for_=[Item("s", "seen", "cap.txt", 3, "why s")],
+                   against=[Item("t", "other", "cap.txt", 4, "why t")], missing=[Missing("f", "f?", required=False)])
+    assert _hypothesis(h, Quoting()) == {
+        "case": "c", "title": "A case", "verdict": "likely", "score": 0.8,
+        "for": [{"id": "s", "text": "seen", "file": "cap.txt", "line": 3, "src_file": "plog-1.log", "src_line": 1187,
+                 "why": "why s"}],
+        "against": [{"id": "t", "text": "other", "file": "cap.txt", "line": 4, "src_file": None, "src_line": 12,
+                     "why": "why t"}],
+        "family": "fam", "missing": [{"fact": "f", "ask": "f?", "required": False}],
+        "fix": {"workaround": "w", "confirm": "c"}}
+    c.family = ""
+    assert _hypothesis(h, Quoting())["family"] is None
+
+
+CAPTURE = ROOT / "tests" / "captures" / "32-rebuilt-grep-rn-aicore-dcache-ecc" / "capture.txt"
+
+
+def test_a_grep_capture_names_the_file_it_quotes_and_its_first_error_the_original_line():
+    doc = to_dict(triage(CAPTURE))
+    validate(doc)
+    plog = "plog/plog-402118_20240819112602337.log"
+    assert doc["input"]["sources"] == [{"path": plog, "captured_in": "capture.txt", "role": "host_plog", "node": None,
+                                        "rank": None, "device": None, "pid": 402118,
+                                        "first_time": "2024-08-19T11:27:44.506218",
+                                        "last_time": "2024-08-19T11:27:44.506261"}]
+    assert [(e["file"], e["line"], e["src_file"], e["src_line"]) for e in doc["first_errors"]] == [
+        ("capture.txt", 2, plog, 58)]
+    # the two lines the diagnosis explains are out of the unexplained list; the third is in it
+    assert (doc["coverage"], [(u["line"], u["template"]) for u in doc["unexplained"]]) == (
+        {"error_lines": 3, "explained": 2}, [(3, "report error module_type=<NUM>, module_name=EZ9999")])
+    assert (doc["diagnosis"], doc["family"]["id"], doc["family"]["next_question"]["fact"]) == (
+        "aicore-hardware-fault", "hardware", "fails_on_other_cards")
+    top = doc["candidates"][0]
+    assert (top["family"], top["for"][0]["src_file"], top["for"][0]["src_line"]) == ("hardware", plog, 60)
