@@ -2,6 +2,7 @@
 are dropped in, and what the progress and read callbacks are told."""
 import os
 
+import pytest
 from casebook.judging import readings
 from casebook.judging.readings import read_case, signature
 from casebook.reading.bundle import Pasted
@@ -52,3 +53,32 @@ def test_other_limits_read_anew(tmp_path):
     limited = read_case(folder, limits=Limits(max_bytes=1 << 30))[0]
     assert limited is not first
     assert read_case(folder)[0] is first and read_case(folder, limits=Limits(max_bytes=1 << 30))[0] is limited
+
+
+def test_a_pasted_capture_is_never_kept_and_never_pushes_a_bundle_out(tmp_path):
+    one, two = bundle(tmp_path, "1"), bundle(tmp_path, "2")
+    first = read_case(one)[0]
+    read_case(two)
+    pasted = Pasted(LINE.encode(), "paste")
+    log = read_case(pasted)[0]
+    # nothing on disk to compare: a second paste is read anew, and both bundles are still kept
+    assert read_case(pasted)[0] is not log and len(readings._KEPT) == 2
+    assert read_case(one)[0] is first
+
+
+class Read(Exception):
+    """Raised by a stand-in reader with what it was given."""
+
+
+def test_the_reading_options_reach_the_reader(tmp_path, monkeypatch):
+    from casebook.evidence.registry import KEEP
+
+    def reader(*paths, **options):
+        raise Read(paths, options)
+    monkeypatch.setattr(readings, "read_plog", reader)
+    folder = bundle(tmp_path, "b")
+    given = {"limits": Limits(max_bytes=1 << 20), "engine": "dask", "scheduler": "tcp://s:8786", "workers": 3,
+             "progress": print}
+    with pytest.raises(Read) as read:
+        read_case(folder, **given)
+    assert read.value.args == ((folder,), {"keep": KEEP, **given})

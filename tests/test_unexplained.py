@@ -93,13 +93,13 @@ def test_a_draft_from_a_template_loads_and_is_indexed_apart(kb_copy):
         ("kb/cases/hccl-client-socket-wait.md",
          "draft case: write fix.workaround, fix.confirm, references, then verify it with samples")]
     assert "hccl-client-socket-wait" not in index_table(kb, "verified")
-    with pytest.raises(FileExistsError):
+    with pytest.raises(FileExistsError, match=r"cases/hccl-client-socket-wait.md: a case with this id exists$"):
         write_draft(top, "hccl-client-socket-wait", kb_copy)
     assert path.name == "hccl-client-socket-wait.md"
 
 
 def test_draft_ids_are_checked():
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="^case id 'Not An Id': use lowercase words joined by '-'$"):
         draft_case(Template("x <NUM>", 1, "f.log", 1, None, "x 1"), "Not An Id")
 
 
@@ -132,3 +132,18 @@ def test_a_draft_case_text_exactly():
     assert "first at f.log:1:\n" in untimed
     long = draft_case(Template("w" * 300, 1, "f.log", 1, None, "w"), "long")
     assert f"title: 'Draft: {'w' * 100}'\n" in long and f"time(s): {'w' * 160}'\n" in long
+
+
+def test_a_draft_keeps_chinese_as_it_is_and_folds_its_front_matter_past_110_columns():
+    zh = draft_case(Template("设备 <NUM> 心跳丢失", 1, "f.log", 1, None, "设备 3 心跳丢失"), "heartbeat-lost")
+    assert "title: 'Draft: 设备 <NUM> 心跳丢失'\n" in zh
+    words = "x " + " ".join(["abcdefghij"] * 20)
+    folded = draft_case(Template(words, 1, "f.log", 1, None, words), "wide")
+    # the break falls at the first space past column 110
+    assert ("summary: 'Unexplained error seen 1 time(s): x" + " abcdefghij" * 6 + "\n  abcdefghij") in folded
+
+
+def test_blank_lines_are_no_template_and_a_timed_line_comes_before_an_untimed_one():
+    rows = errors([("a.log", 1, None, "disk full on /data/x"), ("b.log", 2, "2026-01-01T10:00:00", "disk full on /data/y"),
+                   ("b.log", 3, "2026-01-01T10:00:01", "   ")])
+    assert mine(rows) == [Template("disk full on <PATH>", 2, "b.log", 2, "2026-01-01T10:00:00", "disk full on /data/y")]

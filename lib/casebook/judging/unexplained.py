@@ -48,17 +48,16 @@ def _miner():
     config = TemplateMinerConfig()
     config.masking_instructions = [MaskingInstruction(rx, name) for rx, name in MASKS]
     config.drain_sim_th = 0.5
-    config.profiling_enabled = False
     return TemplateMiner(config=config)
 
 
 def mine(errors: pd.DataFrame, explained: set[tuple[str, int]] = frozenset()) -> list[Template]:
     """Templates of the error lines not in `explained`, most frequent first (then by first time)."""
-    rows = errors[["file", "line", "time", "msg"]]
-    rows = rows.assign(_t=rows["time"].fillna("~")).sort_values(["_t", "file", "line"], kind="stable")
+    # by time, the untimed lines (a capture's) last: pandas puts missing values at the end
+    rows = errors.sort_values(["time", "file", "line"])
     miner = _miner()
     first: dict[int, tuple] = {}
-    for file, line, time, msg in rows[["file", "line", "time", "msg"]].itertuples(index=False):
+    for file, line, time, msg in zip(rows["file"], rows["line"], rows["time"], rows["msg"]):
         if (file, int(line)) in explained or not str(msg).strip() or _DECORATION.match(str(msg)):
             continue
         result = miner.add_log_message(str(msg).strip())
