@@ -144,6 +144,6 @@ def test_a_draft_keeps_chinese_as_it_is_and_folds_its_front_matter_past_110_colu
 
 
 def test_blank_lines_are_no_template_and_a_timed_line_comes_before_an_untimed_one():
-    rows = errors([("a.log", 1, None, "disk full on /data/x"), ("b.log", 2, "2026-01-01T10:00:00", "disk full on /data/y"),
-                   ("b.log", 3, "2026-01-01T10:00:01", "   ")])
+    rows = errors([("a.log", 1, None, "disk full on /data/x"),
+                   ("b.log", 2, "2026-01-01T10:00:00", "disk full on /data/y"), ("b.log", 3, "2026-01-01T10:00:01", "   ")])
     assert mine(rows) == [Template("disk full on <PATH>", 2, "b.log", 2, "2026-01-01T10:00:00", "disk full on /data/y")]
