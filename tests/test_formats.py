@@ -379,3 +379,28 @@ def test_the_checked_catalog_is_kept_on_disk_and_read_back_with_its_patterns_com
         assert list(tmp_path.glob("kb-*.pickle")) == []             # its own name, beside the knowledge base's
     finally:
         formats.catalog.cache_clear()
+
+
+def test_a_catalog_text_is_read_into_forms_field_by_field():
+    header = "\t".join(formats.COLUMNS)
+    quoted = ['op_binary', 'quoted', 'report', '-', '-', 'GE', 'ERROR', '"Cannot', r'"Cannot find (?P<kernel>\S+) now',
+              'kernel=a=b', '"Cannot find a=b now', 'CANN 8.0', 'https://example.org/a.cc']
+    plain = ['op_binary', 'plain', 'report', 'op_binary', 'logical', 'RUNTIME', 'WARNING', 'no bin',
+             r'no bin (?P<kernel>\d+)', 'kernel=12', 'no bin 12', 'CANN 8.1', 'https://example.org/b.cc']
+    text = "\n".join([header, "\t".join(quoted), "", "\t".join(plain), "a\tb", "x\t" * 12 + "y", ""])
+    forms, problems = formats.parse(text, "cat.tsv")
+    first, second = forms
+    # a cell that starts with a quote is text as it stands (no CSV quoting), and a value may hold '='
+    assert (first.family, first.form, first.part, first.kind, first.ids, first.module, first.level, first.keep,
+            first.pattern.pattern, first.expect, first.example, first.versions, first.source, first.row) == (
+        "op_binary", "quoted", "report", None, None, "GE", "ERROR", '"Cannot', r'"Cannot find (?P<kernel>\S+) now',
+        {"kernel": "a=b"}, '"Cannot find a=b now', "CANN 8.0", "https://example.org/a.cc", 2)
+    # a blank line is skipped, and the rows after it are read with their own line numbers
+    assert (second.kind, second.ids, second.row, second.pattern.pattern) == (
+        "op_binary", "logical", 4, r"no bin (?P<kernel>\d{1,18}(?!\d))")
+    assert [str(p) for p in problems] == [
+        "cat.tsv:5: 2 cells, the catalog has 13 columns",
+        "cat.tsv:6: unknown family 'x' (one of " + ", ".join(formats.FAMILIES) + ")"]
+    # the header is tab-separated; spaces do not make columns
+    assert [str(p) for p in formats.parse(header.replace("\t", " "))[1]] == [
+        "data/formats.tsv:1: the header must be the columns " + ", ".join(formats.COLUMNS) + " (tab-separated)"]
