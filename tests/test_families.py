@@ -6,7 +6,7 @@ from types import SimpleNamespace
 import pytest
 from casebook.evidence.items import Fact
 from casebook.judging.facts import resolve
-from casebook.judging.families import (PRIOR, FamilyVerdict, _answers, judge_families, split_questions,
+from casebook.judging.families import (PRIOR, FamilyVerdict, _answers, _rules_out, judge_families, split_questions,
                                        supported_family)
 from casebook.judging.ranking import CONFIRMED, Observation, Observed, judge
 from casebook.knowledge.kb import Family, KnowledgeBase, KnownCase
@@ -113,3 +113,48 @@ def test_families_their_open_causes_and_the_supported_one():
     weak = FamilyVerdict(other, "possible", 0.5)
     assert supported_family([weak], None) is None and supported_family([weak, v], hyps[0]) is v
     assert PRIOR == 0.1
+
+
+def test_an_answer_rules_a_cause_out_through_its_own_fact_only():
+    c = cause("c", against=[Condition("ASCEND_LAUNCH_BLOCKING", "equals", "1", why="w")],
+              requires=[Condition("single_process_multi_device", "equals", True, ask="one?")])
+    assert [_rules_out(c, "ASCEND_LAUNCH_BLOCKING", v) for v in ("1", "0")] == [True, False]
+    assert [_rules_out(c, "single_process_multi_device", v) for v in (True, False)] == [False, True]
+    # an answer to another fact rules nothing out, whatever value it shares with the conditions
+    assert [_rules_out(c, "TASK_QUEUE_ENABLE", v) for v in ("1", True, False)] == [False, False, False]
+
+
+def test_the_expected_mass_removed_is_averaged_over_a_facts_answers():
+    one = Condition("single_process_multi_device", "equals", True, ask="one process?")
+    version = Condition("torch_npu_version", "in", ["2.1", "2.2", "2.3"], ask="version?")
+    a, b = cause("a", requires=[one]), cause("b", requires=[version])
+    # one process: 1 of 2 answers removes a -> 0.3; version: 1 of 4 answers (2.1, 2.2, 2.3, another) removes b -> 0.15
+    fam = Family("fam", "families/fam.md", questions=[Condition("torch_npu_version", "asks", None)])
+    got = split_questions(fam, [a, b], {"a": 0.6, "b": 0.6}, {})
+    assert [(m.fact, m.ask) for m in got] == [("single_process_multi_device", "one process?"), ("torch_npu_version", "")]
+
+
+def test_families_rank_confirmed_first_then_by_score_and_open_causes_by_weight():
+    sig = Signature("boom", "message", "contains", "boom", 1, True, "w")
+    half = Signature("half", "message", "contains", "never", 1, False, "w")
+    contradicted = Family("a-contradicted", "families/a.md", signatures=[sig],
+                          contradicted_by=[Signature("no", "message", "contains", "boom", 1, False, "w")])
+    halfway = Family("b-halfway", "families/b.md", signatures=[sig, half], causes=["z", "a"])
+    whole = Family("c-whole", "families/c.md", signatures=[sig], causes=[])
+    z, a = cause("z"), cause("a")
+    kb = KnowledgeBase(root=Path("kb"), cases={"z": z, "a": a},
+                       families={f.id: f for f in (contradicted, halfway, whole)})
+    obs = Observed([Observation("message", "boom z", "boom z", "p.log", 1)])
+    hyps = [judge(z, obs, {})]
+    found = judge_families(kb, obs, {}, hyps)
+    # 1.0 confirmed, 0.5 confirmed, then the contradicted one: 0.5 too, but possible
+    assert [(v.family.id, v.verdict, v.score) for v in found] == [
+        ("c-whole", CONFIRMED, 1.0), ("b-halfway", CONFIRMED, 0.5), ("a-contradicted", "possible", 0.5)]
+    b = found[1]
+    # z has evidence of its own (1.0), a only the prior: z first although a comes first by id
+    assert b.open_causes == ["z", "a"]
+    assert ([i.id for i in b.for_], [i.id for i in found[2].against]) == (["boom"], ["no"])
+    # the diagnosis's own family wins even when it is only possible; without one, the best confirmed family
+    assert supported_family(found, SimpleNamespace(case=SimpleNamespace(family="a-contradicted"))) is found[2]
+    assert supported_family(found, SimpleNamespace(case=SimpleNamespace(family="elsewhere"))) is found[0]
+    assert supported_family(found[2:], None) is None

@@ -15,7 +15,7 @@ from ..evidence.items import Fact
 from ..knowledge.kb import Family, KnowledgeBase, KnownCase
 from ..knowledge.rules import Condition
 from ..knowledge.vocabulary import FACTS, UNSET
-from .ranking import CONFIRMED, LIKELY, POSSIBLE, RULED_OUT, Hypothesis, Item, Missing, Observed, judge
+from .ranking import CONFIRMED, RULED_OUT, Hypothesis, Item, Missing, Observed, judge
 
 #: Weight of an open cause none of whose own evidence matched: possible, but below any cause that has some.
 PRIOR = 0.1
@@ -76,7 +76,6 @@ def split_questions(family: Family, causes: list[KnownCase], weights: dict[str, 
                     facts: dict[str, Fact]) -> list[Missing]:
     """Unknown facts that split the open causes, ordered by the probability mass an answer is expected to
     remove (ties keep the order the family and its causes name them)."""
-    total = sum(weights.values()) or 1.0
     named: list[str] = []
     for cond in (*family.questions, *(c for case in causes for c in (*case.against, *case.requires, *case.supports))):
         if cond.fact not in named and cond.fact not in facts:
@@ -86,11 +85,12 @@ def split_questions(family: Family, causes: list[KnownCase], weights: dict[str, 
         conditions = [c for case in causes for c in (*case.against, *case.requires) if c.fact == fact]
         answers = _answers(fact, conditions)
         removed = [sum(weights[case.id] for case in causes if _rules_out(case, fact, a)) for a in answers]
-        gain = sum(removed) / len(answers) / total
+        gain = sum(removed) / len(answers)   # the expected mass removed, each answer as likely
         ask = _ask(fact, family, causes)
         if gain > 0 and ask is not None:
             scored.append((-gain, order, Missing(fact, ask.ask or "", ask.ask_zh, required=False)))
-    return [m for _, _, m in sorted(scored, key=lambda s: s[:2])]
+    scored.sort(key=lambda s: s[:2])   # the order named is unique: two questions are never compared
+    return [m for _, _, m in scored]
 
 
 def judge_family(family: Family, kb: KnowledgeBase, obs: Observed, facts: dict[str, Fact],
@@ -105,8 +105,8 @@ def judge_family(family: Family, kb: KnowledgeBase, obs: Observed, facts: dict[s
                    and not any(cond.holds(facts[cond.fact].value) for cond in c.against if cond.fact in facts)]
     weights = {c.id: max(judged[c.id].score, PRIOR) if c.id in judged else PRIOR for c in open_causes}
     open_causes.sort(key=lambda c: (-weights[c.id], c.id))
-    verdict = h.verdict if h.verdict in (CONFIRMED, LIKELY) else POSSIBLE
-    return FamilyVerdict(family, verdict, h.score, h.for_, h.against, [c.id for c in open_causes],
+    # a family has no facts of its own: nothing rules it out or leaves it likely, so it is confirmed or possible
+    return FamilyVerdict(family, h.verdict, h.score, h.for_, h.against, [c.id for c in open_causes],
                          split_questions(family, open_causes, weights, facts))
 
 
@@ -114,8 +114,7 @@ def judge_families(kb: KnowledgeBase, obs: Observed, facts: dict[str, Fact],
                    hypotheses: list[Hypothesis]) -> list[FamilyVerdict]:
     """Every family with a matching signature, best first."""
     found = [v for family in kb.families.values() if (v := judge_family(family, kb, obs, facts, hypotheses))]
-    order = {CONFIRMED: 0, LIKELY: 1, POSSIBLE: 2}
-    return sorted(found, key=lambda v: (order[v.verdict], -v.score, v.family.id))
+    return sorted(found, key=lambda v: (v.verdict != CONFIRMED, -v.score, v.family.id))
 
 
 def supported_family(verdicts: list[FamilyVerdict], diagnosis: Hypothesis | None) -> FamilyVerdict | None:
@@ -125,4 +124,4 @@ def supported_family(verdicts: list[FamilyVerdict], diagnosis: Hypothesis | None
         own = next((v for v in verdicts if v.family.id == diagnosis.case.family), None)
         if own is not None:
             return own
-    return next((v for v in verdicts if v.verdict in (CONFIRMED, LIKELY)), None)
+    return next((v for v in verdicts if v.verdict == CONFIRMED), None)
