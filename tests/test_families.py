@@ -131,7 +131,8 @@ def test_the_expected_mass_removed_is_averaged_over_a_facts_answers():
     # one process: 1 of 2 answers removes a -> 0.3; version: 1 of 4 answers (2.1, 2.2, 2.3, another) removes b -> 0.15
     fam = Family("fam", "families/fam.md", questions=[Condition("torch_npu_version", "asks", None)])
     got = split_questions(fam, [a, b], {"a": 0.6, "b": 0.6}, {})
-    assert [(m.fact, m.ask) for m in got] == [("single_process_multi_device", "one process?"), ("torch_npu_version", "")]
+    assert [(m.fact, m.ask) for m in got] == [("single_process_multi_device", "one process?"),
+                                              ("torch_npu_version", "")]
 
 
 def test_families_rank_confirmed_first_then_by_score_and_open_causes_by_weight():
