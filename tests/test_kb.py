@@ -261,3 +261,128 @@ def test_each_rule_check_names_its_file_line_and_slip_exactly(tmp_path):
                                            "then verify it with samples"),
         Problem("cases/draft-half.md", 1, "draft case: write fix.workaround, then verify it with samples")]
     assert check_references(kb) == [Problem("cases/renamed.md", 1, "case has no references")]
+
+
+FAMILY_PAGE = """---
+id: fam
+title: Fam title
+title_zh: 族
+summary: Fam summary
+summary_zh: 族概要
+signatures:
+  - {id: s1, field: message, contains: boom, weight: 2, why: w, group: g}
+contradicted_by:
+  - {id: nope, field: code, equals: "1", why: elsewhere}
+questions:
+  - {fact: TASK_QUEUE_ENABLE, ask: "queue?", ask_zh: "队列?"}
+references:
+  - {title: T, url: "https://example.org/t"}
+---
+## Symptom
+sym
+
+## How the causes differ
+diff
+
+## References
+refs
+"""
+ODD_FAMILY_PAGE = "---\nid: other\ntitle: Odd\nreferences:\n  - {title: T, url: ftp://x}\n---\nno sections\n"
+CASE_PAGE = """---
+id: c
+title: C title
+title_zh: C 标题
+status: verified
+severity: high
+action: fix-config
+summary: C summary
+summary_zh: C 概要
+family: fam
+components: [runtime, 2]
+codes: ["507015", 0x26]
+signatures:
+  - {id: k, field: code, equals: "507015", weight: 3, key: true, why: code}
+contradicted_by:
+  - {id: x, field: message, regex: "^other", why: another}
+requires:
+  - {fact: single_process_multi_device, equals: true, ask: "one?", ask_zh: "一个?"}
+against:
+  - {fact: ASCEND_LAUNCH_BLOCKING, equals: "1", why: blocking}
+supports:
+  - {fact: TASK_QUEUE_ENABLE, in: ["1", "2"], ask: "queue?", ask_zh: "队列?", weight: 2, why: queued}
+fix: {workaround: w, confirm: c}
+fix_zh: {workaround: 绕, confirm: 证}
+references:
+  - {title: T, url: "https://example.org/c"}
+---
+## Symptom
+s
+## Root cause
+r
+## How to confirm
+h
+## Fix
+f
+## Confirming the fix
+cf
+## References
+refs
+"""
+CODE_PAGE = ("---\ncode: \"507015\"\nkind: runtime\ntitle: AI Core exception\ntitle_zh: 异常\nmeaning: a kernel failed\n"
+             "meaning_zh: 算子失败\ncases: [c]\nindex: 3\n---\nCode body.\n")
+
+
+def test_a_small_knowledge_base_loads_field_by_field_with_its_problems(tmp_path):
+    root = tmp_path / "kb"
+    for rel, text in (("families/fam.md", FAMILY_PAGE), ("families/odd.md", ODD_FAMILY_PAGE),
+                      ("cases/c.md", CASE_PAGE), ("cases/dup.md", "---\nid: c\n---\n"), ("codes/507015.md", CODE_PAGE)):
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    kb = load_kb(root)
+    fam, odd = kb.families["fam"], kb.families["other"]
+    assert (fam.path, fam.title, fam.title_zh, fam.summary, fam.summary_zh, fam.causes) == (
+        "kb/families/fam.md", "Fam title", "族", "Fam summary", "族概要", ["c"])
+    assert fam.signatures == [Signature("s1", "message", "contains", "boom", 2, False, "w", "g")]
+    assert fam.contradicted_by == [Signature("nope", "code", "equals", "1", 1, False, "elsewhere")]
+    assert fam.questions == [Condition("TASK_QUEUE_ENABLE", "asks", None, "queue?", "队列?")]
+    assert (fam.references, fam.sections) == ([{"title": "T", "url": "https://example.org/t"}],
+                                              {"Symptom": "sym", "How the causes differ": "diff", "References": "refs"})
+    assert fam.body.startswith("## Symptom\nsym\n")
+    assert (odd.path, odd.title, odd.summary) == ("kb/families/odd.md", "Odd", "")
+    c = kb.cases["c"]
+    assert c.path == "kb/cases/dup.md"   # the later file of a duplicate id takes the place; the problem names both
+    assert [(p.file, p.line, p.message) for p in kb.problems if p.file != "kb/cases/dup.md"] == [
+        ("kb/families/odd.md", 1, "missing key 'signatures'"), ("kb/families/odd.md", 1, "missing key 'summary'"),
+        ("kb/families/odd.md", 1, "missing key 'summary_zh'"), ("kb/families/odd.md", 1, "missing key 'title_zh'"),
+        ("kb/families/odd.md", 2, "id 'other' differs from the file name 'odd'"),
+        ("kb/families/odd.md", 5, "a reference needs a title and an http(s) url"),
+        ("kb/families/odd.md", 7, "body lacks the section '## Symptom'"),
+        ("kb/families/odd.md", 7, "body lacks the section '## How the causes differ'"),
+        ("kb/families/odd.md", 7, "body lacks the section '## References'")]
+    assert ("kb/cases/dup.md", 1, "duplicate id 'c' (also kb/cases/c.md)") in [
+        (p.file, p.line, p.message) for p in kb.problems]
+    page = kb.codes["507015"]
+    assert (page.path, page.kind, page.title, page.title_zh, page.meaning, page.meaning_zh, page.cases, page.extra,
+            page.body, page.table) == ("kb/codes/507015.md", "runtime", "AI Core exception", "异常", "a kernel failed",
+                                       "算子失败", ["c"], {"index": 3}, "Code body.\n", None)
+
+
+def test_a_case_page_loads_field_by_field(tmp_path):
+    (tmp_path / "kb" / "cases").mkdir(parents=True)
+    (tmp_path / "kb" / "cases" / "c.md").write_text(CASE_PAGE, encoding="utf-8")
+    kb = load_kb(tmp_path / "kb")
+    c = kb.cases["c"]
+    assert (kb.problems, c.path, c.title, c.title_zh, c.status, c.severity, c.action, c.summary, c.summary_zh,
+            c.family, c.components, c.codes) == (
+        [], "kb/cases/c.md", "C title", "C 标题", "verified", "high", "fix-config", "C summary", "C 概要", "fam",
+        ["runtime", "2"], ["507015", "38"])
+    assert c.signatures == [Signature("k", "code", "equals", "507015", 3, True, "code")]
+    assert [(s.id, s.matcher, s.value, s.why) for s in c.contradicted_by] == [("x", "regex", "^other", "another")]
+    assert (c.requires, c.against, c.supports) == (
+        [Condition("single_process_multi_device", "equals", True, "one?", "一个?")],
+        [Condition("ASCEND_LAUNCH_BLOCKING", "equals", "1", why="blocking")],
+        [Condition("TASK_QUEUE_ENABLE", "in", ["1", "2"], "queue?", "队列?", "queued", 2)])
+    assert (c.fix, c.fix_zh, c.references) == ({"workaround": "w", "confirm": "c"}, {"workaround": "绕", "confirm": "证"},
+                                               [{"title": "T", "url": "https://example.org/c"}])
+    assert c.sections == {"Symptom": "s", "Root cause": "r", "How to confirm": "h", "Fix": "f",
+                          "Confirming the fix": "cf", "References": "refs"}
