@@ -146,27 +146,37 @@ def test_a_table_row_out_of_step_is_reported_at_its_line(tmp_path):
 
 
 def test_sample_rules(tmp_path):
-    root = tmp_path / "kb"
-    shutil.copytree(ROOT / "kb" / "cases", root / "cases")
-    samples = root / "samples"
-    for case in CASE_IDS - {"npu-out-of-memory"}:
-        for name in ("positive-a", "negative-b"):
-            (samples / case / name).mkdir(parents=True)
-            (samples / case / name / "expect.yaml").write_text(yaml.safe_dump(
-                {"runs": [{"facts": {}, "diagnosis": case, "verdicts": {}}]}))
-    (samples / "npu-out-of-memory" / "positive-only").mkdir(parents=True)
-    (samples / "npu-out-of-memory" / "positive-only" / "expect.yaml").write_text(
-        "runs:\n- {facts: {}, diagnosis: no-such-case}\n")
-    (samples / "_unknown" / "odd").mkdir(parents=True)
-    (samples / "_unknown" / "odd" / "expect.yaml").write_text("runs:\n- {facts: {}, diagnosis: npu-out-of-memory}\n")
-    (samples / "retired-case" / "positive-x").mkdir(parents=True)
-    msgs = [str(p) for p in check_samples(load_kb(root))]
-    assert any("npu-out-of-memory.md:1: verified case has no negative sample" in m for m in msgs)
-    assert any("positive-only/expect.yaml:1: run 1 names unknown case 'no-such-case'" in m for m in msgs)
-    assert any("_unknown/odd/expect.yaml:1: run 1: a sample of an unknown failure expects no diagnosis" in m
-               for m in msgs)
-    assert any("samples/retired-case:1: samples of an unknown case" in m for m in msgs)
-    assert any("retired-case/positive-x/expect.yaml:1: sample has no expect.yaml" in m for m in msgs)
+    kb = KnowledgeBase(root=tmp_path / "kb", families={"fam": Family("fam", "kb/families/fam.md")},
+                       cases={"ok": KnownCase("ok", "kb/cases/ok.md", status="verified"),
+                              "half": KnownCase("half", "kb/cases/half.md", status="verified"),
+                              "draft": KnownCase("draft", "kb/cases/draft.md")})
+    expects = {"ok/positive-a": "runs:\n- {diagnosis: ok, verdicts: {ok: confirmed}}\n",
+               "ok/negative-b": "runs:\n- {diagnosis: null}\n",
+               "ok/negative-c": "runs:\n- {diagnosis: [unclosed\n",
+               "ok/positive-d": "runs: []\n",
+               "half/positive-only": "runs:\n- {diagnosis: no-such-case, verdicts: {ghost: possible}}\n",
+               "_unknown/odd": "runs:\n- {diagnosis: null}\n- {diagnosis: ok}\n",
+               "fam/family-1": "runs:\n- {family: fam}\n",
+               "fam/family-2": "runs:\n- {family: other, diagnosis: ok}\n",
+               "retired-case/positive-x": None}
+    for rel, text in expects.items():
+        (kb.root / "samples" / rel).mkdir(parents=True)
+        if text is not None:
+            (kb.root / "samples" / rel / "expect.yaml").write_text(text, encoding="utf-8")
+    (kb.root / "samples" / "ok" / "notes.txt").write_text("a file, not a sample\n", encoding="utf-8")
+    at = "kb/samples/{}/expect.yaml".format
+    # a YAML error is named by the parser's first words and the line it stopped at
+    assert [(p.file, p.line, p.message.split("\n")[0]) for p in check_samples(kb)] == [
+        ("kb/samples/retired-case", 1, "samples of an unknown case or family"),
+        ("kb/cases/half.md", 1, "verified case has no negative sample (kb/samples/half/negative-<name>/)"),
+        (at("_unknown/odd"), 1, "run 2: a sample of an unknown failure expects no diagnosis"),
+        (at("fam/family-2"), 1, "run 1 names unknown family 'other'"),
+        (at("fam/family-2"), 1, "run 1: a family's sample expects no diagnosis and family: fam"),
+        (at("half/positive-only"), 1, "run 1 names unknown case 'no-such-case'"),
+        (at("half/positive-only"), 1, "run 1 names unknown case 'ghost'"),
+        (at("ok/negative-c"), 3, "not valid YAML: while parsing a flow sequence"),
+        (at("ok/positive-d"), 1, "expect.yaml needs a non-empty 'runs' list"),
+        (at("retired-case/positive-x"), 1, "sample has no expect.yaml")]
 
 
 def test_signature_schema_problems_carry_lines(tmp_path):
