@@ -6,8 +6,8 @@ from types import SimpleNamespace
 
 import pytest
 from casebook.evidence.items import ErrorLine, Fact, Incident
-from casebook.judging.ranking import (CONFIRMED, LIKELY, POSSIBLE, RULED_OUT, SAME_FAILURE_S, Item, Observation,
-                                      Observed, diagnosis, explained_lines, judge, rank)
+from casebook.judging.ranking import (CONFIRMED, LIKELY, POSSIBLE, RULED_OUT, SAME_FAILURE_S, Item, Missing,
+                                      Observation, Observed, diagnosis, explained_lines, judge, rank)
 from casebook.knowledge.kb import KnowledgeBase, KnownCase
 from casebook.knowledge.rules import Condition, Signature
 
@@ -240,3 +240,34 @@ def test_a_fact_item_shows_the_value_its_source_and_a_note_when_there_is_one():
         ("TASK_QUEUE_ENABLE", "TASK_QUEUE_ENABLE = 1 [engineer]", None, None)]
     assert [(i.id, i.text, i.file, i.line) for i in noted.for_[1:]] == [
         ("TASK_QUEUE_ENABLE", "TASK_QUEUE_ENABLE = 2 [default] (the documented default)", "env.sh", 3)]
+
+
+def test_the_items_for_against_and_missing_carry_each_reason_and_question():
+    contra = Signature("contra", "message", "contains", "gamma", 1, False, "points elsewhere")
+    c = case(KEY, requires=[ONE_PROCESS, Condition("TASK_QUEUE_ENABLE", "equals", "1", ask="queue?", ask_zh="队列?")],
+             supports=[Condition("failure_vanished_with_debug", "equals", True, ask="vanished?", ask_zh="消失?"),
+                       Condition("ASCEND_LAUNCH_BLOCKING", "equals", "0", ask="blocking?", why="no blocking")],
+             contradicted=[contra])
+    facts = {"single_process_multi_device": fact("single_process_multi_device", True),
+             "ASCEND_LAUNCH_BLOCKING": fact("ASCEND_LAUNCH_BLOCKING", "0")}
+    h = judge(c, obs("alpha", "gamma"), facts)
+    assert [(i.id, i.file, i.line, i.why) for i in h.for_] == [
+        ("key", "plog.log", 1, "why key"), ("single_process_multi_device", None, None, "required fact holds"),
+        ("ASCEND_LAUNCH_BLOCKING", None, None, "no blocking")]
+    assert [(i.id, i.file, i.line, i.why) for i in h.against] == [("contra", "plog.log", 2, "points elsewhere")]
+    # an unknown supporting fact does not stop the ones after it from counting
+    assert h.missing == [Missing("TASK_QUEUE_ENABLE", "queue?", "队列?"),
+                         Missing("failure_vanished_with_debug", "vanished?", "消失?", required=False)]
+    unasked = judge(case(KEY, requires=[Condition("TASK_QUEUE_ENABLE", "equals", "1")],
+                         supports=[Condition("ASCEND_LAUNCH_BLOCKING", "equals", "0")]), obs("alpha"), {})
+    assert unasked.missing == [Missing("TASK_QUEUE_ENABLE", ""), Missing("ASCEND_LAUNCH_BLOCKING", "", required=False)]
+
+
+def test_a_required_fact_that_holds_is_evidence_of_its_own_beside_the_family_and_an_unmatched_family_counts():
+    family = (Signature("fam", "message", "contains", "aicore exception", 1, True, "family"),)
+    c = case(sig("key", "never", weight=1, key=False), requires=[ONE_PROCESS])
+    h = judge(c, obs("aicore exception"), {"single_process_multi_device": fact("single_process_multi_device", True)},
+              family)
+    assert (h.verdict, h.score) == (CONFIRMED, 0.5)   # the family's unit and the held fact: 1 of 2, confirmed
+    # the family's unit is in the total even when none of its signs show
+    assert judge(case(KEY), obs("alpha"), {}, family).score == 0.75

@@ -105,9 +105,8 @@ class Observed:
 
     def __init__(self, obs: list[Observation]):
         self.groups: dict[str, dict[object, list[Observation]]] = {}
-        for o in obs:
-            key = o.value if isinstance(o.value, (str, int, float, bool)) else repr(o.value)
-            self.groups.setdefault(o.field, {}).setdefault(key, []).append(o)
+        for o in obs:   # every observed value is a str, an int or a bool (observations())
+            self.groups.setdefault(o.field, {}).setdefault(o.value, []).append(o)
         self._hits: dict[int, list[list[Observation]]] = {}
         self._texts: dict[str, Haystack] = {}
         self._lines: dict[int, frozenset[tuple[str, int]]] = {}   # a family's signatures recur in every cause
@@ -218,7 +217,8 @@ def judge(case: KnownCase, obs: Observed | list[Observation], facts: dict[str, F
         h.verdict = LIKELY
     else:
         h.verdict = POSSIBLE
-    h.score = round(got / total * _VERDICT_FACTOR[h.verdict], 3) if total else 0.0
+    # total > 0: a signature matched, and every signature weighs 1 to 3
+    h.score = round(got / total * _VERDICT_FACTOR[h.verdict], 3)
     return h
 
 
