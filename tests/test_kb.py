@@ -47,20 +47,27 @@ def _bad_kb(tmp_path):
 
 def test_problems_carry_file_and_line(tmp_path):
     root, lines = _bad_kb(tmp_path)
-    problems = check(root)
-    by_msg = {p.message.split(" ")[0] + p.message[-12:]: p for p in problems}
     def line_of(fragment):
         return next(i for i, l in enumerate(lines, start=1) if fragment in l)
-    found = {(p.file, p.line) for p in problems}
-    assert ("kb/cases/renamed.md", line_of("severity: urgent")) in found
-    assert ("kb/cases/renamed.md", line_of("colour: red")) in found
-    sig_line = line_of("field: error_bitz") - 1        # the signature item starts on its "- id:" line
-    assert any(p.line == sig_line and "field must be one of" in p.message for p in problems)
-    assert any("regex does not compile" in p.message for p in problems)
-    assert any(p.file == "kb/cases/renamed.md" and "differs from the file name" in p.message for p in problems)
-    assert any(p.file == "kb/cases/broken.md" and "not valid YAML" in p.message and p.line >= 2 for p in problems)
-    assert any("has no page kb/codes/EZ9999.md" in p.message for p in problems)
-    assert all(re.match(r"^kb/\S+:\d+: ", str(p)) for p in problems), by_msg
+    case, renamed = "task-queue-shared-cache-race", "kb/cases/renamed.md"
+    assert [(p.file, p.line, p.message) for p in check(root)] == [
+        ("kb/cases/broken.md", 4, "front matter is not valid YAML: did not find expected ',' or ']'"),
+        (renamed, line_of("colour: red"), "unknown key 'colour'"),
+        (renamed, line_of("severity: urgent"), "severity must be one of low, medium, high, critical, not 'urgent'"),
+        # a signature's problems stand on its "- id:" line
+        (renamed, line_of("field: error_bitz") - 1, "field must be one of aicore_fault, error_bits, op, kernel, code, "
+                                                    "message, pc_verdict, not 'error_bitz'"),
+        (renamed, line_of('regex: "^(Flash"') - 2, "regex does not compile: missing ), unterminated subpattern at "
+                                                   "position 1"),
+        (renamed, 2, f"id '{case}' differs from the file name 'renamed'"),
+        (renamed, 1, "family 'aicore-exception' has no page kb/families/aicore-exception.md"),
+        *[(renamed, 1, f"code '{c}' has no page kb/codes/{c}.md and no table row")
+          for c in ("EZ9999", "507015", "0x26", "CCU_BUS_ERR")],
+        (renamed, 1, f"verified case has no positive sample (kb/samples/{case}/positive-<name>/)"),
+        (renamed, 1, f"verified case has no negative sample (kb/samples/{case}/negative-<name>/)"),
+        ("kb/cases/broken.md", 1, "draft case: write signatures, fix.workaround, fix.confirm, references, then verify "
+                                  "it with samples"),
+        ("kb/README.md", 1, "kb/README.md is missing")]
 
 
 def test_kb_check_command_exits_1_on_problems(tmp_path, capsys):
