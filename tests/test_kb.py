@@ -11,7 +11,7 @@ from casebook.judging.ranking import CONFIRMED, POSSIBLE, Observation, judge
 from casebook.judging.triage import triage
 from casebook.knowledge.checks import (check, check_bit_cases, check_case_ids, check_chinese, check_code_links,
                                       check_code_pages, check_drafts, check_families, check_references, check_samples)
-from casebook.knowledge.kb import CodePage, Family, KnowledgeBase, KnownCase, Problem, load_kb
+from casebook.knowledge.kb import CodePage, Family, KnowledgeBase, KnownCase, Problem, default_root, load_kb
 from casebook.knowledge.rules import Condition, Signature
 from conftest import ROOT
 
@@ -403,3 +403,32 @@ def test_a_case_page_loads_field_by_field(tmp_path):
                                                [{"title": "T", "url": "https://example.org/c"}])
     assert c.sections == {"Symptom": "s", "Root cause": "r", "How to confirm": "h", "Fix": "f",
                           "Confirming the fix": "cf", "References": "refs"}
+
+
+def test_a_sparse_case_takes_the_defaults_and_a_bad_entry_is_named_at_its_own_line(tmp_path, monkeypatch):
+    root = tmp_path / "kb"
+    (root / "cases").mkdir(parents=True)
+    (root / "families").mkdir()
+    (root / "cases" / "sparse.md").write_text(
+        "---\ntitle: null\nrequires:\n  - {fact: TASK_QUEUE_ENABLE, equals: '1', ask: q?}\n  - {fact: NOPE, equals: 1}\n"
+        "fix: [not, a, mapping]\nfix_zh: {workaround: w, confirm: c, colour: red}\n---\nbody\n", encoding="utf-8")
+    (root / "families" / "bare.md").write_text(
+        "---\nsummary: null\nsignatures:\n  - {id: a, field: message, contains: x, why: w}\n  - {id: b, field: nope, "
+        "equals: 1}\n---\n", encoding="utf-8")
+    kb = load_kb(root)
+    c, f = kb.cases["sparse"], kb.families["bare"]
+    assert (c.title, c.status, c.severity, c.action, c.fix, c.fix_zh, c.body) == (
+        "", "draft", "medium", "collect-more", {}, {"workaround": "w", "confirm": "c", "colour": "red"}, "body\n")
+    assert [cond.fact for cond in c.requires] == ["TASK_QUEUE_ENABLE"]
+    assert (f.id, f.summary, [s.id for s in f.signatures]) == ("bare", "", ["a"])
+    must = "must map ['confirm', 'fix', 'version_advice', 'workaround'] (workaround and confirm required)"
+    assert [(p.file, p.line, p.message.split(";")[0]) for p in kb.problems
+            if not p.message.startswith(("missing key", "body lacks"))] == [
+        ("kb/families/bare.md", 5, "field must be one of aicore_fault, error_bits, op, kernel, code, message, "
+                                   "pc_verdict, not 'nope'"),
+        ("kb/cases/sparse.md", 5, "unknown fact 'NOPE'"), ("kb/cases/sparse.md", 6, f"fix {must}"),
+        ("kb/cases/sparse.md", 7, f"fix_zh {must}")]
+    monkeypatch.setenv("CASEBOOK_KB", str(root))
+    assert default_root() == root and load_kb().cases.keys() == {"sparse"}
+    monkeypatch.delenv("CASEBOOK_KB")
+    assert default_root() == ROOT / "kb"
