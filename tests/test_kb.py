@@ -432,3 +432,61 @@ def test_a_sparse_case_takes_the_defaults_and_a_bad_entry_is_named_at_its_own_li
     assert default_root() == root and load_kb().cases.keys() == {"sparse"}
     monkeypatch.delenv("CASEBOOK_KB")
     assert default_root() == ROOT / "kb"
+
+
+TABLE_PAGE = """---
+code: bits
+kind: errcode_bit
+title: Bits
+meaning: the bits
+cases: []
+table: true
+---
+The bits, one row each.
+
+| Name | Meaning | Cases | Word |
+|---|:--|---|---|
+| `CCU_ERR` | ccu broke | `c`, - | `a` |
+| BAD | only two |
+| UB_ERR | ub broke | - | b |
+
+After the table, another one that is not read:
+
+| a | b |
+"""
+
+
+def test_code_pages_table_rows_and_catalog_rows_load_with_their_lines(tmp_path):
+    root = tmp_path / "kb"
+    (root / "codes" / "tables").mkdir(parents=True)
+    pages = {"bits.md": TABLE_PAGE,
+             "plain.md": "---\ntitle: null\nkind: ecode\nmeaning: m\ncases: []\nindex: 1\nword: a\nmask: '0x1'\n"
+                         "maps_to: X\nname: N\n---\n",
+             "notable.md": "---\ncode: notable\nkind: ecode\ntitle: t\nmeaning: m\ncases: []\ntable: true\n---\nno table\n",
+             "badhead.md": "---\ncode: badhead\nkind: ecode\ntitle: t\nmeaning: m\ncases: []\ntable: true\n---\n"
+                           "| code | meaning |\n|---|---|\n| A | a |\n"}
+    for name, text in pages.items():
+        (root / "codes" / name).write_text(text, encoding="utf-8")
+    (root / "codes" / "tables" / "hccl-codes.tsv").write_text(
+        "code\tname\tmeaning\tmeaning_zh\tcause\tsource\n1041\tSOCKET\tpeer never came\t对端未到\t\thttp://x.org/h\n"
+        "\n1042\tX\tm\tz\t\tftp://x\n", encoding="utf-8")
+    (root / "codes" / "tables" / "ge-codes.tsv").write_text("code name meaning\n", encoding="utf-8")
+    kb = load_kb(root)
+    ccu, ub = kb.codes["CCU_ERR"], kb.codes["UB_ERR"]
+    assert (ccu.path, ccu.kind, ccu.title, ccu.meaning, ccu.cases, ccu.extra, ccu.line, ccu.table) == (
+        "kb/codes/bits.md", "errcode_bit", "CCU_ERR", "ccu broke", ["c"], {"name": "CCU_ERR", "word": "a"}, 13, "bits")
+    assert (ub.cases, ub.extra, ub.line) == ([], {"name": "UB_ERR", "word": "b"}, 15)
+    plain = kb.codes["plain"]
+    assert (plain.title, plain.kind, plain.meaning, plain.extra) == (
+        "", "ecode", "m", {"index": 1, "word": "a", "mask": "0x1", "maps_to": "X", "name": "N"})
+    row = kb.codes["1041"]
+    assert (row.path, row.line, row.title, row.meaning, row.meaning_zh, row.table, row.extra) == (
+        "kb/codes/tables/hccl-codes.tsv", 2, "SOCKET", "peer never came", "对端未到", "hccl-codes",
+        {"cause": "", "source": "http://x.org/h"})
+    assert [(p.file, p.line, p.message) for p in kb.problems if not p.message.startswith("missing key")] == [
+        ("kb/codes/badhead.md", 9, "a table page's table needs a code (or name), a meaning and a cases column"),
+        ("kb/codes/bits.md", 14, "table row has 2 cells, the header 4"),
+        ("kb/codes/notable.md", 9, "a table page has no markdown table"),
+        ("kb/codes/tables/hccl-codes.tsv", 4, "source is not an http(s) URL"),
+        ("kb/codes/tables/ge-codes.tsv", 1,
+         "the header must be the columns code, name, meaning, meaning_zh, cause, source separated by tabs")]
