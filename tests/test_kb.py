@@ -462,7 +462,8 @@ def test_code_pages_table_rows_and_catalog_rows_load_with_their_lines(tmp_path):
     pages = {"bits.md": TABLE_PAGE,
              "plain.md": "---\ntitle: null\nkind: ecode\nmeaning: m\ncases: []\nindex: 1\nword: a\nmask: '0x1'\n"
                          "maps_to: X\nname: N\n---\n",
-             "notable.md": "---\ncode: notable\nkind: ecode\ntitle: t\nmeaning: m\ncases: []\ntable: true\n---\nno table\n",
+             "notable.md": "---\ncode: notable\nkind: ecode\ntitle: t\nmeaning: m\ncases: []\ntable: true\n---\n"
+                           "no table\n",
              "badhead.md": "---\ncode: badhead\nkind: ecode\ntitle: t\nmeaning: m\ncases: []\ntable: true\n---\n"
                            "| code | meaning |\n|---|---|\n| A | a |\n"}
     for name, text in pages.items():
