@@ -10,7 +10,8 @@ from casebook.cli import main
 from casebook.judging.ranking import CONFIRMED, POSSIBLE, Observation, judge
 from casebook.judging.triage import triage
 from casebook.knowledge.checks import (check, check_bit_cases, check_case_ids, check_chinese, check_code_links,
-                                      check_code_pages, check_drafts, check_families, check_references, check_samples)
+                                      check_code_pages, check_drafts, check_families, check_index, check_references,
+                                      check_samples, index_table)
 from casebook.knowledge.kb import CodePage, Family, KnowledgeBase, KnownCase, Problem, default_root, load_kb
 from casebook.knowledge.rules import Condition, Signature
 from conftest import ROOT
@@ -165,6 +166,8 @@ def test_sample_rules(tmp_path):
                "_unknown/odd": "runs:\n- {diagnosis: null}\n- {diagnosis: ok}\n",
                "fam/family-1": "runs:\n- {family: fam}\n",
                "fam/family-2": "runs:\n- {family: other, diagnosis: ok}\n",
+               "fam/family-3": "runs:\n- {family: fam, diagnosis: ok}\n",
+               "ok/positive-e": "- a list, not a mapping\n",
                "retired-case/positive-x": None}
     for rel, text in expects.items():
         (kb.root / "samples" / rel).mkdir(parents=True)
@@ -179,10 +182,12 @@ def test_sample_rules(tmp_path):
         (at("_unknown/odd"), 1, "run 2: a sample of an unknown failure expects no diagnosis"),
         (at("fam/family-2"), 1, "run 1 names unknown family 'other'"),
         (at("fam/family-2"), 1, "run 1: a family's sample expects no diagnosis and family: fam"),
+        (at("fam/family-3"), 1, "run 1: a family's sample expects no diagnosis and family: fam"),
         (at("half/positive-only"), 1, "run 1 names unknown case 'no-such-case'"),
         (at("half/positive-only"), 1, "run 1 names unknown case 'ghost'"),
         (at("ok/negative-c"), 3, "not valid YAML: while parsing a flow sequence"),
         (at("ok/positive-d"), 1, "expect.yaml needs a non-empty 'runs' list"),
+        (at("ok/positive-e"), 1, "expect.yaml needs a non-empty 'runs' list"),
         (at("retired-case/positive-x"), 1, "sample has no expect.yaml")]
 
 
@@ -491,3 +496,33 @@ def test_code_pages_table_rows_and_catalog_rows_load_with_their_lines(tmp_path):
         ("kb/codes/tables/hccl-codes.tsv", 4, "source is not an http(s) URL"),
         ("kb/codes/tables/ge-codes.tsv", 1,
          "the header must be the columns code, name, meaning, meaning_zh, cause, source separated by tabs")]
+
+
+def test_code_links_and_the_index_are_checked_against_the_cases_exactly(tmp_path):
+    cases = {"a": KnownCase("a", "kb/cases/a.md", status="verified", codes=["507015", "EZ9999", "1041"],
+                            summary="pipes | and\nlines"),
+             "b": KnownCase("b", "kb/cases/b.md", status="verified", codes=[]),
+             "d": KnownCase("d", "kb/cases/d.md", summary="a draft")}
+    codes = {"507015": CodePage("507015", "kb/codes/507015.md", cases=["b", "ghost"], line=3),
+             "1041": CodePage("1041", "kb/codes/tables/hccl-codes.tsv", table="hccl-codes")}
+    kb = KnowledgeBase(root=tmp_path / "kb", cases=cases, codes=codes)
+    assert [(p.file, p.line, p.message) for p in check_code_links(kb)] == [
+        ("kb/codes/507015.md", 3, "'507015' does not list case 'a', which cites it"),
+        ("kb/cases/a.md", 1, "code 'EZ9999' has no page kb/codes/EZ9999.md and no table row"),
+        ("kb/codes/507015.md", 3, "'507015' lists case 'b', whose codes do not include it"),
+        ("kb/codes/507015.md", 3, "'507015' lists unknown case 'ghost'")]
+    assert index_table(kb, "verified") == (
+        "| case | symptom | codes |\n|---|---|---|\n| a | pipes \\| and lines | 507015, EZ9999, 1041 |\n| b |  | - |")
+    (tmp_path / "kb").mkdir()
+    assert [(p.file, p.line, p.message) for p in check_index(kb)] == [("kb/README.md", 1, "kb/README.md is missing")]
+    readme = tmp_path / "kb" / "README.md"
+    readme.write_text("# KB\n<!-- index:start -->\n" + index_table(kb, "verified") + "\n| z | extra | - |\n"
+                      "<!-- index:end -->\n\n<!-- drafts:start -->\n| case | symptom | codes |\n|---|---|---|\n"
+                      "| d | another | - |\n<!-- drafts:end -->\n", encoding="utf-8")
+    assert [(p.file, p.line, p.message) for p in check_index(kb)] == [
+        ("kb/README.md", 7, "verified index has rows for no verified case"),
+        ("kb/README.md", 13, "draft index row should read: | d | a draft | - |")]
+    readme.write_text("# KB\n", encoding="utf-8")
+    assert [p.message for p in check_index(kb)] == [
+        "no verified index between <!-- index:start --> and <!-- index:end -->",
+        "no draft index between <!-- drafts:start --> and <!-- drafts:end -->"]
