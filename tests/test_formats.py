@@ -406,8 +406,8 @@ def test_a_catalog_text_is_read_into_forms_field_by_field():
         "data/formats.tsv:1: the header must be the columns " + ", ".join(formats.COLUMNS) + " (tab-separated)"]
 
 
-ROW = ['op_binary', 'plain', 'report', 'op_binary', 'logical', 'RUNTIME', 'WARNING', 'no bin', r'no bin (?P<kernel>\d+)',
-       'kernel=12', 'no bin 12', 'CANN 8.1', 'https://example.org/b.cc']
+ROW = ['op_binary', 'plain', 'report', 'op_binary', 'logical', 'RUNTIME', 'WARNING', 'no bin',
+       r'no bin (?P<kernel>\d+)', 'kernel=12', 'no bin 12', 'CANN 8.1', 'https://example.org/b.cc']
 LONG = "no bin " + "x" * 100
 
 
@@ -420,7 +420,8 @@ LONG = "no bin " + "x" * 100
     ({8: r"no bin (?P<kernel>[a-z]+)"}, "the regex does not match its example: 'no bin 12'"),
     ({8: r"no bin (?P<kernel>\d+)$", 10: LONG}, f"the regex does not match its example: {LONG[:80]!r}"),
     ({9: "kernel=13"}, "the example reads as 'kernel=12', expect says 'kernel=13'"),
-    ({8: r"no (?P<module>bin) (?P<kernel>\d+)"}, "the example reads as 'module=bin; kernel=12', expect says 'kernel=12'"),
+    ({8: r"no (?P<module>bin) (?P<kernel>\d+)"},
+     "the example reads as 'module=bin; kernel=12', expect says 'kernel=12'"),
 ])
 def test_each_problem_of_a_row_in_its_own_words(changes, message):
     row = [changes.get(i, cell) for i, cell in enumerate(ROW)]
