@@ -73,6 +73,9 @@ def test_a_supporting_facts_weight_is_1_to_3_and_a_bad_one_is_named_at_its_line(
     assert [(p.line, p.message) for p in d.problems] == [
         (5, "weight is an integer from 1 to 3, not 'heavy'"), (6, "weight is an integer from 1 to 3, not 0"),
         (7, "weight is an integer from 1 to 3, not 4"), (8, "weight is an integer from 1 to 3, not True")]
+    unasked = doc(tmp_path, "x: 1\n")
+    condition(unasked, "supports", 0, {"fact": "TASK_QUEUE_ENABLE", "equals": "1"})
+    assert [p.message for p in unasked.problems] == ["an entry of supports needs an 'ask' (the question the walk puts)"]
     # a condition made in code weighs what one read without a weight does
     assert Condition("TASK_QUEUE_ENABLE", "equals", "1").weight == 1
 
@@ -86,9 +89,15 @@ def test_enums_and_lines_of_a_document(tmp_path):
     assert (d.line("list", 1), d.line("list", 7), d.line("nothing"), d.body_line) == (6, 4, 1, 8)
     assert sections(d.body) == {"Symptom": "x", "Fix": "y"}
     bad = doc(tmp_path, "a: [unclosed\n")
-    assert [(p.line, p.message.split(":")[0]) for p in bad.problems] == [(3, "front matter is not valid YAML")]
+    assert [(p.line, p.message) for p in bad.problems] == [
+        (3, "front matter is not valid YAML: did not find expected ',' or ']'")]
+    assert bad.data == {}
     (tmp_path / "plain.md").write_text("no front matter\n", encoding="utf-8")
     plain = KbDocument(tmp_path / "plain.md", "plain.md", [])
-    assert (plain.body, [p.line for p in plain.problems]) == ("no front matter\n", [1])
+    assert (plain.body, [(p.file, p.line, p.message) for p in plain.problems]) == ("no front matter\n", [
+        ("plain.md", 1, "no YAML front matter (a file starts with a '---' line and the front matter ends with one)")])
+    nested = doc(tmp_path, "a:\n  b: 1\n  c:\n    - x\n    - d: 2\n")
+    keys = (("a",), ("a", "b"), ("a", "c", 0), ("a", "c", 1, "d"), ("a", "z"))
+    assert [nested.line(*k) for k in keys] == [2, 3, 5, 6, 2]   # a key not there: its parent's line
     listed = doc(tmp_path, "- a\n")
     assert [(p.line, p.message) for p in listed.problems] == [(2, "front matter must be a mapping")]
