@@ -526,3 +526,25 @@ def test_code_links_and_the_index_are_checked_against_the_cases_exactly(tmp_path
     assert [p.message for p in check_index(kb)] == [
         "no verified index between <!-- index:start --> and <!-- index:end -->",
         "no draft index between <!-- drafts:start --> and <!-- drafts:end -->"]
+
+
+def test_duplicates_between_pages_rows_and_families_and_a_missing_folder(tmp_path):
+    root = tmp_path / "kb"
+    for folder in ("codes", "cases", "families"):
+        (root / folder).mkdir(parents=True)
+    (root / "codes" / "bits.md").write_text(TABLE_PAGE, encoding="utf-8")
+    own = "---\ncode: CCU_ERR\nkind: errcode_bit\ntitle: t\nmeaning: m\ncases: [x]\n---\n"
+    (root / "codes" / "ccu.md").write_text(own, encoding="utf-8")
+    (root / "codes" / "ccu2.md").write_text(own, encoding="utf-8")
+    (root / "families" / "fam.md").write_text("---\nid: fam\n---\n", encoding="utf-8")
+    (root / "cases" / "fam.md").write_text("---\nid: fam\n---\n", encoding="utf-8")
+    kb = load_kb(root)
+    assert [(p.file, p.line, p.message) for p in kb.problems if "duplicate" in p.message or "lists" in p.message] == [
+        ("kb/cases/fam.md", 1, "duplicate id 'fam' (also kb/families/fam.md)"),
+        ("kb/codes/ccu2.md", 1, "duplicate code 'CCU_ERR' (also kb/codes/ccu.md)"),
+        ("kb/codes/bits.md", 13, "row of 'CCU_ERR' lists cases ['c'], its own page kb/codes/ccu2.md lists ['x']")]
+    # the page keeps the code; the table's other row is the code's entry
+    assert (kb.codes["CCU_ERR"].path, kb.codes["UB_ERR"].table) == ("kb/codes/ccu2.md", "bits")
+    missing = load_kb(tmp_path / "nowhere")
+    assert (missing.cases, missing.problems) == ({}, [Problem(str(tmp_path / "nowhere"), 0,
+                                                              "knowledge base folder not found")])
