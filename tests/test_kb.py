@@ -1,5 +1,7 @@
 """The knowledge base loads clean, and every problem in a bad file is reported with its file and line."""
 import csv
+import os
+import pickle
 import re
 import shutil
 from dataclasses import replace
@@ -548,3 +550,25 @@ def test_duplicates_between_pages_rows_and_families_and_a_missing_folder(tmp_pat
     missing = load_kb(tmp_path / "nowhere")
     assert (missing.cases, missing.problems) == ({}, [Problem(str(tmp_path / "nowhere"), 0,
                                                               "knowledge base folder not found")])
+
+
+def test_a_kept_copy_is_written_whole_and_only_the_newest_of_its_kind_stay(tmp_path, monkeypatch):
+    from casebook.knowledge import cache
+    monkeypatch.setenv("CASEBOOK_CACHE", str(tmp_path / "kept"))
+    assert cache.folder() == tmp_path / "kept"
+    monkeypatch.delenv("CASEBOOK_CACHE")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert cache.folder() == tmp_path / "home" / ".cache" / "casebook"
+    where = tmp_path / "a" / "b"                      # folders made as needed
+    for n, name in enumerate(["kb-6", "kb-5", "kb-4", "kb-3", "kb-2", "formats-1", "kb-1"]):
+        cache._keep(where / f"{name}.pickle", {"n": n})
+        os.utime(where / f"{name}.pickle", ns=(n, n))   # the later written, the newer, whatever the name
+    # kb-6 and kb-5 are the oldest knowledge-base copies; the formats copy is of another kind and stays
+    assert sorted(p.name for p in where.iterdir()) == ["formats-1.pickle", "kb-1.pickle", "kb-2.pickle",
+                                                       "kb-3.pickle", "kb-4.pickle"]
+    data = (where / "kb-1.pickle").read_bytes()
+    assert pickle.loads(data) == {"n": 6} and data[1] == pickle.HIGHEST_PROTOCOL
+    blocked = tmp_path / "blocked"
+    blocked.write_text("a file where the folder would be", encoding="utf-8")
+    cache._keep(blocked / "kb-1.pickle", {})          # nothing written, nothing raised
+    assert blocked.read_text(encoding="utf-8") == "a file where the folder would be"
