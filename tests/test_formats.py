@@ -427,3 +427,13 @@ def test_each_problem_of_a_row_in_its_own_words(changes, message):
     row = [changes.get(i, cell) for i, cell in enumerate(ROW)]
     forms, problems = formats.parse("\n".join(["\t".join(formats.COLUMNS), "\t".join(row)]), "cat.tsv")
     assert (forms, [str(p) for p in problems]) == ((), [f"cat.tsv:2: {message}"])
+
+
+def test_a_catalog_with_bad_rows_is_refused_naming_each(monkeypatch):
+    bad = [formats.Problem("data/formats.tsv", 7, "the regex does not match its example"),
+           formats.Problem("data/formats.tsv", 9, "bad regex: x")]
+    monkeypatch.setattr(formats, "_read", lambda: ((), bad))
+    with pytest.raises(formats.FormatError) as refused:
+        formats._checked(None)
+    assert str(refused.value) == ("data/formats.tsv:7: the regex does not match its example\n"
+                                  "data/formats.tsv:9: bad regex: x")

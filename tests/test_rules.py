@@ -14,7 +14,9 @@ def doc(tmp_path, front: str, body: str = "") -> KbDocument:
 @pytest.mark.parametrize("matcher,value,observed,result", [
     ("equals", "0x26", "0x26", True), ("equals", "0x26", "0x2", False), ("in", ["a", "b"], "b", True),
     ("in", ["a", "b"], "c", False), ("contains", "lost", "heartbeat lost!", True), ("contains", 12, "a 123", True),
-    ("contains", "x", "y", False), ("regex", r"^re\d+$", "re42", True), ("regex", r"^re\d+$", "are42", False)])
+    ("contains", "x", "y", False), ("regex", r"^re\d+$", "re42", True), ("regex", r"^re\d+$", "are42", False),
+    # a dot is a dot to equals and contains, any character to a regex
+    ("equals", "a.c", "abc", False), ("contains", "a.c", "xabcx", False), ("regex", "a.c", "xabcx", True)])
 def test_matchers(matcher, value, observed, result):
     assert Signature("s", "message", matcher, value, 1, False, "w").test(observed) is result
 
