@@ -98,8 +98,8 @@ def test_enums_and_lines_of_a_document(tmp_path):
     plain = KbDocument(tmp_path / "plain.md", "plain.md", [])
     assert (plain.body, [(p.file, p.line, p.message) for p in plain.problems]) == ("no front matter\n", [
         ("plain.md", 1, "no YAML front matter (a file starts with a '---' line and the front matter ends with one)")])
-    nested = doc(tmp_path, "a:\n  b: 1\n  c:\n    - x\n    - d: 2\n")
-    keys = (("a",), ("a", "b"), ("a", "c", 0), ("a", "c", 1, "d"), ("a", "z"))
-    assert [nested.line(*k) for k in keys] == [2, 3, 5, 6, 2]   # a key not there: its parent's line
+    nested = doc(tmp_path, "a:\n  b: 1\n  c:\n    - x\n    - d: 2\n      e: 3\n")
+    keys = (("a",), ("a", "b"), ("a", "c", 0), ("a", "c", 1, "d"), ("a", "c", 1, "e"), ("a", "z"))
+    assert [nested.line(*k) for k in keys] == [2, 3, 5, 6, 7, 2]   # a key not there: its parent's line
     listed = doc(tmp_path, "- a\n")
     assert [(p.line, p.message) for p in listed.problems] == [(2, "front matter must be a mapping")]
