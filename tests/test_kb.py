@@ -132,7 +132,9 @@ def test_a_case_keyed_on_error_bits_alone_needs_a_fact_that_can_confirm_it():
     assert check_bit_cases(kb) == []
     illegal = kb.cases["aicore-illegal-instruction"]
     kb.cases[illegal.id] = replace(illegal, supports=[])
-    assert [(p.file, p.line) for p in check_bit_cases(kb)] == [("kb/cases/aicore-illegal-instruction.md", 1)]
+    assert [(p.file, p.line, p.message) for p in check_bit_cases(kb)] == [
+        ("kb/cases/aicore-illegal-instruction.md", 1, "every key signature is an error bit, which names the kind of "
+         "fault and not its cause: add a `requires` or `supports` fact that tells this cause from the others")]
     kb.cases[illegal.id] = replace(illegal, supports=[], requires=illegal.supports[:1])
     assert check_bit_cases(kb) == []
     trap = kb.cases["aicore-kernel-trap"]                     # keyed on its retCode, not on a bit: no fact needed
