@@ -1,6 +1,8 @@
 """Shared paths and fixtures: the real corpus is read where it lies, never copied or edited."""
 import os
 import re
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -11,11 +13,16 @@ SAMPLES = ROOT / "kb" / "samples"
 COLLECTIONS = ("aicore-gatherv2-asys", "aicore-old-slog-layout", "hccl-event-timeout-2workers", "modelarts-8rank-job")
 
 
-@pytest.fixture(scope="session", autouse=True)
-def kept_copies_in_a_temporary_folder(tmp_path_factory):
-    """What the package keeps between runs (the loaded knowledge base) goes to a temporary folder, not ~/.cache;
-    the CLI's child processes inherit it."""
-    os.environ["CASEBOOK_CACHE"] = str(tmp_path_factory.mktemp("kept"))
+def pytest_configure(config):
+    """What the package keeps between runs (the loaded knowledge base, the checked format catalog) goes to a
+    temporary folder, not ~/.cache: set before the test modules are collected, since some load the knowledge base
+    when imported; the CLI's child processes inherit it."""
+    config._casebook_kept = tempfile.mkdtemp(prefix="casebook-kept-")
+    os.environ["CASEBOOK_CACHE"] = config._casebook_kept
+
+
+def pytest_unconfigure(config):
+    shutil.rmtree(getattr(config, "_casebook_kept", ""), ignore_errors=True)
 
 
 @pytest.fixture(autouse=True)
