@@ -438,3 +438,19 @@ def test_a_figure_that_fails_to_draw_is_left_out_and_the_page_says_why(monkeypat
     assert "could not be drawn" in app.status.value and "ValueError: no room on the canvas" in app.status.value
     assert "casebook-pending" not in app.body.value and "data:image/png" not in app.body.value
     assert [png for key, png in app._pngs.items() if key[0] == "timeline"] == [None]
+
+
+def test_the_progress_bar_moves_a_bounded_number_of_times_and_always_reaches_the_last_file():
+    from casebook.widgets.opener import PROGRESS_STEPS, BundleOpener
+    opener = BundleOpener(lambda t: None)
+    moves = []
+    opener.progress.observe(lambda change: moves.append(change["new"]), names="value")
+    for done in range(1, 101):
+        opener._reading(done, 100)
+    assert moves == list(range(4, 101, 4)) and len(moves) == PROGRESS_STEPS
+    assert "100" in opener.stage.value
+    small, moves = BundleOpener(lambda t: None), []
+    small.progress.observe(lambda change: moves.append(change["new"]), names="value")
+    for done in range(1, 4):
+        small._reading(done, 3)
+    assert moves == [1, 2, 3]

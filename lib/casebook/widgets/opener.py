@@ -23,6 +23,8 @@ from ..reading.bundle import BundleError, Pasted
 from .paste_box import PasteBox
 
 UPLOAD_LIMIT_MIB = 256
+#: How many times the progress bar moves while the files are read, whatever their number.
+PROGRESS_STEPS = 25
 
 
 class BundleOpener:
@@ -85,7 +87,10 @@ class BundleOpener:
         self.progress.value = self.progress.max - 2
 
     def _reading(self, done: int, total: int) -> None:
-        """One step per file read, then one for the evidence and one for the ranking."""
+        """One step per file read, then one for the evidence and one for the ranking; shown at most
+        PROGRESS_STEPS times (every widget change is a message to the browser)."""
+        if done != total and done % -(-total // PROGRESS_STEPS):
+            return
         self.progress.max = total + 2
         self.progress.value = done
         self._show_stage("ui.stage.reading", done=done, total=total)
