@@ -42,10 +42,14 @@ def check_families(kb: KnowledgeBase) -> list[Problem]:
 
 
 def check_bit_cases(kb: KnowledgeBase) -> list[Problem]:
-    """A case whose key signatures are all error bits names a fact that can confirm it: the bits alone cannot."""
-    return [Problem(c.path, 1, "every key signature is an error bit, which names the kind of fault and not its cause: "
-                               "add a `requires` or `supports` fact that tells this cause from the others")
-            for c in kb.cases.values() if bits_only(c.signatures) and not (c.requires or c.supports)]
+    """A case whose key signatures are all error bits names a fact that can confirm it: the bits alone cannot. A
+    family has no facts, so its key signatures must be more than bits (or it could never be the family shown)."""
+    out = [Problem(c.path, 1, "every key signature is an error bit, which names the kind of fault and not its cause: "
+                              "add a `requires` or `supports` fact that tells this cause from the others")
+           for c in kb.cases.values() if bits_only(c.signatures) and not (c.requires or c.supports)]
+    return out + [Problem(f.path, 1, "every key signature is an error bit, and a family has no fact to confirm it "
+                                     "with: key it on the fault report or the code that places a failure in it")
+                  for f in kb.families.values() if bits_only(f.signatures)]
 
 
 def check_chinese(kb: KnowledgeBase) -> list[Problem]:
