@@ -142,9 +142,9 @@ def test_a_case_keyed_on_error_bits_alone_needs_a_fact_that_can_confirm_it():
     assert check_bit_cases(kb) == []
     family = kb.families["aicore-exception"]
     kb.families[family.id] = replace(family, signatures=illegal.signatures)
-    assert [(p.file, p.message) for p in check_bit_cases(kb)] == [
-        ("kb/families/aicore-exception.md", "every key signature is an error bit, and a family has no fact to confirm "
-         "it with: key it on the fault report or the code that places a failure in it")]
+    assert [(p.file, p.line, p.message) for p in check_bit_cases(kb)] == [
+        ("kb/families/aicore-exception.md", 1, "every key signature is an error bit, and a family has no fact to "
+         "confirm it with: key it on the fault report or the code that places a failure in it")]
 
 
 def test_a_table_row_out_of_step_is_reported_at_its_line(tmp_path):
