@@ -80,9 +80,10 @@ def default_bundle(size: int, cache: Path) -> Path:
     from .workload import write_workload
     root = cache / f"workload-{size >> 20}MiB"
     done = cache / f"workload-{size >> 20}MiB.complete"   # beside the bundle, so it is not read as a log
-    if not done.exists() or done.read_text() != _written_mark():   # absent, or an older generator's
+    mark = _written_mark()
+    if not done.exists() or done.read_text() != mark:   # absent, or an older generator's
         write_workload(root, size, samples=default_root() / "samples")
-        done.write_text(_written_mark())
+        done.write_text(mark)
     return root
 
 

@@ -151,7 +151,8 @@ def planted_samples(samples: Path, size_bytes: int) -> list[Path]:
                 queue.append(s)
     queues = sorted(turns.values(), key=len, reverse=True)   # the family with the most causes goes first
     first = [q[i] for i in range(len(queues[0]) if queues else 0) for q in queues if i < len(q)]
-    ordered = first + [s for s in every if s not in set(first)]
+    taken = set(first)
+    ordered = first + [s for s in every if s not in taken]
     sizes = {s: sum(f.stat().st_size for f in s.rglob("*") if f.is_file() and f.name not in SAMPLE_METADATA)
              for s in ordered}
     share = sum(sizes.values()) * min(1.0, size_bytes / FULL_PLANTING)

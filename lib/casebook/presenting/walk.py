@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from ..evidence.items import AicoreFault
+from ..evidence.items import AicoreFault, CodeSighting
 from ..judging.triage import Triage
 from ..knowledge.addresses import hexs, mask48, offset
 from ..knowledge.errcode import NO_BIT_TEXT
@@ -138,7 +138,10 @@ def _gap(s: Step, g) -> str:
 
 def _error_code(t: Triage, s: Step) -> None:
     ev = t.evidence
-    codes = sorted({c.code for c in ev.codes})
+    first: dict[str, CodeSighting] = {}   # each code's first sighting: what named it, and where
+    for c in ev.codes:
+        first.setdefault(c.code, c)
+    codes = sorted(first)
     faults = ev.aicore_faults[:3]
     bits = list(dict.fromkeys(b for f in faults for b in f.error_bits))
     if bits:
@@ -150,13 +153,13 @@ def _error_code(t: Triage, s: Step) -> None:
     if codes:
         s.add("error_code.seen", codes=", ".join(codes))
     for code in codes:
-        text = tables.code_meaning(t, code, s.lang, next(c.family for c in ev.codes if c.code == code))
+        text = tables.code_meaning(t, code, s.lang, first[code].family)
         if text:
             s.add("error_code.meaning", code=code, meaning=text)
     if codes:
         s.tables.append((s.say("table.codes"), tables.codes(t, codes, s.lang)))
     for code in codes:   # where each code is first seen
-        c = next(c for c in ev.codes if c.code == code)
+        c = first[code]
         s.cite(cited(c.file, c.line, c.text, c.code))
     for f in faults:
         _fault_bits(t, s, f)
