@@ -1,4 +1,5 @@
 """`casebook triage`: the JSON contract, the readable walk, exit codes."""
+import gc
 import json
 import subprocess
 import sys
@@ -97,3 +98,12 @@ def test_unusable_input_exits_2_with_one_line(tmp_path):
     r = subprocess.run([sys.executable, "-m", "casebook.cli", "triage", str(tmp_path / "empty.log")],
                        capture_output=True, text=True)
     assert r.returncode == 2 and "no readable text" in r.stderr
+
+
+
+def test_a_triage_sets_what_is_loaded_aside_from_collection_and_back(capsys, monkeypatch):
+    frozen, freeze = [], gc.freeze
+    monkeypatch.setattr(gc, "freeze", lambda: (freeze(), frozen.append(gc.get_freeze_count())))
+    run_json(capsys, POSITIVE)
+    assert len(frozen) == 1 and frozen[0] > 10000   # the modules loaded, set aside once
+    assert gc.get_freeze_count() == 0               # and back under collection when the command is done

@@ -221,3 +221,18 @@ def test_a_sweep_removes_only_the_spools_of_processes_that_are_gone(tmp_path, mo
     assert sweep(tmp_path) == [theirs] and not theirs.exists() and mine.dir.exists()
     mine.close()
     assert os.listdir(tmp_path) == []
+
+
+def test_the_command_ends_with_its_output_out_and_its_spools_removed(tmp_path):
+    # the process ends without the interpreter's exit (no finalizer runs): a spool still held at the end, here by
+    # the caller's own variable, is removed all the same
+    ends = ("import sys; from casebook.cli import run; from casebook.reading.spool import Spool; held = Spool(); "
+            "held.create()[1].close(); sys.argv = ['casebook', *sys.argv[1:]]; run()")
+    env = {**os.environ, "TMPDIR": str(tmp_path)}
+    r = subprocess.run([sys.executable, "-c", ends, "triage", "--json", str(SAMPLES / "task-queue-shared-cache-race"
+                        / "positive-info")], capture_output=True, text=True, env=env, cwd=ROOT)
+    assert r.returncode == 0 and r.stderr == "" and os.listdir(tmp_path) == []
+    assert json.loads(r.stdout)["diagnosis"] == "task-queue-shared-cache-race"   # all of it was written
+    r = subprocess.run([sys.executable, "-c", ends, "triage", str(tmp_path / "missing")], capture_output=True,
+                       text=True, env=env, cwd=ROOT)
+    assert r.returncode == 2 and r.stderr.startswith("casebook: ") and os.listdir(tmp_path) == []

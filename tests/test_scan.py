@@ -165,3 +165,18 @@ def test_without_the_scanner_big_files_are_read_line_by_line_with_a_warning(monk
     assert [(f.path, f.lines, f.unparsed) for f in slow.files] == [(f.path, f.lines, f.unparsed) for f in quick.files]
     assert any("scanner" in w and "line by line" in w for w in slow.warnings)
     assert not any("scanner" in w for w in quick.warnings)
+
+
+def test_any_of_is_a_trie_that_stops_where_a_literal_ends():
+    assert scan.any_of(["set device", "set deviceId", "sdma", "hwts "]) == "(?:hwts\\ |s(?:dma|et\\ device))"
+    assert scan.any_of(["a.b", "a.b", "a(c"]) == "a(?:\\(c|\\.b)"   # each literal once, metacharacters escaped
+    assert scan.any_of(["x"]) == "x"
+
+
+_LITERALS = st.lists(st.text(alphabet="ab.c内 ", min_size=1, max_size=5), min_size=1, max_size=8)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_LITERALS, st.text(alphabet="ab.c内 \n", max_size=30))
+def test_any_of_finds_a_text_exactly_when_it_holds_one_of_the_literals(literals, text):
+    assert bool(re.search(scan.any_of(literals), text)) == any(lit in text for lit in literals)

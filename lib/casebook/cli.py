@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import math
 import os
@@ -16,6 +17,7 @@ from .reading.bundle import BundleError, Pasted
 from .reading.engine import ENGINES, EngineError
 from .reading.entries import printable
 from .reading.limits import Limits
+from .reading.spool import remove_live
 
 
 class _Parser(argparse.ArgumentParser):
@@ -77,34 +79,47 @@ def _inputs(paths: list[str]) -> list:
     return [Pasted(sys.stdin.buffer.read()) if p == "-" else p for p in paths]
 
 
+@contextmanager
+def _set_aside():
+    """The objects alive now, the imports' mostly, left out of garbage collection until the block ends: the
+    collections that a triage's many records set off need not walk them each time (~0.04 s of a 1 GB
+    bundle's triage)."""
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
+
+
 def _triage(args: argparse.Namespace) -> int:
     from .judging.contract import to_dict
     from .judging.triage import triage
-    try:
-        answers = parse_assignments(args.fact)
-    except FactError as e:
-        print(f"casebook: {e}", file=sys.stderr)
-        return 2
-    try:
-        with _progress_bar(args.progress) as progress:
-            t = triage(*_inputs(args.paths), facts=answers, objdump=args.objdump,
-                       limits=Limits(max_bytes=args.max_bytes, max_ratio=args.max_ratio),
-                       engine=args.engine, scheduler=args.scheduler, workers=args.workers, progress=progress)
-    except (BundleError, ObjdumpError, EngineError) as e:
-        print(f"casebook: {e}", file=sys.stderr)
-        return 2
-    if t.log.unusable_reason():
-        print(f"casebook: {_shown(args.paths)}: {t.log.unusable_reason()}", file=sys.stderr)
-        return 2
-    if args.json:
-        # one string written at once: dump() writes an indented object piece by piece, twice as slow
-        print(json.dumps(to_dict(t), indent=1, ensure_ascii=False))
+    with _set_aside():
+        try:
+            answers = parse_assignments(args.fact)
+        except FactError as e:
+            print(f"casebook: {e}", file=sys.stderr)
+            return 2
+        try:
+            with _progress_bar(args.progress) as progress:
+                t = triage(*_inputs(args.paths), facts=answers, objdump=args.objdump,
+                           limits=Limits(max_bytes=args.max_bytes, max_ratio=args.max_ratio),
+                           engine=args.engine, scheduler=args.scheduler, workers=args.workers, progress=progress)
+        except (BundleError, ObjdumpError, EngineError) as e:
+            print(f"casebook: {e}", file=sys.stderr)
+            return 2
+        if t.log.unusable_reason():
+            print(f"casebook: {_shown(args.paths)}: {t.log.unusable_reason()}", file=sys.stderr)
+            return 2
+        if args.json:
+            # one string written at once: dump() writes an indented object piece by piece, twice as slow
+            print(json.dumps(to_dict(t), indent=1, ensure_ascii=False))
+            return 0
+        from .presenting.console import WIDTH, walk_lines
+        print("\n".join(walk_lines(t, args.lang, WIDTH, args.wide)))
+        for w in t.log.warnings:
+            print(f"warning: {w}", file=sys.stderr)
         return 0
-    from .presenting.console import WIDTH, walk_lines
-    print("\n".join(walk_lines(t, args.lang, WIDTH, args.wide)))
-    for w in t.log.warnings:
-        print(f"warning: {w}", file=sys.stderr)
-    return 0
 
 
 def _report(args: argparse.Namespace) -> int:
@@ -297,5 +312,19 @@ def main(argv: list[str] | None = None) -> int:
         return 1
 
 
+def run() -> None:
+    """The `casebook` command: main(), then the process ends as soon as its output is out. The interpreter's own
+    exit would free every object of a triage one by one (~0.07 s after a 1 GB bundle's) for nothing; the spool
+    folders, the one thing an exit must not leave behind, are removed first."""
+    code = main()
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        code = code or 1
+    sys.stderr.flush()
+    remove_live()
+    os._exit(code)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    run()

@@ -15,6 +15,7 @@ from functools import lru_cache
 from importlib import resources
 
 from ..knowledge import formats
+from ..knowledge.literals import Required, required
 
 CAUSE = "cause"
 FALLOUT = "fallout"
@@ -40,6 +41,11 @@ class Rule:
     pattern: re.Pattern | None   #: None: the format catalog's forms
     why: str
     row: int     #: line in the TSV, for error messages
+    needs: Required | None = None   #: literals one of which every match holds (None: none can be named)
+
+    def matches(self, text: str) -> bool:
+        """Whether the row's pattern is found in the text (a text without the literals it needs is not searched)."""
+        return (self.needs is None or self.needs.may_match(text)) and self.pattern.search(text) is not None
 
 
 #: The pattern of the row that stands for the format catalog.
@@ -62,7 +68,8 @@ def rules() -> tuple[Rule, ...]:
             pattern = None if r["pattern"] == CATALOG else re.compile(r["pattern"])
         except re.error as e:
             raise RuleError(f"data/cascade-rules.tsv:{row}: bad pattern: {e}") from e
-        out.append(Rule(r["role"], None if r["kind"] in ("", "-") else r["kind"], pattern, r["why"], row))
+        out.append(Rule(r["role"], None if r["kind"] in ("", "-") else r["kind"], pattern, r["why"], row,
+                        None if pattern is None else required(pattern.pattern)))
     return tuple(out)
 
 
@@ -74,7 +81,7 @@ def classify(text: str) -> tuple[str, str | None, str]:
         if rule.pattern is None:
             if hit := formats.failures().first(text):
                 return rule.role, hit.form.kind, f"{rule.why} ({hit.form.family}: {hit.form.form})"
-        elif rule.pattern.search(text):
+        elif rule.matches(text):
             hit = None if rule.kind else formats.failures().first(text)
             return rule.role, hit.form.kind if hit else rule.kind, rule.why
     return CAUSE, None, "no rule marks it as fallout or a wrapper"

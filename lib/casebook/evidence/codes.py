@@ -29,7 +29,8 @@ _ANALYZER = formats.select("aicore_fault", "analyzer")
 _CODE_SHAPES = {"runtime": re.compile(r"[1-5]\d{5}$"), "retcode": re.compile(r"0x[0-9a-f]+$")}
 
 
-def codes_in(text: str) -> list[tuple[str, str]]:
+@lru_cache(maxsize=4096)   # the first error's family reads the same messages, and a big bundle repeats them
+def codes_in(text: str) -> tuple[tuple[str, str], ...]:
     """(code, family) pairs in one message, in order of family: E-code, runtime, retCode, torch_npu, the other
     catalogs, and the code a catalog form names."""
     found: list[tuple[str, str]] = []
@@ -43,7 +44,7 @@ def codes_in(text: str) -> list[tuple[str, str]]:
         found.append((register, "aicore_error"))
     if (pair := _catalog_code(text)) is not None and pair not in found:
         found.append(pair)
-    return found
+    return tuple(found)
 
 
 @lru_cache(maxsize=4096)
@@ -72,7 +73,7 @@ def extract(log: LogTable) -> list[CodeSighting]:
         seen = set()
         pairs = codes_in(msg)
         if isinstance(code, str):
-            pairs.insert(0, (code, "pta" if code.startswith("ERR") else "ecode"))
+            pairs = ((code, "pta" if code.startswith("ERR") else "ecode"), *pairs)
         for c, family in pairs:
             if c not in seen:
                 seen.add(c)

@@ -18,6 +18,7 @@ from importlib import resources
 from pathlib import Path
 
 from ..reading.grammar import number
+from ..reading.scan import any_of
 from . import cache
 from .document import Problem
 
@@ -120,9 +121,9 @@ class Selection:
 
     def __init__(self, forms: tuple[Form, ...]):
         self.forms = forms
-        # one search over all literals rejects most messages before any form's regex runs (only whether one is
-        # there counts, so their order is free; with no form, the empty pattern lets the empty loop say no)
-        self._any = re.compile("|".join(map(re.escape, {f.keep for f in forms})))
+        # one search over all literals rejects most messages before any form's regex runs (with no form, the
+        # empty pattern lets the empty loop say no)
+        self._any = re.compile(any_of(f.keep for f in forms))
 
     def first(self, text: str) -> Hit | None:
         """The first form that reads the message."""

@@ -16,6 +16,7 @@ import mmap
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import Iterable
 
 try:
     from . import _linescan
@@ -51,9 +52,32 @@ def available() -> bool:
     return _linescan is not None
 
 
-def any_of(literals: tuple[str, ...]) -> str:
-    """A regex that finds any of the literals (for the records' own filters)."""
-    return "|".join(map(re.escape, literals))
+def any_of(literals: Iterable[str]) -> str:
+    """A regex that finds whether a text holds any of the literals (for the records' own filters; what it
+    matches is the shortest such literal at the first position that starts one)."""
+    return _any_of(tuple(dict.fromkeys(literals)))
+
+
+@lru_cache(maxsize=64)
+def _any_of(literals: tuple[str, ...]) -> str:
+    # the literals as a trie: at each position Python's `re` follows one branch per character instead of trying
+    # every literal in turn, three times faster for the ~70 literals of the evidence families
+    trie: dict = {}
+    for literal in literals:
+        node = trie
+        for ch in literal:
+            node = node.setdefault(ch, {})
+        node[""] = {}   # a literal ends here
+    return _branches(trie)
+
+
+def _branches(node: dict) -> str:
+    """The regex of a trie node; a node where a literal ends matches there (whether a text holds one is all
+    that is asked, so the longer literals under it need no branch)."""
+    if "" in node:
+        return ""
+    branches = [re.escape(ch) + _branches(child) for ch, child in sorted(node.items())]
+    return branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
 
 
 @lru_cache(maxsize=8)

@@ -2,9 +2,9 @@
 
 Members land in numbered files of one private folder (`casebook-spool-*` in the system temporary
 directory), created with O_EXCL and mode 0600; names from archives never become file-system paths.
-The folder goes away on `Spool.close()`, when the Spool is garbage-collected, at interpreter exit, and
-on SIGTERM or SIGHUP (when the process has left them to their default action, which would end it
-without a word). A process killed outright cannot clean up: its folder holds a lock only a live process
+The folder goes away on `Spool.close()`, when the Spool is garbage-collected, at interpreter exit, before
+the `casebook` command ends its process (`remove_live`), and on SIGTERM or SIGHUP (when the process has
+left them to their default action, which would end it without a word). A process killed outright cannot clean up: its folder holds a lock only a live process
 keeps, and the next Spool to start removes every folder whose lock is free.
 """
 from __future__ import annotations
@@ -152,10 +152,17 @@ def sweep(root: str | os.PathLike | None = None) -> list[Path]:
     return removed
 
 
-def _on_signal(signum: int, frame) -> None:
-    """Remove this process's spool folders, then end it as the signal's default action would."""
+def remove_live() -> None:
+    """Remove this process's spool folders now, for a process about to end where no finalizer runs (a signal's
+    default action, `os._exit`)."""
     for folder in list(_LIVE):
         shutil.rmtree(folder, ignore_errors=True)
+        _LIVE.discard(folder)
+
+
+def _on_signal(signum: int, frame) -> None:
+    """Remove this process's spool folders, then end it as the signal's default action would."""
+    remove_live()
     signal.signal(signum, signal.SIG_DFL)
     os.kill(os.getpid(), signum)
 
