@@ -3,8 +3,11 @@ from pathlib import Path
 
 import pytest
 from casebook.reading.bundle import BundleError, classify
+from casebook.reading.encoding import lines_of
 from casebook.reading.plog import PLOG_COLUMNS, read_plog
 from conftest import COLLECTIONS, write_log
+from hypothesis import given
+from hypothesis import strategies as st
 
 
 def real_line_count(path: Path) -> int:
@@ -111,3 +114,8 @@ def test_missing_path_is_a_bundle_error(tmp_path):
     (tmp_path / "empty").mkdir()
     with pytest.raises(BundleError, match="no files"):
         read_plog(tmp_path / "empty")
+
+
+@given(st.text(alphabet="ab\n\r ", max_size=30))
+def test_lines_of_gives_the_lines_between_newlines_one_at_a_time(text):
+    assert list(lines_of(text)) == text.split("\n")

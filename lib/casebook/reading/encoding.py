@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from typing import Iterator
 
 from .bundle import LogFile
 
@@ -21,6 +22,16 @@ def split_lines(data: bytes) -> list[bytes]:
     if parts and parts[-1] == b"":
         parts.pop()
     return parts
+
+
+def lines_of(text: str) -> Iterator[str]:
+    """The lines of a text split at `\n`, one at a time (of a file's head, the first line is mostly all that is
+    wanted)."""
+    start = 0
+    while (end := text.find("\n", start)) >= 0:
+        yield text[start:end]
+        start = end + 1
+    yield text[start:]
 
 
 def binary_reason(head: bytes) -> str | None:

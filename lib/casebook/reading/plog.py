@@ -13,13 +13,14 @@ import os
 from collections import Counter
 from dataclasses import dataclass, field
 from functools import partial
+from itertools import islice
 from typing import Callable
 
 import pandas as pd
 
 from . import identity, rejoin, rotation, scan
-from .bundle import ROLE_TEXT, LogFile, Pasted, find_files
-from .encoding import LONG_LINE, LineTexts, as_read, binary_reason, leading_nuls, split_lines
+from .bundle import ROLE_ENVIRONMENT, ROLE_TEXT, LogFile, Pasted, find_files
+from .encoding import LONG_LINE, LineTexts, as_read, binary_reason, leading_nuls, lines_of, split_lines
 from .engine import run as engine_run, schedule
 from .grammar import (KIND_BLANK, KIND_BLOCK_LINE, KIND_CONTINUATION, KIND_EXCEPTION_PRINT, KIND_PLOG, KIND_PTA,
                       KIND_PYTHON, BlockState, Fields, number, parse_line)
@@ -45,6 +46,8 @@ FULL_RECORDS_BELOW = 1
 #: A capture (a file whose path names no role: pasted console text, grep output) below this size is read whole:
 #: a paste may have broken its lines, and joining them back (rejoin.py) needs every line.
 CAPTURE_FULL_BELOW = 4 << 20
+#: The lines at the start of a file that say what it is (its first kind of line, an environment dump's form).
+SAMPLE_LINES = 400
 #: A bundle smaller than this is read by one worker: its scan takes a few milliseconds, and handing files to
 #: threads that wait for each other's GIL cost more than that (measured on a 10 MiB bundle of 88 files).
 PARALLEL_FROM = 16 << 20
@@ -280,7 +283,7 @@ def parse_bytes(f: LogFile, data: bytes) -> list[tuple]:
     f.first_time, f.last_time = (min(times), max(times)) if times else (None, None)
     f.encoding = decoding.encoding
     decoding.warn()
-    rows = identity.settle(f, rows, kinds, wrapped, texts[:400], first_kind, pids.most_common(1)[0][0] if pids else None,
+    rows = identity.settle(f, rows, kinds, wrapped, texts[:SAMPLE_LINES], first_kind, pids.most_common(1)[0][0] if pids else None,
                            ranks)
     f.quoted = quoted_files(f, rows, PLOG_COLUMNS)
     if not rows and not f.skipped:
@@ -333,8 +336,9 @@ def _parse_selected(f: LogFile, sel: scan.Selection, head: str) -> list[tuple]:
     edges = [parse_line(h[:LONG_LINE], BlockState()) for h in (sel.first_header, sel.last_header) if h is not None]
     times = [r[7] for r in rows if r[7] is not None] + [e.time for e in edges if e.time]
     f.first_time, f.last_time = (min(times), max(times)) if times else (None, None)
-    sample = head.split("\n", 400)[:400]
-    first = next((parse_line(t, BlockState()).kind for t in sample if t.strip()), None)
+    first = next((parse_line(t, BlockState()).kind for t in islice(lines_of(head), SAMPLE_LINES) if t.strip()), None)
+    # the sample tells an environment dump's form (identity.settle): split only for a file that may be one
+    sample = head.split("\n", SAMPLE_LINES)[:SAMPLE_LINES] if f.role in (ROLE_TEXT, ROLE_ENVIRONMENT) else []
     pid = edges[0].pid if edges and edges[0].pid is not None and edges[0].pid >= 0 else None
     rows = identity.settle(f, rows, kinds, wrapped, sample, first, pid, ranks)
     f.quoted = quoted_files(f, rows, PLOG_COLUMNS)
