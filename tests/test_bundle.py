@@ -1,8 +1,14 @@
 """Finding files and saying what each is: roles, sort, node, rank, device and pid from paths and content."""
+import os
+from pathlib import PurePosixPath
+
 import pytest
+from casebook.reading import bundle
 from casebook.reading.bundle import ROLES, BundleError, classify, find_files
 from casebook.reading.plog import read_plog
 from conftest import write_log
+from hypothesis import given
+from hypothesis import strategies as st
 
 
 @pytest.mark.parametrize("path,expected", [
@@ -120,3 +126,25 @@ def test_a_source_note_is_sample_metadata_only_beside_expect_yaml(tmp_path):
     skipped = {f.path: f.skipped for f in log.files}
     assert skipped["sample/SOURCE.md"] and skipped["sample/expect.yaml"]
     assert skipped["ticket/SOURCE.md"] is None and log.file("ticket/SOURCE.md").lines == 1
+
+
+def test_a_folder_however_named_gives_the_same_display_paths(tmp_path, monkeypatch):
+    write_log(tmp_path, "b/a/plog-1_20260101000000000.log", "x\n")
+    write_log(tmp_path, "b/z.log", "x\n")
+    (tmp_path / "b" / "a" / "m").mkdir()
+    write_log(tmp_path, "b/a/m/device-0_1.log", "x\n")
+    (tmp_path / "b" / "link").symlink_to(tmp_path / "b" / "a", target_is_directory=True)
+    monkeypatch.chdir(tmp_path)
+    shown = ["a/m/device-0_1.log", "a/plog-1_20260101000000000.log", "link", "z.log"]
+    for given in ("b", "b/", "./b", "./b//", str(tmp_path / "b")):
+        files = find_files([given])
+        assert [f.path for f in files] == shown, given
+        assert [os.path.abspath(f.source) for f in files] == [str(tmp_path / "b" / p) for p in shown]
+    assert files[2].skipped.startswith("symbolic link to ")   # a linked folder is listed, not followed
+    monkeypatch.chdir(tmp_path / "b")
+    assert [f.path for f in find_files(["."])] == shown
+
+
+@given(st.text(alphabet="/.a", max_size=12))
+def test_path_parts_are_posix_paths_parts(path):
+    assert bundle._parts(path) == PurePosixPath(path).parts

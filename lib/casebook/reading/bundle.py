@@ -102,7 +102,7 @@ class LogFile:
 
 def classify(rel: str) -> dict:
     """Role and identity of a file from its display path alone (archive names count as folders)."""
-    parts = Path(path_for_roles(rel)).parts or ("",)
+    parts = _parts(path_for_roles(rel)) or ("",)
     name = parts[-1]
     dirs = parts[:-1]
     info: dict = {"role": ROLE_TEXT, "sort": None, "node": None, "rank": None, "device": None, "pid": None}
@@ -135,6 +135,14 @@ def classify(rel: str) -> dict:
     return info
 
 
+def _parts(path: str) -> tuple[str, ...]:
+    """The parts of a POSIX path as PurePosixPath gives them (empty and `.` parts dropped, a leading `/` or `//`
+    kept), without building one for every file of a bundle."""
+    lead = len(path) - len(path.lstrip("/"))
+    root = ("//",) if lead == 2 else ("/",) if lead else ()
+    return root + tuple(p for p in path.split("/") if p and p != ".")
+
+
 def slog_role(path: str) -> str:
     """The role of a file of slog lines whose name does not say: slog lines under a `device` folder (asys:
     dfx/log/device/…) were written on the device side."""
@@ -164,11 +172,13 @@ def find_files(paths: list[str | os.PathLike | Pasted], limits: Limits | None = 
         per_path.append((p, found))
         if p.is_dir():
             unlisted: list[OSError] = []
+            top = os.fspath(p)
             for root, dirnames, filenames in os.walk(p, onerror=unlisted.append):
                 dirnames.sort()
-                for name in sorted(filenames) + sorted(d for d in dirnames if (Path(root) / d).is_symlink()):
-                    full = Path(root) / name
-                    found.extend(_entry(full.relative_to(p).as_posix(), full, expander))
+                # the display path is the walk's own string under the folder given (no Path parsed per file)
+                here, folder = Path(root), root[len(top):].lstrip(os.sep).replace(os.sep, "/")
+                for name in sorted(filenames) + sorted(d for d in dirnames if os.path.islink(os.path.join(root, d))):
+                    found.extend(_entry(f"{folder}/{name}" if folder else name, here / name, expander))
             found.extend(_log_file(_relative(Path(e.filename), p), Path(e.filename),
                                    skipped=f"cannot list folder: {e.strerror}") for e in unlisted)
         else:
