@@ -53,6 +53,16 @@ def test_tidy_turns_missing_values_and_whole_floats_into_cells():
     assert list(got.columns) == ["进程", "设备", "ok"]
 
 
+def test_tidy_keeps_the_index_and_the_log_columns_and_headers_that_coincide():
+    import pandas as pd
+    df = pd.DataFrame({"pid": pd.array([7, None], dtype="Int64"), "first_line": ["a", None]}, index=[3, 5])
+    got = tables.tidy(df, "zh", log_columns=("first_line",))
+    assert got.index.tolist() == [3, 5] and got.values.tolist() == [[7, "a"], ["", ""]]
+    assert list(got.columns) == ["进程", "首行"] and got.attrs["log_columns"] == ["首行"]
+    clash = tables.tidy(pd.DataFrame({"pid": [1.0], "进程": [2]}), "zh")   # two columns worded alike stay two
+    assert list(clash.columns) == ["进程", "进程"] and clash.values.tolist() == [[1, 2]]
+
+
 def test_the_chinese_walk_has_no_english_sentence(every_triage, logged):
     found = []
     for name, t in every_triage.items():

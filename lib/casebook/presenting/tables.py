@@ -40,13 +40,14 @@ def cell(value: object, lang: str = EN) -> object:
 
 def tidy(df: pd.DataFrame, lang: str = EN, log_columns: tuple[str, ...] = ()) -> pd.DataFrame:
     """A copy with every cell shown as `cell` shows it, headers worded in `lang` (catalog `col.<name>`)."""
-    if len(df) and df.columns.is_unique:   # built column by column: DataFrame.apply costs a millisecond a table
-        out = pd.DataFrame({c: [cell(v, lang) for v in df[c].astype(object)] for c in df.columns}, index=df.index,
-                           columns=df.columns)
+    headers = {c: name(lang, "col", str(c)) for c in df.columns}
+    if len(df) and len(set(headers.values())) == len(df.columns):
+        # built column by column under the worded headers: DataFrame.apply, or astype and rename, cost a millisecond
+        # or a few tenths of one a table, and the walk has a table in most steps
+        out = pd.DataFrame({headers[c]: [cell(v, lang) for v in df[c].tolist()] for c in df.columns}, index=df.index)
     else:
         out = df.astype(object).apply(lambda col: col.map(lambda v: cell(v, lang))) if len(df) else df.astype(object)
-    headers = {c: name(lang, "col", str(c)) for c in df.columns}
-    out = out.rename(columns=headers)
+        out = out.rename(columns=headers)
     out.attrs[LOG_COLUMNS] = [headers[c] for c in log_columns if c in headers]
     return out
 
