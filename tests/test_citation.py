@@ -40,3 +40,13 @@ def test_nearby_lines_of_one_file_form_a_burst_in_the_order_first_cited():
     assert [b.where for b in got] == ["b.log:40", f"a.log:10-{10 + BURST_GAP}", f"a.log:{10 + 3 * BURST_GAP}",
                                       "engineer"]
     assert [c.text for c in got[1].lines] == ["y", "z"]
+
+
+def test_a_step_cites_each_line_and_each_answer_once_in_the_order_first_cited():
+    from casebook.presenting.step import Step
+    s = Step("symptom", "Symptom", "现象")
+    for c in (Cited("a.log", 3, "x"), Cited("a.log", 3, "x again", (0, 1)), Cited("b.log", 3, "y"),
+              Cited(None, None, "TASK_QUEUE_ENABLE=1"), Cited("a.log", 4, "z"), Cited(None, None, "TASK_QUEUE_ENABLE=1")):
+        s.cite(c)
+    assert [(c.file, c.line, c.text) for c in s.cited] == [("a.log", 3, "x"), ("b.log", 3, "y"),
+                                                           (None, None, "TASK_QUEUE_ENABLE=1"), ("a.log", 4, "z")]

@@ -26,6 +26,8 @@ class Step:
     tables: list = field(default_factory=list)    #: (caption, pandas.DataFrame) pairs, cells clean (see tables.tidy)
     figures: list = field(default_factory=list)   #: callables returning a matplotlib Figure, drawn on demand
     cited: list[Cited] = field(default_factory=list)   #: evidence lines, each file:line once, in the order cited
+    #: the keys of `cited`: a step cites hundreds of lines of a big bundle, each looked for before it is added
+    _cited_keys: set = field(default_factory=set, init=False, repr=False, compare=False)
 
     @property
     def bursts(self) -> list[Burst]:
@@ -46,7 +48,8 @@ class Step:
 
     def cite(self, c: Cited) -> None:
         """Cite a line unless this step already does."""
-        if all(c.key != other.key for other in self.cited):
+        if c.key not in self._cited_keys:
+            self._cited_keys.add(c.key)
             self.cited.append(c)
 
 
