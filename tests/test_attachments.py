@@ -3,9 +3,10 @@ import json
 
 import pytest
 from casebook.cli import main
-from casebook.evidence.registry import extract_evidence
+from casebook.evidence.registry import KEEP, extract_evidence
 from casebook.judging.contract import validate
 from casebook.reading.attachments import kind_of, settings
+from casebook.reading import plog
 from casebook.reading.plog import read_plog
 from conftest import write_log
 
@@ -83,8 +84,14 @@ NPU_SMI = """+------------------------------------------------------------------
     ("ascend_install.info", INSTALL_INFO, "cann_version", {}),
     ("npu_smi.txt", NPU_SMI, "npu_smi", {"npu_driver_version": ("24.1.rc2", 2), "soc_version": ("Ascend910B3", 7)}),
 ])
-def test_attachments_are_recognised_and_become_facts_with_file_and_line(tmp_path, name, text, kind, expected):
-    log = read_plog(write_log(tmp_path, name, text))
+@pytest.mark.parametrize("keep,big", [(None, False), (KEEP, False), (KEEP, True)],
+                         ids=["every-line", "as-triage-reads", "as-triage-reads-a-big-file"])
+def test_attachments_are_recognised_and_become_facts_with_file_and_line(tmp_path, monkeypatch, name, text, kind,
+                                                                         expected, keep, big):
+    if big:   # a text file as big as a capture read selectively
+        monkeypatch.setattr(plog, "CAPTURE_FULL_BELOW", 1)
+    log = read_plog(write_log(tmp_path, name, text), keep=keep)
+    assert log.files[0].selective == (big or (keep is not None and name.endswith(".info")))
     (f,) = log.files
     assert (f.role, f.attachment, f.unparsed) == ("environment", kind, 0)
     assert set(log.records["kind"]) <= {"attachment", "blank"}
