@@ -45,8 +45,9 @@ def test_nearby_lines_of_one_file_form_a_burst_in_the_order_first_cited():
 def test_a_step_cites_each_line_and_each_answer_once_in_the_order_first_cited():
     from casebook.presenting.step import Step
     s = Step("symptom", "Symptom", "现象")
-    for c in (Cited("a.log", 3, "x"), Cited("a.log", 3, "x again", (0, 1)), Cited("b.log", 3, "y"),
-              Cited(None, None, "TASK_QUEUE_ENABLE=1"), Cited("a.log", 4, "z"), Cited(None, None, "TASK_QUEUE_ENABLE=1")):
+    answer = Cited(None, None, "TASK_QUEUE_ENABLE=1")
+    for c in (Cited("a.log", 3, "x"), Cited("a.log", 3, "x again", (0, 1)), Cited("b.log", 3, "y"), answer,
+              Cited("a.log", 4, "z"), answer):
         s.cite(c)
     assert [(c.file, c.line, c.text) for c in s.cited] == [("a.log", 3, "x"), ("b.log", 3, "y"),
                                                            (None, None, "TASK_QUEUE_ENABLE=1"), ("a.log", 4, "z")]

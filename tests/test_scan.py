@@ -171,6 +171,7 @@ def test_any_of_is_a_trie_that_stops_where_a_literal_ends():
     assert scan.any_of(["set device", "set deviceId", "sdma", "hwts "]) == "(?:hwts\\ |s(?:dma|et\\ device))"
     assert scan.any_of(["a.b", "a.b", "a(c"]) == "a(?:\\(c|\\.b)"   # each literal once, metacharacters escaped
     assert scan.any_of(["x"]) == "x"
+    assert scan.any_of([]) == "" and scan.any_of(["ab", ""]) == ""   # as an alternation of them: found anywhere
 
 
 _LITERALS = st.lists(st.text(alphabet="ab.c内 ", min_size=1, max_size=5), min_size=1, max_size=8)

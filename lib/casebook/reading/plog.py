@@ -283,8 +283,8 @@ def parse_bytes(f: LogFile, data: bytes) -> list[tuple]:
     f.first_time, f.last_time = (min(times), max(times)) if times else (None, None)
     f.encoding = decoding.encoding
     decoding.warn()
-    rows = identity.settle(f, rows, kinds, wrapped, texts[:SAMPLE_LINES], first_kind, pids.most_common(1)[0][0] if pids else None,
-                           ranks)
+    rows = identity.settle(f, rows, kinds, wrapped, texts[:SAMPLE_LINES], first_kind,
+                           pids.most_common(1)[0][0] if pids else None, ranks)
     f.quoted = quoted_files(f, rows, PLOG_COLUMNS)
     if not rows and not f.skipped:
         f.warnings.append(f"{f.path}: empty file")

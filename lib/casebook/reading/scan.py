@@ -73,8 +73,9 @@ def _any_of(literals: tuple[str, ...]) -> str:
 
 def _branches(node: dict) -> str:
     """The regex of a trie node; a node where a literal ends matches there (whether a text holds one is all
-    that is asked, so the longer literals under it need no branch)."""
-    if "" in node:
+    that is asked, so the longer literals under it need no branch; with no literal at all, it matches anywhere, as
+    an empty alternation would)."""
+    if "" in node or not node:
         return ""
     branches = [re.escape(ch) + _branches(child) for ch, child in sorted(node.items())]
     return branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"

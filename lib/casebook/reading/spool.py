@@ -4,8 +4,9 @@ Members land in numbered files of one private folder (`casebook-spool-*` in the 
 directory), created with O_EXCL and mode 0600; names from archives never become file-system paths.
 The folder goes away on `Spool.close()`, when the Spool is garbage-collected, at interpreter exit, before
 the `casebook` command ends its process (`remove_live`), and on SIGTERM or SIGHUP (when the process has
-left them to their default action, which would end it without a word). A process killed outright cannot clean up: its folder holds a lock only a live process
-keeps, and the next Spool to start removes every folder whose lock is free.
+left them to their default action, which would end it without a word). A process killed outright cannot
+clean up: its folder holds a lock only a live process keeps, and the next Spool to start removes every
+folder whose lock is free.
 """
 from __future__ import annotations
 
