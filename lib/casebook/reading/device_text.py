@@ -139,3 +139,9 @@ RULES: tuple[tuple[str, Callable[[str, BlockState], Fields | None]], ...] = (
     ("aicerr", _aicerr),
     ("driver_failed", _driver_failed),
 )
+#: Of the rules that read a line only when one of their patterns matches at its start, whatever the block state:
+#: those patterns (grammar.parse_other tries such a rule only on a line one of them can begin; firsts.py).
+STARTS: dict[str, tuple[re.Pattern, ...]] = {
+    "exception_print": (_EXCEPTION_PRINT,), "bbox": (_BBOX,), "kernel": (_KERNEL,),
+    "ts_stream": (_TS_DEVICE, _TS_STREAM, _TS_INFO), "driver_failed": (_DRIVER_FAILED,),
+}

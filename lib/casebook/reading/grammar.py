@@ -6,7 +6,8 @@ are tried against the screen-capture rules (screen.py: error-manager blocks, tor
 and native call stacks, framework reports), torchrun's banner and failure summary (launcher.py), the device
 and hardware text rules (device_text.py) and the shell furniture rules (shell.py). A line that no rule accepts
 is unparsed, never dropped. The record kinds and the Fields a rule returns are defined in fields.py and read
-from here.
+from here. A rule whose module names the patterns it starts with (STARTS) is tried only on a line that can begin
+as they do (firsts.py): a console log is nearly all lines without a header, and most rules cannot read most of them.
 """
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import re
 from typing import Callable
 
 from . import device_text, launcher, screen, shell
+from .firsts import Start, starts
 from .fields import (ECODE, KIND_ATTACHMENT, KIND_BBOX, KIND_BLANK, KIND_BLOCK_HEAD, KIND_BLOCK_LINE, KIND_BLOCK_MSG,
                      KIND_CONSOLE, KIND_CONTINUATION, KIND_EXCEPTION_PRINT, KIND_KERNEL, KIND_NPU_MESSAGE, KIND_PASTE,
                      KIND_PLOG, KIND_PTA, KIND_PYTHON, KIND_REPORT, KIND_STACK, KIND_TORCH_WARNING, KIND_UNPARSED,
@@ -128,6 +130,27 @@ OTHER_RULES: tuple[tuple[str, Callable[[str, BlockState], Fields | None]], ...] 
     + device_text.RULES[1:] + shell.RULES)
 
 
+#: Rule name -> the patterns one of which a line must match at its start for the rule to read it (the modules'
+#: STARTS); a rule not named here may read any line.
+STARTS: dict[str, tuple[re.Pattern, ...]] = {**device_text.STARTS, "console_header": (CONSOLE_HEADER,),
+                                             **screen.STARTS, **launcher.STARTS, **shell.STARTS}
+#: Of each rule in OTHER_RULES, where a line it reads can start (None: anywhere).
+_STARTS: tuple[Start | None, ...] = tuple(starts(STARTS[name]) if name in STARTS else None for name, _ in OTHER_RULES)
+#: First character of a line -> the rules that may read it, in order; kept for this many distinct characters.
+_BY_FIRST: dict[str, tuple[Callable[[str, BlockState], Fields | None], ...]] = {}
+_KEPT_FIRSTS = 512
+
+
+def _rules_for(first: str) -> tuple[Callable[[str, BlockState], Fields | None], ...]:
+    """The rules that may read a line starting with the character `first`, in the order they are tried."""
+    rules = _BY_FIRST.get(first)
+    if rules is None:
+        rules = tuple(rule for (_, rule), start in zip(OTHER_RULES, _STARTS) if start is None or start.admits(first))
+        if len(_BY_FIRST) < _KEPT_FIRSTS:
+            _BY_FIRST[first] = rules
+    return rules
+
+
 def _in_context(line: str, state: BlockState) -> Fields | None:
     """An indented line inside a block or a traceback: a block's message, or a traceback's source line."""
     m = _INDENTED.match(line)
@@ -143,7 +166,7 @@ def parse_other(line: str, state: BlockState) -> Fields:
     """A line without an slog header: screen-capture blocks, device and shell text, or unparsed."""
     if not line.strip():
         return Fields(KIND_BLANK)
-    for _, rule in OTHER_RULES:
+    for rule in _rules_for(line[:1]):
         f = rule(line, state)
         if f is not None:
             return f

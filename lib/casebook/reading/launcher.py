@@ -61,3 +61,6 @@ RULES: tuple[tuple[str, Callable[[str, BlockState], Fields | None]], ...] = (
     ("torchrun_banner", _banner),
     ("torchrun_summary", _summary),
 )
+#: Of the rules that read a line only when one of their patterns matches at its start, whatever the block state:
+#: those patterns (grammar.parse_other tries such a rule only on a line one of them can begin; firsts.py).
+STARTS: dict[str, tuple[re.Pattern, ...]] = {"torchrun_banner": (_BANNER, _OMP_WARNING)}

@@ -361,3 +361,11 @@ RULES: tuple[tuple[str, Callable[[str, BlockState], Fields | None]], ...] = (
     ("ms_stack", _ms_stack),
     ("ms_report", _ms_report),
 )
+#: Of the rules that read a line only when one of their patterns matches at its start, whatever the block state:
+#: those patterns (grammar.parse_other tries such a rule only on a line one of them can begin; firsts.py).
+STARTS: dict[str, tuple[re.Pattern, ...]] = {
+    "block_msg": _BLOCK_MSGS, "pta": (_PTA,), "c10": (_C10,), "npu_logger": (_NPU_LOGGER,),
+    "py_traceback": (_PY_TRACEBACK,), "py_frame": (_PY_FRAME,), "py_exception": (_PY_EXC,),
+    "traceback_marker": (_TRACEBACK,), "advice": (_ADVICE,), "extend_info": (_EXTEND_INFO,), "npu_error": (_NPU_ERROR,),
+    "npu_function": (_NPU_FUNCTION, _NPU_HINT), "py_between": (_PY_BETWEEN,), "py_markers": (_PY_MARKERS,),
+}

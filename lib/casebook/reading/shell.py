@@ -46,3 +46,6 @@ RULES: tuple[tuple[str, Callable[[str, BlockState], Fields | None]], ...] = (
     ("banner", _banner),
     ("job_killed", _job_killed),
 )
+#: Of the rules that read a line only when one of their patterns matches at its start, whatever the block state:
+#: those patterns (grammar.parse_other tries such a rule only on a line one of them can begin; firsts.py).
+STARTS: dict[str, tuple[re.Pattern, ...]] = {"listing": (_LS_ROW, _LS_TOTAL), "banner": (_PY_BANNER,)}
