@@ -157,6 +157,32 @@ def _kb_stats(args: argparse.Namespace) -> int:
     return 0
 
 
+def _kb_accuracy(args: argparse.Namespace) -> int:
+    from .judging import accuracy
+    from .knowledge.kb import load_kb
+    folders = [f for root in args.folders for f in accuracy.capture_folders(Path(root))]
+    if args.batch is not None:
+        folders = [f for f in folders if accuracy.read_expected(f).batch == args.batch]
+    if not folders:
+        print(f"casebook: {_shown(args.folders)}: no capture folder (one holding expect.yaml)", file=sys.stderr)
+        return 2
+    scores = accuracy.score_folders(folders, kb=load_kb(Path(args.root) if args.root else None))
+    total = accuracy.figures(scores, "all" if args.batch is None else str(args.batch))
+    if args.json:
+        print(json.dumps({"figures": total.as_dict(), "captures": [s.__dict__ for s in scores]},
+                         indent=1, ensure_ascii=False))
+        return 0
+    for s in scores:
+        mark = "right" if s.right else "family" if s.family else "top3" if s.top3 else "miss"
+        wrong = f"  CONFIRMED WRONG: {', '.join(s.confirmed_wrong)}" if s.confirmed_wrong else ""
+        print(f"{mark:6} {s.folder}: want {' | '.join(s.expected)}, got {s.got or '(open)'}"
+              f" [{s.got_family or 'no family'}]{wrong}")
+    f = total
+    print(f"{f.n} captures, {f.documented} with a documented cause: right {f.right}, cause or family {f.family}, "
+          f"top 3 {f.top3}; wrong confirmed {f.confirmed_wrong}")
+    return 0
+
+
 def _kb_new(args: argparse.Namespace) -> int:
     from .judging.triage import triage
     from .knowledge.kb import default_root
@@ -269,6 +295,12 @@ def parser() -> argparse.ArgumentParser:
     ks.add_argument("--root", help="knowledge base folder (default: the project's kb/)")
     ks.add_argument("--json", action="store_true", help="one JSON object")
     ks.set_defaults(run=_kb_stats)
+    ka = ksub.add_parser("accuracy", help="triage real captures and score them against their documented causes")
+    ka.add_argument("folders", nargs="+", metavar="FOLDER", help="a folder of capture folders (e.g. tests/captures)")
+    ka.add_argument("--batch", type=int, help="only the captures of this collection batch")
+    ka.add_argument("--root", help="knowledge base folder (default: the project's kb/)")
+    ka.add_argument("--json", action="store_true", help="one JSON object: figures and each capture's score")
+    ka.set_defaults(run=_kb_accuracy)
     kn = ksub.add_parser("new", help="draft a root-cause case and its regression sample from a solved case")
     kn.add_argument("paths", nargs="*", metavar="PATH", help="the bundle (with --family and --fact answers)")
     kn.add_argument("--from", dest="case_file", metavar="CASE.json", help="a saved case (the triage app's case file)")
