@@ -17,7 +17,7 @@ def line(msg, lvl="ERROR", pid=100, tid=100, s=0, func="F"):
 
 def test_registry_lists_every_family():
     assert list(EXTRACTORS) == ["first_error", "first_errors", "aicore_faults", "topology", "codes", "incidents",
-                                "device_dumps", "device_events", "facts"]
+                                "device_dumps", "device_events", "rejections", "facts"]
 
 
 def test_gatherv2_fault_from_the_asys_collection(corpus):

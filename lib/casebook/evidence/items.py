@@ -256,6 +256,30 @@ class Fact:
     note: str | None = None
 
 
+@dataclass(frozen=True)
+class Rejection:
+    """An op refusing its call before launch, and what it says it refuses."""
+
+    op: str | None               #: aclnn API or op type, from the line or the call's line just before it
+    aspect: str                  #: dtype, dtype_or_format, format, layout, shape, attribute, platform or call
+    param: str | None            #: the parameter named (self, gamma, head dim, ...)
+    value: str | None            #: the value refused
+    allowed: tuple[str, ...]     #: the values the op says it takes
+    file: str
+    line: int
+    text: str
+
+    def said(self) -> str:
+        """The complaint in one line: 'aclnnCast rejects dtype DT_BFLOAT16 (self); supported: DT_FLOAT, ...'."""
+        what = self.aspect.replace("_", " ")
+        head = f"{self.op or 'the op'} rejects {what}"
+        if self.value:
+            head += f" {self.value}"
+        if self.param:
+            head += f" ({self.param})"
+        return head + (f"; supported: {', '.join(self.allowed)}" if self.allowed else "")
+
+
 @dataclass
 class Evidence:
     """Everything the extractors found in one bundle."""
@@ -270,3 +294,4 @@ class Evidence:
     error_lines: int
     device_dumps: list = field(default_factory=list)    #: DeviceDump records
     device_events: list = field(default_factory=list)   #: DeviceEvent records
+    rejections: list = field(default_factory=list)      #: Rejection records

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ..reading.plog import LogTable
 from . import (aicore, attachments, codes, device_dump, environment, first_error, hardware, incidents, ranks,
-               topology, versions)
+               rejection, topology, versions)
 from .items import Evidence
 
 
@@ -23,6 +23,7 @@ EXTRACTORS = {
     "incidents": incidents.extract,
     "device_dumps": device_dump.extract,
     "device_events": hardware.extract,
+    "rejections": rejection.extract,
     "facts": _facts,
 }
 
@@ -30,7 +31,7 @@ EXTRACTORS = {
 #: Lines besides error lines that some family reads: in big files the reader builds records only for error
 #: lines, lines that are not slog headers, and these (reading.plog.read_plog `keep`; the triage passes them).
 _ALL_KEEP = (aicore.KEEP + topology.KEEP + environment.KEEP + ranks.KEEP + versions.KEEP + hardware.KEEP
-             + device_dump.KEEP)
+             + device_dump.KEEP + rejection.KEEP)
 # a literal holding another one adds nothing to the scan but its cost
 KEEP = tuple(k for k in dict.fromkeys(_ALL_KEEP) if not any(o != k and o in k for o in _ALL_KEEP))
 

@@ -13,6 +13,7 @@ another cause: it is listed under `against` and keeps the case at `possible` at 
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -94,6 +95,8 @@ def observations(evidence: Evidence, errors: pd.DataFrame) -> list[Observation]:
             obs.append(Observation("pc_verdict", fault.pc.verdict, fault.pc.reason, fault.file, fault.line))
     for c in evidence.codes:
         obs.append(Observation("code", c.code, c.text, c.file, c.line))
+    for r in evidence.rejections:   # the op's own complaint, said in words: op, aspect, value, what it takes
+        obs.append(Observation("rejected", r.aspect, r.said(), r.file, r.line))
     for file, line, msg in errors[["file", "line", "msg"]].itertuples(index=False):
         obs.append(Observation("message", msg, msg, file, int(line)))
     return obs
@@ -137,6 +140,29 @@ class Observed:
         return hits[0][0] if hits else None
 
 
+#: Codes of which a failed task shows exactly one: the task scheduler's retCodes. A case that names some is told by
+#: them; the log showing others and none of the case's counts against it (a kernel that ended with retCode 0x26
+#: did not time out, whatever its errorStr says). The runtime's 507xxx codes are not exclusive: the layers
+#: above a failed task report it with codes of their own (507011, 507046 at a stream or device sync).
+EXCLUSIVE_KINDS = {"retCode": re.compile(r"0x[0-9a-f]{2}")}
+
+
+def excluded_codes(case: KnownCase, obs: Observed) -> list[Item]:
+    """The log's codes of a kind the case's code signatures name, when none of the case's own is among them."""
+    named = [v for s in case.signatures if s.field == "code" and s.matcher in ("equals", "in")
+             for v in (s.value if s.matcher == "in" else [s.value])]
+    seen = obs.groups.get("code", {})
+    out = []
+    for kind, pattern in EXCLUSIVE_KINDS.items():
+        own = {str(v) for v in named if pattern.fullmatch(str(v))}
+        logged = [group[0] for code, group in seen.items() if pattern.fullmatch(str(code))]
+        if own and logged and not any(str(o.value) in own for o in logged):
+            first = logged[0]
+            out.append(Item(f"excluded_{kind.replace(' ', '_')}", first.text, first.file, first.line,
+                            f"the log's {kind} {first.value} is none of this case's ({', '.join(sorted(own))})"))
+    return out
+
+
 def _fact_item(cond: Condition, fact: Fact, why: str | None) -> Item:
     note = f" ({fact.note})" if fact.note else ""
     return Item(cond.fact, f"{cond.fact} = {fact.value} [{fact.source}]{note}", fact.file, fact.line, why)
@@ -172,6 +198,9 @@ def judge(case: KnownCase, obs: Observed | list[Observation], facts: dict[str, F
     h.explains = set().union(*(obs.lines(s) for s in signatures))
     contradicted = [(s, o) for s in case.contradicted_by if (o := obs.first(s))]
     h.against = [Item(s.id, o.text, o.file, o.line, s.why) for s, o in contradicted]
+    excluded = excluded_codes(case, obs)
+    h.against += excluded
+    contradicted += [(None, None)] * len(excluded)
     ruled_out = False
     for cond in case.against:
         fact = facts.get(cond.fact)

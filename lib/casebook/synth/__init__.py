@@ -9,10 +9,10 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from . import aicore, comm, founding, host, memory
+from . import aicore, comm, founding, host, memory, rejection
 
 #: Every sample, in the order written.
-BUILDERS = founding.BUILDERS + aicore.BUILDERS + comm.BUILDERS + memory.BUILDERS + host.BUILDERS
+BUILDERS = founding.BUILDERS + aicore.BUILDERS + comm.BUILDERS + memory.BUILDERS + host.BUILDERS + rejection.BUILDERS
 
 RUNTIME = "https://github.com/hicann/runtime/tree/681ef7610df13c8128982901142a2c869ddbb53e/src/runtime"
 TORCH_NPU = "https://github.com/Ascend/pytorch/tree/9e73e708ab9350d203475609f36f8a43f6a0c2ab/torch_npu/csrc/core/npu"
@@ -33,6 +33,9 @@ SOURCES = {
     host: [SLOG, f"the runtime's AI CPU, heartbeat and device setup lines: the CANN runtime ({RUNTIME})",
            f"torch_npu's and aclnn's errors: torch_npu ({TORCH_NPU}), hicann/opbase "
            "(https://github.com/hicann/opbase)"],
+    rejection: [SLOG, f"torch_npu's errors: torch_npu ({TORCH_NPU})", "the op API's parameter, I/O and platform "
+                "checks and their wordings: hicann/opbase (https://github.com/hicann/opbase); the platform check's "
+                "wording: vllm-project/vllm-ascend issue 1736 (https://github.com/vllm-project/vllm-ascend/issues/1736)"],
 }
 
 

@@ -191,9 +191,10 @@ def tiling_negative_dtype() -> dict[str, str]:
     stop(job, t)
     return files(job, {"about": """Near miss for aclnn-tiling-unsupported-shape: FlashAttentionScore fails before
         launch with EZ1001 (AclNN_Parameter_Error), as tiling failures often end, but the reason is the query
-        dtype (float32), refused by the parameter check; no tiling ran, no 561103. No case covers a dtype
-        mistake: the tiling case is possible and there is no diagnosis.""",
-        "runs": [{"facts": {}, "diagnosis": None, "verdicts": {TILING: "possible"}}]})
+        dtype (float32), refused by the parameter check; no tiling ran, no 561103. The op rejects the dtype,
+        confirmed; the tiling case is possible.""",
+        "runs": [{"facts": {}, "diagnosis": "op-rejects-dtype",
+                  "verdicts": {TILING: "possible", "op-rejects-dtype": "confirmed"}}]})
 
 
 def visible_failure(job: Job, t: datetime, reason: str, count_failed: bool) -> None:

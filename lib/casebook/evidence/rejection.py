@@ -1,0 +1,133 @@
+"""The op's own complaint: an op (aclnn API, GE op, tiling function) refuses the call and says which parameter.
+
+An op that rejects its inputs fails before any kernel runs, and its message names what it rejects: the aclnn
+parameter checks (`Tensor self not implemented for DT_INT8, should be in dtype support list [...]`,
+`self dtype DT_BFLOAT16 should be in dtype support list [...]`), the I/O check of the op binary's registry (`Io
+input dtype or format is not supported, get io input info is x(DT_BFLOAT16, ND) ... but supported list is:`), the
+tiling checks (`... must be ... when layout is TND`, `head dim ... not support`, `Tiling failed`), and platform
+checks (`this platform only support ...`). Each becomes a `Rejection`: the op, the aspect rejected (dtype,
+format, layout, shape, attribute, platform, or just `call` when the line names none), the parameter, the value
+and the allowed values, with the line that says so.
+"""
+from __future__ import annotations
+
+import re
+
+from ..reading.plog import LogTable
+from ..reading.scan import any_of
+from .items import Rejection
+
+_DT = r"DT_[A-Z0-9_]+"
+#: (aspect, pattern) in order: the first that matches a line names its aspect; groups are optional:
+#: `param`, `value`, `allowed`, `op`.
+FORMS: tuple[tuple[str, re.Pattern], ...] = (
+    ("dtype", re.compile(r"(?:Tensor\s+)?(?P<param>[\w.\[\]]+)\s+not implemented for\s+(?P<value>" + _DT
+                         + r")[,.]?\s*should be in dtype support list\s*\[?(?P<allowed>[^\]]*)")),
+    ("dtype", re.compile(r"(?P<param>[\w.]+)\s+dtype\s+(?P<value>" + _DT + r")\s+should be in dtype support list"
+                         r"\s*\[?(?P<allowed>[^\]]*)")),
+    ("dtype", re.compile(r"(?P<param>[\w ]+?)\s+after promote is\s+(?P<value>" + _DT
+                         + r"),? which should be in dtype support list\s*\[?(?P<allowed>[^\]]*)")),
+    ("dtype", re.compile(r"When\s+(?P<cond>.+?),\s*(?P<param>[\w ]+?)\s+(?:dtype\s+)?should (?:also )?be\s+"
+                         r"(?P<allowed>\w+)\s+but it is\s+(?P<value>\w+)")),
+    ("dtype", re.compile(r"Expected dtype of (?P<param>[\w.]+) to be (?P<allowed>.+?),? but got (?P<value>\w+)")),
+    ("dtype", re.compile(r"(?P<param>[\w.]+)\s+(?:data ?type|dtype)\s+(?:is\s+|\[)?(?P<value>" + _DT
+                         + r")\]?,?\s*(?:is\s+)?(?:not support|unsupported|invalid)", re.I)),
+    ("dtype", re.compile(r"dtype(?: of (?P<param>[\w.]+))?\s+(?:must|should) be (?:one of\s*)?\[?(?P<allowed>"
+                         + _DT + r"(?:\s*[,|/]\s*" + _DT + r")*)", re.I)),
+    ("dtype_or_format", re.compile(r"Io input dtype or format is not supported, get io input info is\s*"
+                                   r"(?P<value>.*?)\s*but supported list is:?(?P<allowed>.*)")),
+    ("layout", re.compile(r"(?P<param>[\w.\[\] ]+?)\s+(?:must|should|only support)\b(?P<allowed>.*?)\s*when\s+"
+                          r"(?:input_?)?layout is\s+(?P<value>\w+)", re.I)),
+    ("layout", re.compile(r"(?:input_?)?layout\s+(?:is\s+)?\[?(?P<value>[A-Z]{2,6})\]?,?\s*(?:is\s+)?"
+                          r"(?:not support|unsupported|invalid)", re.I)),
+    ("format", re.compile(r"(?P<param>[\w.]+)\s+format\s+(?:is\s+)?\[?(?P<value>[A-Z][A-Z0-9_]+)\]?,?\s*"
+                          r"(?:is\s+)?(?:not support|unsupported|invalid)", re.I)),
+    ("format", re.compile(r"(?P<param>[\w.]+)\s+format\s+(?:must|should) be\s+(?P<allowed>[A-Z][\w, ]+)", re.I)),
+    ("shape", re.compile(r"(?P<param>head[ _]?(?:dim|size|num)\w*|headDim|headSize|D)\s*(?:\(|=|is|:)?\s*"
+                         r"\[?(?P<value>\d+)?\]?\)?,?\s*(?:is\s+)?(?:not support|unsupported|invalid|must|should|"
+                         r"only support)(?:,?\s*(?:only support|should be|must be)\s*)?(?P<allowed>.*)", re.I)),
+    ("shape", re.compile(r"(?:get unsupported|unsupported|invalid|not support(?:ed)?)\s+(?P<param>[\w ]{0,40}?)"
+                         r"\s*shape\b(?P<value>.*)", re.I)),
+    ("shape", re.compile(r"(?P<param>[A-Za-z_][\w.]*)(?:'s)?\s+(?:shape|dim(?:ension)?s?|rank)\s*(?:is\s*)?"
+                         r"(?P<value>\[[^\]]*\]|\(\S*\)|\d+)?,?\s*(?:must|should|is not support|not support|is invalid|"
+                         r"invalid|mismatch)(?P<allowed>.*)", re.I)),
+    ("platform", re.compile(r"this (?:platform|soc|chip)\s+(?:only support|does not support|not support)\s*"
+                            r"(?P<allowed>.*?)(?:,\s*actual\s*(?P<value>.*))?$", re.I)),
+    ("platform", re.compile(r"(?:not support(?:ed)?|unsupported) (?:on|in) (?:this |current )?(?:platform|soc|chip)"
+                            r"(?P<value>.*)", re.I)),
+    ("attribute", re.compile(r"(?P<param>[\w.]+)\s*(?:=|is|:)\s*\[?(?P<value>-?[\w.]+)\]?,?\s*(?:is\s+)?(?:invalid|"
+                             r"not support|unsupported|out of range)(?P<allowed>.*)", re.I)),
+    ("call", re.compile(r"[Tt]iling (?:failed|Failed|func failed)|do tiling failed|TilingFunc failed")),
+    ("call", re.compile(r"AclNN_Parameter_Error|ACLNN_ERR_PARAM_INVALID|error code is 161002")),
+)
+#: Lines this family reads.
+KEEP = ("not implemented for", "support list", "supported list", "when layout", "layout is", "not support",
+        "unsupported", "Tiling", "tiling", "AclNN_Parameter_Error", "ACLNN_ERR_PARAM", "161002", "should be",
+        "must be", "but it is", "only support", "but got")
+_OP = re.compile(r"\b(aclnn[A-Z]\w+?)(?:GetWorkspaceSize)?\b|\bop\[(?P<bracket>\w+)\]|\b[Oo]p(?:type)?\s*"
+                 r"[\[(]?(?P<named>[A-Z]\w+)[\])]?(?=[\s,:])")
+#: How many lines before a complaint the call's own line (`call aclnnX failed`) may stand.
+LOOKBACK = 6
+
+
+def _op(texts: list[str]) -> str | None:
+    """The op a complaint is about: named on its own line, else on the nearest line before it."""
+    for text in reversed(texts):
+        m = _OP.search(text)
+        if m:
+            return m.group(1) or m["bracket"] or m["named"]
+    return None
+
+
+def _clean(value: str | None) -> str | None:
+    if value is None:
+        return None
+    value = re.sub(r"\[FUNC:.*$|\[FILE:.*$", "", value).strip(" ,.;:")
+    if value.startswith("[") and value.endswith("]") or value.startswith("(") and value.endswith(")"):
+        value = value[1:-1]
+    elif value.count("[") < value.count("]"):
+        value = value.rstrip("]")
+    return value.strip(" ,") or None
+
+
+def _allowed(value: str | None) -> tuple[str, ...]:
+    """The allowed values a complaint lists (`[DT_FLOAT16,DT_FLOAT,]`, `float16, float32`)."""
+    value = _clean(value)
+    if not value:
+        return ()
+    return tuple(v.strip() for v in re.split(r"[,|/]|\s+(?:or|and)\s+", value) if v.strip())
+
+
+#: Wordings of other failures that share a form's words: the graph engine's op store (op-unsupported-input-dtype)
+#: and a missing kernel binary (op-binary-not-found) are not an op's check of its call.
+NOT_A_CHECK = re.compile(r"op store|Cannot find bin of op|binary_info_config")
+
+
+def read_line(text: str) -> tuple[str, re.Match] | None:
+    """The aspect and the match of the first form a line shows, or None."""
+    if NOT_A_CHECK.search(text):
+        return None
+    for aspect, pattern in FORMS:
+        m = pattern.search(text)
+        if m:
+            return aspect, m
+    return None
+
+
+def extract(log: LogTable) -> list[Rejection]:
+    """Every op complaint, in log order; the lines just before a complaint name its op when it does not."""
+    r = log.records
+    hits = r[r["msg"].str.contains(any_of(KEEP), regex=True)]
+    files, msgs = r["file"].to_numpy(), r["msg"].to_numpy()
+    out: list[Rejection] = []
+    for pos, (file, line, msg) in zip(r.index.get_indexer(hits.index), hits[["file", "line", "msg"]].itertuples(index=False)):
+        found = read_line(msg)
+        if found is None:
+            continue
+        aspect, m = found
+        groups = m.groupdict()
+        before = [msgs[i] for i in range(max(0, pos - LOOKBACK), pos + 1) if files[i] == file]
+        out.append(Rejection(op=_op(before), aspect=aspect, param=_clean(groups.get("param")),
+                             value=_clean(groups.get("value")), allowed=_allowed(groups.get("allowed")),
+                             file=file, line=int(line), text=msg))
+    return out

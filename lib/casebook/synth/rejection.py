@@ -1,0 +1,103 @@
+"""Samples of ops refusing their call before launch, each saying what it refuses: a dtype, a layout, the chip."""
+from __future__ import annotations
+
+from datetime import datetime
+
+from .host import aclnn_failure, job_failing
+from .job import Job, files, stop
+
+DTYPE = "op-rejects-dtype"
+LAYOUT = "op-rejects-format-or-layout"
+CHIP = "op-unsupported-on-this-chip"
+TILING = "aclnn-tiling-unsupported-shape"
+
+
+def dtype_positive() -> dict[str, str]:
+    """RmsNorm on a card without bfloat16 kernels is handed bfloat16 tensors."""
+    job, t = job_failing(260801, 61120, datetime(2026, 8, 1, 9, 12, 40, 218_031), 1, steps=2)
+    aclnn_failure(job, job.proc(1), t, "aclnnRmsNorm",
+                  "AclNN_Parameter_Error(EZ1001): Io input dtype or format is not supported, get io input info is "
+                  "x(DT_BFLOAT16, ND) gamma(DT_BFLOAT16, ND) yOut(DT_BFLOAT16, ND) rstdOut(DT_FLOAT, ND) but supported "
+                  "list is:", ["SupportInfo[0] x(DT_FLOAT16, ND) gamma(DT_FLOAT16, ND) yOut(DT_FLOAT16, ND) "
+                               "rstdOut(DT_FLOAT, ND)", "aclnnRmsNormGetWorkspaceSize call failed, please check."])
+    return _files(job, t, """Four ranks, a minute in. aclnnRmsNorm refuses its call: 'Io input dtype or format is not
+        supported, get io input info is x(DT_BFLOAT16, ND) ...', and the only supported row is float16. The model
+        was loaded in bfloat16 on a card whose kernel takes float16: the op rejects the dtype, confirmed.""",
+                  DTYPE, {DTYPE: "confirmed"})
+
+
+def dtype_negative_missing_binary() -> dict[str, str]:
+    """EZ1001 again, but the op's kernel description file is missing: a package problem, not a dtype."""
+    job, t = job_failing(260803, 62240, datetime(2026, 8, 3, 14, 2, 11, 40_115), 1, steps=2)
+    aclnn_failure(job, job.proc(0), t, "aclnnSwiGlu",
+                  "EZ1001: Get path and read binary_info_config.json failed, please check if the opp_kernel package "
+                  "is installed!", ["aclnnSwiGluGetWorkspaceSize call failed, please check."])
+    return _files(job, t, """Near miss for op-rejects-dtype: aclnnSwiGlu fails before launch with EZ1001, but its
+        words say the kernels package's binary_info_config.json could not be read: nothing about a dtype. The
+        dtype case is possible at most.""", None, {DTYPE: "possible"})
+
+
+def layout_positive() -> dict[str, str]:
+    """FlashAttentionScore under layout TND is called without the per-sequence lengths it needs."""
+    job, t = job_failing(260805, 63360, datetime(2026, 8, 5, 7, 41, 2, 77_412), 3, steps=3)
+    aclnn_failure(job, job.proc(2), t, "aclnnFlashAttentionScore",
+                  "actualSeqQLen must not be null when input_layout is TND.[FUNC:CheckInputLayout]"
+                  "[FILE:flash_attention_score_tiling.cpp][LINE:742]",
+                  ["aclnnFlashAttentionScoreGetWorkspaceSize call failed, please check."])
+    return _files(job, t, """Four ranks, three minutes in. FlashAttentionScore refuses its call: 'actualSeqQLen must not
+        be null when input_layout is TND'. The caller chose the packed layout without the sequence lengths it
+        needs: the op rejects the layout, confirmed.""", LAYOUT, {LAYOUT: "confirmed"})
+
+
+def layout_negative_dtype() -> dict[str, str]:
+    """The same op refuses the dtype of its query: a dtype rejection, not a layout one."""
+    job, t = job_failing(260807, 64480, datetime(2026, 8, 7, 18, 20, 55, 901_344), 2, steps=3)
+    aclnn_failure(job, job.proc(3), t, "aclnnFlashAttentionScore",
+                  "AclNN_Parameter_Error(EZ1001): Tensor query not implemented for DT_FLOAT, should be in dtype support "
+                  "list [DT_FLOAT16,DT_BFLOAT16,].", ["aclnnFlashAttentionScoreGetWorkspaceSize call failed, please "
+                                                      "check."])
+    return _files(job, t, """Near miss for op-rejects-format-or-layout: FlashAttentionScore, EZ1001, a call refused
+        before launch, but the op's words name the query's dtype (DT_FLOAT, where it takes float16 or bfloat16),
+        not its layout. The dtype case is confirmed; the layout case possible at most.""",
+                  DTYPE, {DTYPE: "confirmed", LAYOUT: "possible"})
+
+
+def chip_positive() -> dict[str, str]:
+    """A w8a8 matmul asks for a transpose combination the 300I Duo's kernel does not have."""
+    job, t = job_failing(260809, 65600, datetime(2026, 8, 9, 11, 5, 30, 12_906), 1, steps=2)
+    aclnn_failure(job, job.proc(0), t, "aclnnQuantMatmulWeightNz",
+                  "op[QuantBatchMatmulV3], this platform only support output transpose_x1 false and transpose_x2 true, "
+                  "actual [false, false][FUNC:AnalyzeAttrs][FILE:quant_batch_matmul_v3_tiling.cc][LINE:403]",
+                  ["op[QuantBatchMatmulV3], fail to analyze context info[FUNC:GetShapeAttrsInfo]"
+                   "[FILE:quant_batch_matmul_v3_tiling.cc][LINE:332]"])
+    return _files(job, t, """Four ranks, a minute in. QuantBatchMatmulV3 refuses the call: 'this platform only support
+        output transpose_x1 false and transpose_x2 true, actual [false, false]'. The quantized path asks this chip
+        for a kernel variant it does not have: unsupported on this chip, confirmed.""", CHIP, {CHIP: "confirmed"})
+
+
+def chip_negative_dtype() -> dict[str, str]:
+    """The chip's kernel list refuses bfloat16: a dtype the caller can change, said as a dtype."""
+    job, t = job_failing(260811, 66720, datetime(2026, 8, 11, 16, 44, 8, 503_777), 2, steps=2)
+    aclnn_failure(job, job.proc(1), t, "aclnnAdd",
+                  "AclNN_Parameter_Error(EZ1001): promote dtype DT_BFLOAT16 should be in dtype support list "
+                  "[DT_FLOAT16,DT_FLOAT,DT_INT32,DT_INT8,DT_UINT8,].", ["aclnnAddGetWorkspaceSize call failed, "
+                                                                       "please check."])
+    return _files(job, t, """Near miss for op-unsupported-on-this-chip: on a card without bfloat16 kernels aclnnAdd
+        refuses DT_BFLOAT16. The chip is why, but the op's words name a dtype the caller can change: the dtype case
+        is confirmed and the chip case possible at most.""", DTYPE, {DTYPE: "confirmed", CHIP: "possible"})
+
+
+def _files(job: Job, t: datetime, about: str, diagnosis: str | None, verdicts: dict[str, str]) -> dict[str, str]:
+    """The bundle of a job that stops at `t`, with the expectation of its one run."""
+    stop(job, t)
+    return files(job, {"about": about, "runs": [{"facts": {}, "diagnosis": diagnosis, "verdicts": verdicts}]})
+
+
+BUILDERS = (
+    (DTYPE, "positive-rmsnorm-bf16-io-list", dtype_positive),
+    (DTYPE, "negative-kernel-config-missing", dtype_negative_missing_binary),
+    (LAYOUT, "positive-tnd-without-seqlens", layout_positive),
+    (LAYOUT, "negative-query-dtype", layout_negative_dtype),
+    (CHIP, "positive-quant-matmul-transpose", chip_positive),
+    (CHIP, "negative-bf16-promote", chip_negative_dtype),
+)

@@ -1,0 +1,89 @@
+"""The op's own complaint: each wording the op layer prints, read into op, aspect, parameter, value and allowed
+values, and the cause it points to. Lines follow the public forms (vllm-project/vllm-ascend issues 1736, 2925 and
+6490; the op API checks of hicann/opbase) with new pids and times."""
+import pytest
+from casebook.evidence.rejection import extract, read_line
+from casebook.judging.triage import triage
+from casebook.knowledge.kb import load_kb
+from casebook.reading.plog import read_plog
+from conftest import write_log
+
+KB = load_kb()
+
+#: (line, aspect, param, value, allowed)
+FORMS = [
+    ("AclNN_Parameter_Error(EZ1001): Tensor self not implemented for DT_INT8, should be in dtype support list "
+     "[DT_INT32,DT_FLOAT16,DT_FLOAT,DT_INT64,DT_BOOL,DT_BFLOAT16,].",
+     "dtype", "self", "DT_INT8", ("DT_INT32", "DT_FLOAT16", "DT_FLOAT", "DT_INT64", "DT_BOOL", "DT_BFLOAT16")),
+    ("EZ1001: [PID: 4410] 2026-03-02-10:11:12.101.202 promote dtype DT_BFLOAT16 should be in dtype support list "
+     "[DT_FLOAT16,DT_FLOAT,].", "dtype", "promote", "DT_BFLOAT16", ("DT_FLOAT16", "DT_FLOAT")),
+    ("call aclnnQuantMatmulWeightNz failed, detail:EZ1001: [PID: 5121] 2026-03-02-10:11:12.101.202 When scale dtype "
+     "is bfloat16, out dtype should also be bfloat16 but it is DT_INT32", "dtype", "out", "DT_INT32", ("bfloat16",)),
+    ("AclNN_Parameter_Error(EZ1001): Io input dtype or format is not supported, get io input info is x(DT_BFLOAT16, "
+     "ND) gamma(DT_BFLOAT16, ND) yOut(DT_BFLOAT16, ND) rstdOut(DT_FLOAT, ND) but supported list is:",
+     "dtype_or_format", None, "x(DT_BFLOAT16, ND) gamma(DT_BFLOAT16, ND) yOut(DT_BFLOAT16, ND) rstdOut(DT_FLOAT, ND)",
+     ()),
+    ("EZ1001: Expected dtype of query to be float16 or bfloat16, but got float32.", "dtype", "query", "float32",
+     ("float16", "bfloat16")),
+    ("E89999: [PID: 7312] 2026-03-02-10:11:12.101.202 op[QuantBatchMatmulV3], this platform only support output "
+     "transpose_x1 false and transpose_x2 true, actual [false, false][FUNC:AnalyzeAttrs][FILE:quant_batch_matmul_v3_"
+     "tiling.cc][LINE:403]", "platform", None, "false, false", ("output transpose_x1 false", "transpose_x2 true")),
+    ("actualSeqQLen must not be null when input_layout is TND.[FUNC:CheckInputLayout][FILE:fa_tiling.cpp][LINE:742]",
+     "layout", "actualSeqQLen", "TND", ("not be null",)),
+    ("EZ9999: [PID: 881] 2026-03-02-10:11:12.101.202 get unsupported atten_mask shape, the shape is [16, 1, 1, 1500]",
+     "shape", "atten_mask", "the shape is [16, 1, 1, 1500]", ()),
+    ("EZ1001: head dim 512 is not support, only support 64, 128, 192 and 256.", "shape", "head dim", "512",
+     ("64", "128", "192", "256")),
+    ("E89999: input x format NZ is not supported", "format", "x", "NZ", ()),
+    ("Tiling failed", "call", None, None, ()),
+    ("launch failed for FlashAttentionScore, errno:561103.", None, None, None, ()),
+]
+
+
+@pytest.mark.parametrize("text,aspect,param,value,allowed", FORMS, ids=[f[0][:40] for f in FORMS])
+def test_each_wording_is_read_into_its_parts(text, aspect, param, value, allowed):
+    found = read_line(text)
+    if aspect is None:
+        assert found is None
+        return
+    got, m = found
+    groups = m.groupdict()
+    from casebook.evidence.rejection import _allowed, _clean
+    assert (got, _clean(groups.get("param")), _clean(groups.get("value")), _allowed(groups.get("allowed"))) == \
+           (aspect, param, value, allowed)
+
+
+def test_the_op_comes_from_the_call_line_before_the_complaint(tmp_path):
+    path = write_log(tmp_path, "console.log", "\n".join([
+        "Traceback (most recent call last):",
+        "RuntimeError: call aclnnRmsNorm failed, detail:EZ1001: [PID: 301] 2026-03-02-10:11:12.101.202",
+        "AclNN_Parameter_Error(EZ1001): Io input dtype or format is not supported, get io input info is "
+        "x(DT_BFLOAT16, ND) but supported list is:",
+    ]) + "\n")
+    (r,) = extract(read_plog(path))
+    assert (r.op, r.aspect, r.line) == ("aclnnRmsNorm", "dtype_or_format", 3)
+    assert r.said() == "aclnnRmsNorm rejects dtype or format x(DT_BFLOAT16, ND)"
+
+
+def test_the_graph_engines_op_store_and_a_missing_binary_are_not_an_ops_check():
+    assert read_line("The dtype, format or shape of input in op desc is not supported in op store, check it.") is None
+    assert read_line("EZ1001: Get path and read binary_info_config.json failed, please check if the opp_kernel "
+                     "package is installed! not support") is None
+
+
+@pytest.mark.parametrize("line,case", [
+    ("RuntimeError: call aclnnCast failed, detail:EZ1001: [PID: 91] 2026-03-02-10:11:12.101.202 Tensor self not "
+     "implemented for DT_BFLOAT16, should be in dtype support list [DT_FLOAT16,DT_FLOAT,].", "op-rejects-dtype"),
+    ("RuntimeError: call aclnnFlashAttentionScore failed, detail:EZ1001: [PID: 91] 2026-03-02-10:11:12.101.202 "
+     "actualSeqQLen must not be null when input_layout is TND.", "op-rejects-format-or-layout"),
+    ("RuntimeError: call aclnnQuantMatmulWeightNz failed, detail:E89999: [PID: 91] 2026-03-02-10:11:12.101.202 "
+     "op[QuantBatchMatmulV3], this platform only support output transpose_x1 false and transpose_x2 true, actual "
+     "[false, false]", "op-unsupported-on-this-chip"),
+    ("RuntimeError: call aclnnFlashAttentionScore failed, detail:EZ1001: [PID: 91] 2026-03-02-10:11:12.101.202 head "
+     "dim 512 is not support, only support 64, 128, 192 and 256.", "aclnn-tiling-unsupported-shape"),
+])
+def test_a_pasted_complaint_names_its_cause_and_says_it_in_words(tmp_path, line, case):
+    t = triage(write_log(tmp_path, "paste.txt", line + "\n"), kb=KB)
+    assert t.diagnosis is not None and t.diagnosis.case.id == case
+    said = [i.text for i in t.diagnosis.for_ if i.id.startswith("rejects_")]
+    assert said and " rejects " in said[0] and said[0].startswith("aclnn")
