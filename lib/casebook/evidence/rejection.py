@@ -114,20 +114,54 @@ def read_line(text: str) -> tuple[str, re.Match] | None:
     return None
 
 
+#: How many lines a pasted complaint may be broken into (a console wraps it, a paste breaks it after the code).
+SPAN = 3
+
+
+def _windows(msgs, files, pos: int):
+    """The texts a complaint at `pos` may be: the line alone, then joined with the lines of its file after it."""
+    text = msgs[pos]
+    yield text
+    for i in range(pos + 1, min(pos + SPAN, len(msgs))):
+        if files[i] != files[pos]:
+            return
+        text = f"{text} {msgs[i].strip()}"
+        yield text
+
+
+def _first_form(msgs, files, pos: int) -> tuple[tuple[str, re.Match] | None, int]:
+    """The first form the lines from `pos` show, and how many lines after `pos` it took; a bare `call` (a
+    parameter error that names nothing yet) gives way to what the lines after it name."""
+    bare = None
+    for used, text in enumerate(_windows(msgs, files, pos)):
+        found = read_line(text)
+        if found is not None and found[0] != "call":
+            return found, used
+        if found is not None and bare is None:
+            bare = (found, used)
+    return bare or (None, 0)
+
+
 def extract(log: LogTable) -> list[Rejection]:
-    """Every op complaint, in log order; the lines just before a complaint name its op when it does not."""
+    """Every op complaint, in log order, each once; the lines just before a complaint name its op when it does not."""
     r = log.records
     hits = r[r["msg"].str.contains(any_of(KEEP), regex=True)]
     files, msgs = r["file"].to_numpy(), r["msg"].to_numpy()
     out: list[Rejection] = []
-    for pos, (file, line, msg) in zip(r.index.get_indexer(hits.index), hits[["file", "line", "msg"]].itertuples(index=False)):
-        found = read_line(msg)
-        if found is None:
+    covered = -1   # a complaint read over several lines is not read again from its later lines
+    for hit in r.index.get_indexer(hits.index):
+        # the complaint starts on the line with the literal, else on one of the lines just before it
+        for pos in range(hit, max(covered, hit - SPAN), -1):
+            found, used = _first_form(msgs, files, pos)
+            if found is not None:
+                break
+        else:
             continue
         aspect, m = found
         groups = m.groupdict()
-        before = [msgs[i] for i in range(max(0, pos - LOOKBACK), pos + 1) if files[i] == file]
+        before = [msgs[i] for i in range(max(0, pos - LOOKBACK), pos + 1) if files[i] == files[pos]]
         out.append(Rejection(op=_op(before), aspect=aspect, param=_clean(groups.get("param")),
                              value=_clean(groups.get("value")), allowed=_allowed(groups.get("allowed")),
-                             file=file, line=int(line), text=msg))
+                             file=files[pos], line=int(r["line"].iat[pos]), text=m.string))
+        covered = pos + used
     return out
