@@ -64,8 +64,8 @@ FORMS: tuple[tuple[str, re.Pattern], ...] = (
 KEEP = ("not implemented for", "support list", "supported list", "when layout", "layout is", "not support",
         "unsupported", "Tiling", "tiling", "AclNN_Parameter_Error", "ACLNN_ERR_PARAM", "161002", "should be",
         "must be", "but it is", "only support", "but got")
-_OP = re.compile(r"\b(aclnn[A-Z]\w+?)(?:GetWorkspaceSize)?\b|\bop\[(?P<bracket>\w+)\]|\b[Oo]p(?:type)?\s*"
-                 r"[\[(]?(?P<named>[A-Z]\w+)[\])]?(?=[\s,:])")
+_OP = re.compile(r"\b(aclnn[A-Z]\w+?)(?:GetWorkspaceSize)?\b|\bop\[(?P<bracket>\w+)\]|\b[Oo]p(?:[Tt]ype|[Nn]ame)?\s*[:=]?\s*"
+                 r"[\[(](?P<named>[A-Z]\w+)[\])]")
 #: How many lines before a complaint the call's own line (`call aclnnX failed`) may stand.
 LOOKBACK = 6
 
@@ -82,7 +82,7 @@ def _op(texts: list[str]) -> str | None:
 def _clean(value: str | None) -> str | None:
     if value is None:
         return None
-    value = re.sub(r"\[FUNC:.*$|\[FILE:.*$", "", value).strip(" ,.;:")
+    value = re.sub(r"\[FUNC:.*$|\[FILE:.*$|^(?:\[[^\]]*\])+(?=\w)", "", value).strip(" ,.;:")
     if value.startswith("[") and value.endswith("]") or value.startswith("(") and value.endswith(")"):
         value = value[1:-1]
     elif value.count("[") < value.count("]"):
@@ -118,22 +118,23 @@ def read_line(text: str) -> tuple[str, re.Match] | None:
 SPAN = 3
 
 
-def _windows(msgs, files, pos: int):
-    """The texts a complaint at `pos` may be: the line alone, then joined with the lines of its file after it."""
+def _windows(msgs, files, headed, pos: int):
+    """The texts a complaint at `pos` may be: the line alone, then joined with the lines after it that carry no
+    header of their own (the rest of a broken paste; every line of a plog has its header)."""
     text = msgs[pos]
     yield text
     for i in range(pos + 1, min(pos + SPAN, len(msgs))):
-        if files[i] != files[pos]:
+        if files[i] != files[pos] or headed[i]:
             return
         text = f"{text} {msgs[i].strip()}"
         yield text
 
 
-def _first_form(msgs, files, pos: int) -> tuple[tuple[str, re.Match] | None, int]:
+def _first_form(msgs, files, headed, pos: int) -> tuple[tuple[str, re.Match] | None, int]:
     """The first form the lines from `pos` show, and how many lines after `pos` it took; a bare `call` (a
     parameter error that names nothing yet) gives way to what the lines after it name."""
     bare = None
-    for used, text in enumerate(_windows(msgs, files, pos)):
+    for used, text in enumerate(_windows(msgs, files, headed, pos)):
         found = read_line(text)
         if found is not None and found[0] != "call":
             return found, used
@@ -146,13 +147,14 @@ def extract(log: LogTable) -> list[Rejection]:
     """Every op complaint, in log order, each once; the lines just before a complaint name its op when it does not."""
     r = log.records
     hits = r[r["msg"].str.contains(any_of(KEEP), regex=True)]
-    files, msgs = r["file"].to_numpy(), r["msg"].to_numpy()
+    files, msgs, headed = r["file"].to_numpy(), r["msg"].to_numpy(), r["level"].notna().to_numpy()
     out: list[Rejection] = []
     covered = -1   # a complaint read over several lines is not read again from its later lines
     for hit in r.index.get_indexer(hits.index):
-        # the complaint starts on the line with the literal, else on one of the lines just before it
-        for pos in range(hit, max(covered, hit - SPAN), -1):
-            found, used = _first_form(msgs, files, pos)
+        # the complaint starts on the line with the literal, else (a line without a header of its own) on one of
+        # the lines just before it
+        for pos in range(hit, max(covered, hit - SPAN if not headed[hit] else hit - 1), -1):
+            found, used = _first_form(msgs, files, headed, pos)
             if found is not None:
                 break
         else:

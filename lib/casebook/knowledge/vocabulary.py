@@ -132,6 +132,9 @@ FACTS = {s.name: s for s in (
     FactSpec("cann_set_env_sourced", "bool",
              "The shell or container entry point that starts the job sources CANN's set_env.sh (ascend-toolkit or cann "
              "folder), so LD_LIBRARY_PATH holds its lib64."),
+    FactSpec("transfer_to_npu_imported", "bool",
+             "The script imports torch_npu.contrib.transfer_to_npu, which maps torch.cuda calls and 'cuda' devices to "
+             "the NPU."),
     FactSpec("cann_toolkit_installed", "bool",
              "The CANN toolkit is installed in (or mounted into) the machine or container that runs the job."),
     # driver, CANN and build-time mismatches: environment-versions, op-binary-compile

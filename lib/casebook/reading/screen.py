@@ -337,6 +337,15 @@ def _ms_report(line: str, state: BlockState) -> Fields | None:
     return None
 
 
+def _loader_error(line: str, state: BlockState) -> Fields | None:
+    """`./prog: error while loading shared libraries: libX.so.N: cannot open shared object file`: the dynamic loader
+    refused to start a program (its path comes first, so no start pattern gates this rule; a substring test does)."""
+    if "error while loading shared libraries" not in line:
+        return None
+    state.reset()
+    return Fields(KIND_REPORT, level="ERROR", msg=line.strip())
+
+
 #: The rules, in the order they are tried.
 RULES: tuple[tuple[str, Callable[[str, BlockState], Fields | None]], ...] = (
     ("block_msg", _block_msg),
@@ -360,6 +369,7 @@ RULES: tuple[tuple[str, Callable[[str, BlockState], Fields | None]], ...] = (
     ("cpp_stack", _cpp_stack),
     ("ms_stack", _ms_stack),
     ("ms_report", _ms_report),
+    ("loader_error", _loader_error),
 )
 #: Of the rules that read a line only when one of their patterns matches at its start, whatever the block state:
 #: those patterns (grammar.parse_other tries such a rule only on a line one of them can begin; firsts.py).
