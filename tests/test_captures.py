@@ -126,3 +126,11 @@ def test_the_documented_cause_is_the_diagnosis(results, folder):
 @pytest.mark.parametrize("folder", _marked("confirmed_wrong"), ids=lambda f: f.name)
 def test_no_other_case_is_confirmed(results, folder):
     assert score(read_expected(folder), results[folder.name][1]).confirmed_wrong == ()
+
+
+def test_the_first_sight_table_counts_each_batch():
+    from casebook.knowledge.stats import first_sight
+    table = first_sight(KB.root)
+    counts = {b: sum(1 for f in FOLDERS if read_expected(f).batch == b) for b in {r["batch"] for r in table}}
+    assert [(r["batch"], r["n"]) for r in table] == sorted(counts.items())
+    assert all(0 <= r["right"] <= r["family"] <= r["n"] and r["top3"] <= r["n"] for r in table)

@@ -20,7 +20,23 @@ def test_counts_of_a_small_knowledge_base(tmp_path):
     # a (samples, none with a source) and e (no sample) lack a real source; b has one
     assert stats(kb) == Stats(cases=3, families=1, codes=3, samples=5, cases_without_real_source=2, drafts=1)
     assert stats(kb).as_dict() == {"cases": 3, "families": 1, "codes": 3, "samples": 5,
-                                   "cases_without_real_source": 2, "drafts": 1}
+                                   "cases_without_real_source": 2, "drafts": 1, "captures": 0, "priors": 0,
+                                   "compatibility_rows": 0, "first_sight": ()}
     assert [p.name for p in sample_folders(tmp_path, "a")] == ["negative-1", "positive-1"]
     assert sample_folders(tmp_path, "missing") == []
     assert [sourced(codes[c]) for c in "1234"] == [True, True, True, False]
+
+
+def test_captures_and_the_first_sight_table_beside_a_knowledge_base(tmp_path):
+    (tmp_path / "kb").mkdir()
+    for name in ("01-a", "02-b"):
+        (tmp_path / "tests" / "captures" / name).mkdir(parents=True)
+        (tmp_path / "tests" / "captures" / name / "expect.yaml").write_text("diagnosis: x\n", encoding="utf-8")
+    (tmp_path / "tests" / "captures" / "03-no-expectation").mkdir()
+    (tmp_path / "kb" / "first-sight.yaml").write_text(
+        "batches:\n  - {batch: 1, n: 50, right: 30, family: 45, top3: 40, confirmed_wrong: 0, commit: abc}\n",
+        encoding="utf-8")
+    kb = KnowledgeBase(root=tmp_path / "kb", cases={}, families={}, codes={})
+    got = stats(kb)
+    assert (got.captures, got.first_sight) == (2, ({"batch": 1, "n": 50, "right": 30, "family": 45, "top3": 40,
+                                                     "confirmed_wrong": 0},))

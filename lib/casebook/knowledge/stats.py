@@ -4,6 +4,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+import yaml
+
 from .checks import UNKNOWN_SAMPLES
 from .kb import CodePage, KnowledgeBase
 
@@ -21,6 +23,10 @@ class Stats:
     samples: int                     #: sample folders, of cases, families and unknown failures
     cases_without_real_source: int   #: verified cases none of whose samples names a public source beside it
     drafts: int
+    captures: int = 0                #: real captures beside the knowledge base (tests/captures), each with its cause
+    priors: int = 0                  #: cases with a prior measured from the real captures
+    compatibility_rows: int = 0      #: rows of the version and chip tables, each with its source
+    first_sight: tuple = ()          #: each batch of captures at first sight (kb/first-sight.yaml)
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -36,6 +42,26 @@ def sample_folders(root: Path, owner: str) -> list[Path]:
     return sorted(p for p in folder.iterdir() if p.is_dir()) if folder.is_dir() else []
 
 
+#: The batch table of the real captures at first sight, beside the knowledge base.
+FIRST_SIGHT = "first-sight.yaml"
+FIRST_SIGHT_KEYS = ("batch", "n", "right", "family", "top3", "confirmed_wrong")
+
+
+def first_sight(root: Path) -> tuple[dict, ...]:
+    """Each batch's first-sight figures: {batch, n, right, family, top3, confirmed_wrong}."""
+    path = root / FIRST_SIGHT
+    if not path.is_file():
+        return ()
+    doc = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    return tuple({k: row[k] for k in FIRST_SIGHT_KEYS} for row in doc.get("batches") or ())
+
+
+def capture_count(root: Path) -> int:
+    """The real captures of the project's test set (folders holding an expect.yaml), 0 outside a checkout."""
+    folder = root.parent / "tests" / "captures"
+    return sum(1 for p in folder.iterdir() if (p / "expect.yaml").is_file()) if folder.is_dir() else 0
+
+
 def stats(kb: KnowledgeBase) -> Stats:
     """The counts of one loaded knowledge base."""
     verified = [c for c in kb.cases.values() if c.status == "verified" and c.family in kb.families]
@@ -46,4 +72,5 @@ def stats(kb: KnowledgeBase) -> Stats:
                  codes=len({code for code, page in kb.codes.items() if sourced(page)}),
                  samples=sum(len(sample_folders(kb.root, o)) for o in owners),
                  cases_without_real_source=len(unsourced),
-                 drafts=sum(1 for c in kb.cases.values() if c.status == "draft"))
+                 drafts=sum(1 for c in kb.cases.values() if c.status == "draft"),
+                 captures=capture_count(kb.root), first_sight=first_sight(kb.root))

@@ -1,0 +1,47 @@
+"""Scoring one capture's triage against the cause its source states (judging/accuracy.py)."""
+from casebook.judging.accuracy import Expected, figures, read_expected, score
+
+
+def doc(diagnosis, family, *candidates):
+    return {"diagnosis": diagnosis, "family": {"id": family} if family else None,
+            "candidates": [{"case": c, "verdict": v} for c, v in candidates]}
+
+
+WANT = Expected("x", ("op-rejects-dtype",), "op-not-supported", 2, "the op refuses bf16")
+
+
+def test_right_family_top3_and_a_wrong_confirmation_are_told_apart():
+    right = score(WANT, doc("op-rejects-dtype", "op-not-supported", ("op-rejects-dtype", "confirmed")))
+    assert (right.right, right.family, right.top3, right.confirmed_wrong) == (True, True, True, ())
+    family = score(WANT, doc(None, "op-not-supported", ("a", "possible"), ("b", "possible"), ("c", "possible"),
+                             ("op-rejects-dtype", "possible")))
+    assert (family.right, family.family, family.top3) == (False, True, False)
+    wrong = score(WANT, doc("a", "memory-allocation", ("a", "confirmed"), ("op-rejects-dtype", "likely")))
+    assert (wrong.right, wrong.family, wrong.top3, wrong.confirmed_wrong) == (False, False, True, ("a",))
+
+
+def test_a_ruled_out_candidate_is_not_in_the_top_three():
+    s = score(WANT, doc(None, None, ("op-rejects-dtype", "ruled_out"), ("a", "possible")))
+    assert s.top3 is False
+
+
+def test_a_capture_without_a_documented_cause_is_right_when_nothing_is_claimed():
+    none = Expected("y", ("undocumented",), None, 0, "")
+    assert score(none, doc(None, "hccl-timeout")).right is True
+    assert score(none, doc("hccl-notify-wait-timeout", "hccl-timeout")).right is False
+
+
+def test_figures_count_documented_captures_and_every_wrong_confirmation():
+    none = Expected("y", ("undocumented",), None, 0, "")
+    scores = [score(WANT, doc("op-rejects-dtype", None)), score(WANT, doc(None, "op-not-supported")),
+              score(none, doc(None, None, ("a", "confirmed")))]
+    f = figures(scores, "2")
+    assert (f.n, f.documented, f.right, f.family, f.top3, f.confirmed_wrong) == (3, 2, 1, 2, 0, 1)
+
+
+def test_an_expectation_reads_its_accepted_ids_family_and_batch(tmp_path):
+    (tmp_path / "expect.yaml").write_text("diagnosis: a-slug\naccept: [op-rejects-dtype]\nfamily: none\nbatch: 3\n"
+                                          "cause: words\n", encoding="utf-8")
+    e = read_expected(tmp_path)
+    assert (e.cases, e.family, e.batch, e.cause, e.documented) == (("a-slug", "op-rejects-dtype"), None, 3, "words",
+                                                                   True)
