@@ -271,3 +271,43 @@ def test_a_required_fact_that_holds_is_evidence_of_its_own_beside_the_family_and
     assert (h.verdict, h.score) == (CONFIRMED, 0.5)   # the family's unit and the held fact: 1 of 2, confirmed
     # the family's unit is in the total even when none of its signs show
     assert judge(case(KEY), obs("alpha"), {}, family).score == 0.75
+
+
+def test_a_retcode_the_case_does_not_name_keeps_it_from_confirmed():
+    """A kernel that ended with retCode 0x26 did not time out, whatever its errorStr says; with 0x25 it did."""
+    from casebook.judging.ranking import Observation, Observed, judge
+    from casebook.knowledge.kb import load_kb
+    case = load_kb().cases["aicore-kernel-execution-timeout"]
+
+    def seen(code):
+        return Observed([Observation("aicore_fault", True, "fault", "plog", 1),
+                         Observation("error_bits", "none", "errcode:(0, 0, 0)", "plog", 2),
+                         Observation("code", code, f"retCode={code}, [timeout or trap error]", "plog", 3),
+                         Observation("message", f"retCode={code}, [timeout or trap error]",
+                                     f"retCode={code}, [timeout or trap error]", "plog", 3)])
+
+    timeout, trap = judge(case, seen("0x25"), {}), judge(case, seen("0x26"), {})
+    assert not any(i.id == "excluded_retCode" for i in timeout.against)
+    assert trap.verdict == "possible" and [i.why for i in trap.against if i.id == "excluded_retCode"] == [
+        "the log's retCode 0x26 is none of this case's (0x25, 0x30)"]
+    assert timeout.verdict in ("confirmed", "likely")
+
+
+def test_no_sample_confirms_a_case_against_the_retcodes_it_names():
+    import yaml
+    from pathlib import Path
+    from casebook.judging.ranking import EXCLUSIVE_KINDS
+    from casebook.judging.triage import triage
+    root = Path(__file__).resolve().parents[1] / "kb" / "samples"
+    retcode = EXCLUSIVE_KINDS["retCode"]
+    bad = []
+    for expect in sorted(root.glob("*/*/expect.yaml")):
+        t = triage(expect.parent, facts=(yaml.safe_load(expect.read_text(encoding="utf-8"))["runs"][0].get("facts")
+                                         or {}))
+        logged = {c.code for c in t.evidence.codes if retcode.fullmatch(str(c.code))}
+        for h in t.candidates:
+            named = {str(v) for s in h.case.signatures if s.field == "code" and s.matcher in ("equals", "in")
+                     for v in (s.value if s.matcher == "in" else [s.value]) if retcode.fullmatch(str(v))}
+            if h.verdict == "confirmed" and named and logged and not named & logged:
+                bad.append((expect.parent.name, h.case.id))
+    assert bad == []

@@ -198,9 +198,8 @@ def judge(case: KnownCase, obs: Observed | list[Observation], facts: dict[str, F
     h.explains = set().union(*(obs.lines(s) for s in signatures))
     contradicted = [(s, o) for s in case.contradicted_by if (o := obs.first(s))]
     h.against = [Item(s.id, o.text, o.file, o.line, s.why) for s, o in contradicted]
-    excluded = excluded_codes(case, obs)
+    excluded = excluded_codes(case, obs)   # the log's own codes speak against the case as a contradiction does
     h.against += excluded
-    contradicted += [(None, None)] * len(excluded)
     ruled_out = False
     for cond in case.against:
         fact = facts.get(cond.fact)
@@ -235,7 +234,7 @@ def judge(case: KnownCase, obs: Observed | list[Observation], facts: dict[str, F
     # a root cause needs evidence of its own (a signature or a required fact that holds), not just its family's
     distinct = bool(own) or bool(required_known)
     strong = (all(any(s.id in hit for s in sigs) for sigs in key_units) and got * 2 >= total and not contradicted
-              and distinct)
+              and not excluded and distinct)
     # which bit fired names a kind of fault, not which of its causes: that takes a fact of the case that holds
     settled = not bits_only(case.signatures) or bool(required_known) or supported
     if ruled_out:
