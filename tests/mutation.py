@@ -22,7 +22,6 @@ from fnmatch import fnmatch
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-CORPUS_HOME = ROOT.parent / "shared"
 
 #: What is mutated: every module of the two stages that decide, and the evidence stage's rule readers.
 MUTATED = ("casebook/judging/*.py", "casebook/knowledge/*.py", "casebook/evidence/cascade.py",
@@ -65,9 +64,6 @@ def prepare(work: Path) -> None:
             shutil.copytree(ROOT / name, work / "mutants" / copy, dirs_exist_ok=True,
                             ignore=shutil.ignore_patterns("__pycache__", "*.egg-info", "*.py")
                             if name == "lib" else shutil.ignore_patterns("__pycache__"))
-    # the tests run in work/mutants and find the real corpus beside it, as beside a checkout
-    if not (work / "shared").exists() and CORPUS_HOME.is_dir():
-        (work / "shared").symlink_to(CORPUS_HOME.resolve())
     settings = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
     tests = [t for t in TESTS if (ROOT / t).is_file()]
     missing = sorted(set(TESTS) - set(tests))

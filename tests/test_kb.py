@@ -115,7 +115,7 @@ def test_code_pages_cover_the_issue_list():
 
 def test_every_error_bit_has_a_meaning_of_ours():
     kb = load_kb()
-    with open(ROOT.parent / "shared" / "aicore-error-bits-910b.tsv", encoding="utf-8") as f:
+    with open(ROOT / "lib" / "casebook" / "knowledge" / "data" / "aicore-error-bits-910b.tsv", encoding="utf-8") as f:
         names = [r["name"] for r in csv.DictReader(f, delimiter="\t")]
     assert len(names) == 176
     for name in names:

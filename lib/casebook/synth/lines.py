@@ -3,7 +3,7 @@
 Every builder returns `(time, text)` pairs. Times are `datetime`s; the text follows the slog grammar
 of real CANN plogs (domain.md §1.1): `[LEVEL] MODULE(PID,PNAME):YYYY-MM-DD-hh:mm:ss.mmm.uuu body`,
 with RUNTIME bodies as `[file.cc:LINE]TID Func:msg`. The ordinary lines copy the shapes of the real
-plogs in `../shared/corpus`; the fault block copies the newer STARS wording (domain.md §1.5, §6).
+plogs in `tests/corpus`; the fault block copies the newer STARS wording (domain.md §1.5, §6).
 """
 from __future__ import annotations
 
