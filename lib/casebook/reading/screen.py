@@ -337,6 +337,22 @@ def _ms_report(line: str, state: BlockState) -> Fields | None:
     return None
 
 
+# a plog header (`[ERROR] RUNTIME(pid,...)`, in any width of punctuation) or torch_npu's dated line is not this form
+_BRACKET_LEVEL = re.compile(r"^\[(?P<level>ERROR|WARNING|WARN|INFO|DEBUG|FATAL|CRITICAL)\]:?\s+"
+                            r"(?![A-Z][A-Z0-9_]*\s*[(\uff08]|\d{4}-)(?P<msg>\S.*)$")
+_LEVEL_NAMES = {"WARN": "WARNING", "CRITICAL": "FATAL"}
+
+
+def _bracket_level(line: str, state: BlockState) -> Fields | None:
+    """`[ERROR] the socversion ... does not match ...`: an install script's or tool's line, its level in brackets
+    and no header after it (the plog, torch_npu and C10 forms, which have one, are read before)."""
+    m = _BRACKET_LEVEL.match(line)
+    if not m:
+        return None
+    state.reset()
+    return Fields(KIND_REPORT, level=_LEVEL_NAMES.get(m["level"], m["level"]), msg=m["msg"].strip())
+
+
 def _loader_error(line: str, state: BlockState) -> Fields | None:
     """`./prog: error while loading shared libraries: libX.so.N: cannot open shared object file`: the dynamic loader
     refused to start a program (its path comes first, so no start pattern gates this rule; a substring test does)."""
@@ -369,6 +385,7 @@ RULES: tuple[tuple[str, Callable[[str, BlockState], Fields | None]], ...] = (
     ("cpp_stack", _cpp_stack),
     ("ms_stack", _ms_stack),
     ("ms_report", _ms_report),
+    ("bracket_level", _bracket_level),
     ("loader_error", _loader_error),
 )
 #: Of the rules that read a line only when one of their patterns matches at its start, whatever the block state:
@@ -378,4 +395,5 @@ STARTS: dict[str, tuple[re.Pattern, ...]] = {
     "py_traceback": (_PY_TRACEBACK,), "py_frame": (_PY_FRAME,), "py_exception": (_PY_EXC,),
     "traceback_marker": (_TRACEBACK,), "advice": (_ADVICE,), "extend_info": (_EXTEND_INFO,), "npu_error": (_NPU_ERROR,),
     "npu_function": (_NPU_FUNCTION, _NPU_HINT), "py_between": (_PY_BETWEEN,), "py_markers": (_PY_MARKERS,),
+    "bracket_level": (_BRACKET_LEVEL,),
 }
