@@ -35,6 +35,13 @@ FORMS = [
     ("EZ1001: head dim 512 is not support, only support 64, 128, 192 and 256.", "shape", "head dim", "512",
      ("64", "128", "192", "256")),
     ("E89999: input x format NZ is not supported", "format", "x", "NZ", ()),
+    ("AclNN_Parameter_Error(EZ1001): Input tensor's shape[[1]] should be same with output's shape[[3950, 512]].",
+     "shape", "tensor", "[1]", ("be same with output's shape[[3950, 512]]",)),
+    ("call aclnnCat failed, detail:EZ1001: 2026-03-02-10:11:12.101.202 dimnum of tensor 5 is [1], should be equal to "
+     "tensor 0 [2].", "shape", "dimnum", "1", ("equal to tensor 0 [2]",)),
+    ("EZ1001: renorm is 1, but should be 0 when normType is softmax.", "attribute", "renorm", "1",
+     ("0 when normType is softmax",)),
+    ("RuntimeError: Backend not supported!", None, None, None, ()),
     ("Tiling failed", "call", None, None, ()),
     ("launch failed for FlashAttentionScore, errno:561103.", None, None, None, ()),
 ]

@@ -43,20 +43,24 @@ FORMS: tuple[tuple[str, re.Pattern], ...] = (
     ("format", re.compile(r"(?P<param>[\w.]+)\s+format\s+(?:is\s+)?\[?(?P<value>[A-Z][A-Z0-9_]+)\]?,?\s*"
                           r"(?:is\s+)?(?:not support|unsupported|invalid)", re.I)),
     ("format", re.compile(r"(?P<param>[\w.]+)\s+format\s+(?:must|should) be\s+(?P<allowed>[A-Z][\w, ]+)", re.I)),
-    ("shape", re.compile(r"(?P<param>head[ _]?(?:dim|size|num)\w*|headDim|headSize|D)\s*(?:\(|=|is|:)?\s*"
+    ("shape", re.compile(r"\b(?P<param>head[ _]?(?:dim|size|num)\w*|headDim|headSize|D)\b\s*(?:\(|=|is|:)?\s*"
                          r"\[?(?P<value>\d+)?\]?\)?,?\s*(?:is\s+)?(?:not support|unsupported|invalid|must|should|"
                          r"only support)(?:,?\s*(?:only support|should be|must be)\s*)?(?P<allowed>.*)", re.I)),
     ("shape", re.compile(r"(?:get unsupported|unsupported|invalid|not support(?:ed)?)\s+(?P<param>[\w ]{0,40}?)"
                          r"\s*shape\b(?P<value>.*)", re.I)),
     ("shape", re.compile(r"(?P<param>[A-Za-z_][\w.]*)(?:'s)?\s+(?:shape|dim(?:ension)?s?|rank)\s*(?:is\s*)?"
-                         r"(?P<value>\[[^\]]*\]|\(\S*\)|\d+)?,?\s*(?:must|should|is not support|not support|is invalid|"
+                         r"(?P<value>\[\[?[^\]]*\]\]?|\(\S*\)|\d+)?,?\s*(?:must|should|is not support|not support|is invalid|"
                          r"invalid|mismatch)(?P<allowed>.*)", re.I)),
     ("platform", re.compile(r"this (?:platform|soc|chip)\s+(?:only support|does not support|not support)\s*"
                             r"(?P<allowed>.*?)(?:,\s*actual\s*(?P<value>.*))?$", re.I)),
     ("platform", re.compile(r"(?:not support(?:ed)?|unsupported) (?:on|in) (?:this |current )?(?:platform|soc|chip)"
                             r"(?P<value>.*)", re.I)),
-    ("attribute", re.compile(r"(?P<param>[\w.]+)\s*(?:=|is|:)\s*\[?(?P<value>-?[\w.]+)\]?,?\s*(?:is\s+)?(?:invalid|"
+    ("attribute", re.compile(r"(?P<param>[\w.]+)\s*(?:=|\s+is)\s*\[?(?P<value>-?[\w.]+)\]?,?\s*(?:is\s+)?(?:invalid|"
                              r"not support|unsupported|out of range)(?P<allowed>.*)", re.I)),
+    ("shape", re.compile(r"\b(?P<param>dim ?num|rank|dims?|shape size) of (?P<what>[\w ]+?) is \[?(?P<value>[\d, ]+)\]?,?"
+                         r"\s*(?:but )?(?:should|must) be (?P<allowed>.+)", re.I)),
+    ("attribute", re.compile(r"\b(?P<param>[A-Za-z_][\w.]*) (?:is|=) \[?(?P<value>[^\],;]+?)\]?,?\s*(?:but )?(?:should|must) "
+                             r"(?:be|not be) (?P<allowed>.+)")),
     ("call", re.compile(r"[Tt]iling (?:failed|Failed|func failed)|do tiling failed|TilingFunc failed")),
     ("call", re.compile(r"AclNN_Parameter_Error|ACLNN_ERR_PARAM_INVALID|error code is 161002")),
 )
@@ -95,7 +99,14 @@ def _allowed(value: str | None) -> tuple[str, ...]:
     value = _clean(value)
     if not value:
         return ()
-    return tuple(v.strip() for v in re.split(r"[,|/]|\s+(?:or|and)\s+", value) if v.strip())
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(value):   # commas inside brackets belong to one value ("in [0, 2]", "shape[[8, 16]]")
+        depth += ch in "[(" and 1 or ch in "])" and -1 or 0
+        if depth == 0 and ch in ",|/":
+            parts.append(value[start:i])
+            start = i + 1
+    parts.append(value[start:])
+    return tuple(v.strip() for part in parts for v in re.split(r"\s+(?:or|and)\s+", part) if v.strip())
 
 
 #: Wordings of other failures that share a form's words: the graph engine's op store (op-unsupported-input-dtype)

@@ -9,6 +9,7 @@ from .job import Job, files, stop
 DTYPE = "op-rejects-dtype"
 LAYOUT = "op-rejects-format-or-layout"
 CHIP = "op-unsupported-on-this-chip"
+VALUE = "op-rejects-parameter-value"
 TILING = "aclnn-tiling-unsupported-shape"
 
 
@@ -87,6 +88,28 @@ def chip_negative_dtype() -> dict[str, str]:
         is confirmed and the chip case possible at most.""", DTYPE, {DTYPE: "confirmed", CHIP: "possible"})
 
 
+def value_positive() -> dict[str, str]:
+    """A MoE gating op is called with renorm on under the softmax norm it cannot combine it with."""
+    job, t = job_failing(260813, 67840, datetime(2026, 8, 13, 10, 31, 2, 411_906), 2, steps=3)
+    aclnn_failure(job, job.proc(2), t, "aclnnMoeGatingTopK",
+                  "AclNN_Parameter_Error(EZ1001): renorm is 1, but should be 0 when normType is softmax.",
+                  ["aclnnMoeGatingTopKGetWorkspaceSize call failed, please check."])
+    return _files(job, t, """Four ranks, two minutes in. MoeGatingTopK refuses its call: 'renorm is 1, but should be 0
+        when normType is softmax'. The framework passes an attribute the op does not take with that norm: the op
+        rejects the parameter's value, confirmed.""", VALUE, {VALUE: "confirmed"})
+
+
+def value_negative_shape() -> dict[str, str]:
+    """The same op refuses the shape of its input: a shape, said as a shape."""
+    job, t = job_failing(260815, 68960, datetime(2026, 8, 15, 13, 4, 52, 77_310), 2, steps=3)
+    aclnn_failure(job, job.proc(1), t, "aclnnMoeGatingTopK",
+                  "AclNN_Parameter_Error(EZ1001): dimnum of x is [3], should be 2.",
+                  ["aclnnMoeGatingTopKGetWorkspaceSize call failed, please check."])
+    return _files(job, t, """Near miss for op-rejects-parameter-value: the same op refuses its call, but its words name
+        the number of dimensions of x: a shape rejection, which the shape case covers; the value case is possible
+        at most.""", TILING, {TILING: "confirmed", VALUE: "possible"})
+
+
 def _files(job: Job, t: datetime, about: str, diagnosis: str | None, verdicts: dict[str, str]) -> dict[str, str]:
     """The bundle of a job that stops at `t`, with the expectation of its one run."""
     stop(job, t)
@@ -100,4 +123,6 @@ BUILDERS = (
     (LAYOUT, "negative-query-dtype", layout_negative_dtype),
     (CHIP, "positive-quant-matmul-transpose", chip_positive),
     (CHIP, "negative-bf16-promote", chip_negative_dtype),
+    (VALUE, "positive-renorm-under-softmax", value_positive),
+    (VALUE, "negative-dimnum", value_negative_shape),
 )
