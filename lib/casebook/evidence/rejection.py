@@ -59,7 +59,7 @@ FORMS: tuple[tuple[str, re.Pattern], ...] = (
                              r"not support|unsupported|out of range)(?P<allowed>.*)", re.I)),
     ("shape", re.compile(r"\b(?P<param>dim ?num|rank|dims?|shape size) of (?P<what>[\w ]+?) is \[?(?P<value>[\d, ]+)\]?,?"
                          r"\s*(?:but )?(?:should|must) be (?P<allowed>.+)", re.I)),
-    ("attribute", re.compile(r"\b(?P<param>[A-Za-z_][\w.]*) (?:is|=) \[?(?P<value>[^\],;]+?)\]?,?\s*(?:but )?(?:should|must) "
+    ("attribute", re.compile(r"\b(?P<param>[A-Za-z_][\w.]*) (?:is|=) \[?(?P<value>[^\s\],;]+)\]?,?\s*(?:but )?(?:should|must) "
                              r"(?:be|not be) (?P<allowed>.+)")),
     ("call", re.compile(r"[Tt]iling (?:failed|Failed|func failed)|do tiling failed|TilingFunc failed")),
     ("call", re.compile(r"AclNN_Parameter_Error|ACLNN_ERR_PARAM_INVALID|error code is 161002")),
@@ -70,6 +70,8 @@ KEEP = ("not implemented for", "support list", "supported list", "when layout", 
         "must be", "but it is", "only support", "but got")
 _OP = re.compile(r"\b(aclnn[A-Z]\w+?)(?:GetWorkspaceSize)?\b|\bop\[(?P<bracket>\w+)\]|\b[Oo]p(?:[Tt]ype|[Nn]ame)?\s*[:=]?\s*"
                  r"[\[(](?P<named>[A-Z]\w+)[\])]")
+#: The levels an op's complaint is logged at.
+COMPLAINT_LEVELS = ("ERROR", "FATAL", "CRITICAL")
 #: How many lines before a complaint the call's own line (`call aclnnX failed`) may stand.
 LOOKBACK = 6
 
@@ -157,7 +159,9 @@ def _first_form(msgs, files, headed, pos: int) -> tuple[tuple[str, re.Match] | N
 def extract(log: LogTable) -> list[Rejection]:
     """Every op complaint, in log order, each once; the lines just before a complaint name its op when it does not."""
     r = log.records
-    hits = r[r["msg"].str.contains(any_of(KEEP), regex=True)]
+    # an op complains at ERROR level, or in a paste's lines without a header; an INFO line that says a node "is
+    # unknown shape which should be skip" is the graph engine at work
+    hits = r[r["msg"].str.contains(any_of(KEEP), regex=True) & (r["level"].isna() | r["level"].isin(COMPLAINT_LEVELS))]
     files, msgs, headed = r["file"].to_numpy(), r["msg"].to_numpy(), r["level"].notna().to_numpy()
     out: list[Rejection] = []
     covered = -1   # a complaint read over several lines is not read again from its later lines

@@ -18,7 +18,9 @@ from .items import Fact
 _V = r"(?P<v>\d+\.\d+(?:\.(?:RC\d+|rc\d+|alpha\d+|beta\d+|post\d+|T\d+|\d+|[a-z](?![a-z])))*(?:\+\w+)?)"
 #: (fact, regex, note) in order of trust: stated versions first, path hints last.
 PATTERNS: tuple[tuple[str, re.Pattern, str | None], ...] = (
-    ("torch_npu_version", re.compile(r"torch[_-]npu(?:\s+version)?\s*(?:==|[:=]|\s)\s*v?" + _V, re.I), None),
+    ("torch_npu_version", re.compile(r"torch[_-]npu(?:\s+version)?\s*(?:==|[:=]|\s|-(?=\d))\s*v?" + _V, re.I), None),
+    ("torch_version", re.compile(r"(?<![\w.-])torch(?![_-]npu)(?:\s+version)?\s*(?:==|[:=]|\s|-(?=\d))\s*v?" + _V,
+                                 re.I), None),
     ("cann_version", re.compile(r"\bCANN(?:\s+|_)version\s*[:=]?\s*" + _V, re.I), None),
     ("cann_version", re.compile(r"Ascend-cann-(?:toolkit|kernels|nnae|nnal)[_-]" + _V, re.I), Note("fact.from_package")),
     ("cann_version", re.compile(r"ascend-toolkit/" + _V + r"/"), Note("fact.from_install_path")),

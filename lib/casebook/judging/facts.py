@@ -2,12 +2,15 @@
 from __future__ import annotations
 
 from ..evidence.items import Evidence, Fact
+from ..knowledge import compat
 from ..knowledge.messages import Note
 from ..knowledge.vocabulary import UNSET, FactError, normalize
 
 
-def resolve(evidence: Evidence, answers: dict[str, object] | None = None) -> dict[str, Fact]:
-    """All known facts: from the logs, then the engineer's answers (which win), then documented defaults."""
+def resolve(evidence: Evidence, answers: dict[str, object] | None = None,
+            tables: dict[str, tuple[compat.Row, ...]] | None = None) -> dict[str, Fact]:
+    """All known facts: from the logs, then the engineer's answers (which win), then documented defaults, then what
+    the compatibility tables say of the versions known."""
     facts: dict[str, Fact] = {}
     for name, fact in evidence.facts.items():
         try:
@@ -25,7 +28,29 @@ def resolve(evidence: Evidence, answers: dict[str, object] | None = None) -> dic
     for name, value in (answers or {}).items():
         facts[name] = Fact(name, normalize(name, value), "engineer")
     _apply_queue_default(facts)
+    for name, fact in pairings(facts, tables or {}).items():
+        facts.setdefault(name, fact)
     return facts
+
+
+def pairings(facts: dict[str, Fact], tables: dict[str, tuple[compat.Row, ...]]) -> dict[str, Fact]:
+    """Whether the torch and the CANN the job shows are those its torch_npu release is made for, each cited to the
+    table row and its source; nothing when the release, or the other version, is not known."""
+    npu = facts.get("torch_npu_version")
+    row = compat.torch_npu_row(tables.get("torch-npu", ()), npu.value) if npu is not None else None
+    if row is None:
+        return {}
+    out = {}
+    for name, shown, listed in (("torch_matches_torch_npu", facts.get("torch_version"), [row.fields.get("torch")]),
+                                ("cann_matches_torch_npu", facts.get("cann_version"), row.fields.get("cann") or [])):
+        listed = [str(v) for v in listed if v]
+        if shown is None or not listed:
+            continue
+        ok = any(compat.same_release(str(shown.value), v) for v in listed)
+        out[name] = Fact(name, ok, "table", shown.file, shown.line,
+                         Note("fact.from_table", release=row.fields.get("torch_npu"), listed=", ".join(listed),
+                              table=f"kb/compat/{row.table}.yaml:{row.line}", source=row.source))
+    return out
 
 
 def _apply_queue_default(facts: dict[str, Fact]) -> None:

@@ -7,6 +7,7 @@ from typing import Callable
 
 from ..evidence.items import Evidence, Fact
 from ..evidence.registry import KEEP, extract_evidence
+from ..knowledge import compat
 from ..knowledge.kb import KnowledgeBase, load_kb
 from ..knowledge.vocabulary import normalize
 from ..reading.bundle import Pasted
@@ -37,7 +38,7 @@ class Triage:
 
     def rerank(self) -> None:
         """Recompute facts, hypotheses and families from the evidence and the answers so far."""
-        self.facts = resolve_facts(self.evidence, self.answers)
+        self.facts = resolve_facts(self.evidence, self.answers, compat.tables(self.kb.root))
         self.candidates = rank(self.kb, self.evidence, self.facts, self._observed)
         self.families = judge_families(self.kb, self._observed, self.facts, self.candidates)
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import yaml
 
-from . import formats
+from . import compat, formats
 from .codes import CATALOGS
 from .kb import KnowledgeBase, Problem, load_kb
 from .rules import bits_only
@@ -207,8 +207,14 @@ def check_index(kb: KnowledgeBase) -> list[Problem]:
 
 
 #: The checks, in the order they run.
+def check_tables(kb: KnowledgeBase) -> list[Problem]:
+    """Every row of a compatibility table names the public page that states it."""
+    return [Problem(f"{kb.root.name}/{file}", line, "compatibility row has no source (a public http(s) page)")
+            for file, line in compat.unsourced(kb.root)]
+
+
 CHECKS = (check_case_ids, check_families, check_bit_cases, check_chinese, check_code_pages, check_code_links,
-          check_samples, check_drafts, check_references, check_index)
+          check_samples, check_drafts, check_references, check_index, check_tables)
 
 
 def check(root: Path | None = None) -> list[Problem]:

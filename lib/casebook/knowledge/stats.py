@@ -6,6 +6,7 @@ from pathlib import Path
 
 import yaml
 
+from . import compat
 from .checks import UNKNOWN_SAMPLES
 from .kb import CodePage, KnowledgeBase
 
@@ -73,4 +74,5 @@ def stats(kb: KnowledgeBase) -> Stats:
                  samples=sum(len(sample_folders(kb.root, o)) for o in owners),
                  cases_without_real_source=len(unsourced),
                  drafts=sum(1 for c in kb.cases.values() if c.status == "draft"),
-                 captures=capture_count(kb.root), first_sight=first_sight(kb.root))
+                 captures=capture_count(kb.root), first_sight=first_sight(kb.root),
+                 compatibility_rows=sum(len(rows) for rows in compat.tables(kb.root).values()))

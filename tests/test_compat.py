@@ -1,0 +1,65 @@
+"""The compatibility tables of kb/compat: each row sourced, read with its line, and the facts they give."""
+from pathlib import Path
+
+from casebook.judging.triage import triage
+from casebook.knowledge import compat
+from casebook.knowledge.checks import check_tables
+from casebook.knowledge.kb import KnowledgeBase, load_kb
+from conftest import ROOT, write_log
+
+KB = load_kb()
+
+
+def test_every_row_of_every_table_names_its_source():
+    tables = compat.tables(KB.root)
+    assert {"torch-npu", "cann-driver", "chips", "frameworks", "known-bugs"} <= set(tables)
+    assert sum(len(rows) for rows in tables.values()) >= 300
+    assert compat.unsourced(KB.root) == []
+
+
+def test_a_row_without_a_source_is_a_problem_at_its_line(tmp_path):
+    (tmp_path / "compat").mkdir()
+    (tmp_path / "compat" / "t.yaml").write_text(
+        "# a table\nrows:\n- torch_npu: 2.1.0\n  source: https://example.org/a\n- torch_npu: 2.2.0\n  note: none\n"
+        "- torch_npu: 2.3.0\n  source: see the README\n", encoding="utf-8")
+    kb = KnowledgeBase(root=tmp_path, cases={}, families={}, codes={})
+    assert [(p.file, p.line) for p in check_tables(kb)] == [(f"{tmp_path.name}/compat/t.yaml", 5),
+                                                              (f"{tmp_path.name}/compat/t.yaml", 7)]
+
+
+def test_versions_are_matched_as_releases():
+    assert compat.release("v2.1.0.post3+cpu") == "2.1.0.post3"
+    assert compat.same_release("2.1.0+cpu", "2.1.0") and compat.same_release("8.0.RC2.alpha003", "8.0.rc2")
+    assert not compat.same_release("2.1.1", "2.1.0") and not compat.same_release("8.0.RC20", "8.0.RC2")
+    rows = compat.tables(KB.root)["torch-npu"]
+    assert compat.torch_npu_row(rows, "2.1.0.post3").fields["torch"] == "2.1.0"
+    assert compat.torch_npu_row(rows, "9.9.9") is None
+
+
+def test_a_torch_the_table_does_not_pair_is_a_cause_cited_to_its_row(tmp_path):
+    log = write_log(tmp_path, "console.txt", "\n".join([
+        "Successfully installed numpy-1.26.4 torch-2.3.1 torch-npu-2.1.0.post3",
+        "CANN version: 8.0.RC1",
+        "ImportError: /usr/local/lib/python3.10/site-packages/torch_npu/lib/libtorch_npu.so: undefined symbol: "
+        "_ZN3c104impl3cow11cow_deleterEPv",
+    ]) + "\n")
+    t = triage(log, kb=KB)
+    torch, cann = t.facts["torch_matches_torch_npu"], t.facts["cann_matches_torch_npu"]
+    assert (torch.value, torch.source, cann.value) == (False, "table", True)
+    assert "kb/compat/torch-npu.yaml:" in torch.note and "https://github.com/Ascend/pytorch" in torch.note
+    assert t.diagnosis.case.id == "torch-npu-torch-version-mismatch"
+    assert any(i.id == "torch_matches_torch_npu" for i in t.diagnosis.for_)
+    newer = t.candidate("torch-npu-newer-than-cann")
+    assert newer is None or newer.verdict == "ruled_out"
+
+
+def test_a_version_the_logs_do_not_show_leaves_the_pairing_a_question(tmp_path):
+    log = write_log(tmp_path, "console.txt", "torch_npu version: 2.1.0.post3\nImportError: libtorch_npu.so: "
+                                             "undefined symbol: _ZN3c104impl3cow11cow_deleterEPv\n")
+    t = triage(log, kb=KB)
+    assert "torch_matches_torch_npu" not in t.facts and "cann_matches_torch_npu" not in t.facts
+    assert any(m.fact == "torch_matches_torch_npu" for m in t.questions)
+
+
+def test_the_tables_live_in_the_project():
+    assert (ROOT / "kb" / "compat").is_dir() and Path(KB.root) == ROOT / "kb"
