@@ -183,6 +183,27 @@ def _kb_accuracy(args: argparse.Namespace) -> int:
     return 0
 
 
+def _kb_priors(args: argparse.Namespace) -> int:
+    import yaml
+    from .judging.accuracy import capture_folders
+    from .knowledge import priors
+    from .knowledge.kb import default_root, load_kb
+    root = Path(args.root) if args.root else default_root()
+    folders = [f for folder in args.folders for f in capture_folders(Path(folder))]
+    if not folders:
+        print(f"casebook: {_shown(args.folders)}: no capture folder (one holding expect.yaml)", file=sys.stderr)
+        return 2
+    counts = priors.count([yaml.safe_load((f / "expect.yaml").read_text(encoding="utf-8")) or {} for f in folders],
+                          {c.id: c.family for c in load_kb(root).cases.values()})
+    text = priors.dump(counts)
+    if args.write:
+        (root / priors.FILE).write_text(text, encoding="utf-8")
+        print(f"{root / priors.FILE}: {len(counts.cases)} cases with a prior, {len(folders)} captures")
+    else:
+        print(text, end="")
+    return 0
+
+
 def _kb_new(args: argparse.Namespace) -> int:
     from .judging.triage import triage
     from .knowledge.kb import default_root
@@ -301,6 +322,11 @@ def parser() -> argparse.ArgumentParser:
     ka.add_argument("--root", help="knowledge base folder (default: the project's kb/)")
     ka.add_argument("--json", action="store_true", help="one JSON object: figures and each capture's score")
     ka.set_defaults(run=_kb_accuracy)
+    kp = ksub.add_parser("priors", help="count how often each case is the stated cause of the real captures")
+    kp.add_argument("folders", nargs="+", metavar="FOLDER", help="a folder of capture folders (e.g. tests/captures)")
+    kp.add_argument("--write", action="store_true", help="write kb/priors.yaml instead of printing it")
+    kp.add_argument("--root", help="knowledge base folder (default: the project's kb/)")
+    kp.set_defaults(run=_kb_priors)
     kn = ksub.add_parser("new", help="draft a root-cause case and its regression sample from a solved case")
     kn.add_argument("paths", nargs="*", metavar="PATH", help="the bundle (with --family and --fact answers)")
     kn.add_argument("--from", dest="case_file", metavar="CASE.json", help="a saved case (the triage app's case file)")

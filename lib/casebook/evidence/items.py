@@ -4,6 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..knowledge.addresses import PcVerdict
+from ..knowledge.messages import Note
 
 
 @dataclass(frozen=True)
@@ -269,15 +270,11 @@ class Rejection:
     line: int
     text: str
 
-    def said(self) -> str:
+    def said(self) -> Note:
         """The complaint in one line: 'aclnnCast rejects dtype DT_BFLOAT16 (self); supported: DT_FLOAT, ...'."""
-        what = self.aspect.replace("_", " ")
-        head = f"{self.op or 'the op'} rejects {what}"
-        if self.value:
-            head += f" {self.value}"
-        if self.param:
-            head += f" ({self.param})"
-        return head + (f"; supported: {', '.join(self.allowed)}" if self.allowed else "")
+        return Note("rejection.said", op=self.op or Note("rejection.the_op"), what=Note(f"rejection.aspect.{self.aspect}"),
+                    value=f" {self.value}" if self.value else "", param=f" ({self.param})" if self.param else "",
+                    allowed=Note("rejection.allowed", values=", ".join(self.allowed)) if self.allowed else "")
 
 
 @dataclass

@@ -150,4 +150,5 @@ def _family(v: FamilyVerdict | None) -> dict | None:
         return None
     q = v.next_question
     return {"id": v.family.id, "title": v.family.title, "verdict": v.verdict, "open_causes": v.open_causes,
-            "next_question": {"fact": q.fact, "ask": q.ask} if q else None}
+            "next_question": {"fact": q.fact, "ask": q.ask} if q else None,
+            "most_often": dict(zip(("case", "n", "of"), v.most_often)) if v.most_often else None}

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..evidence.items import Fact
+from ..knowledge import priors
 from ..knowledge.kb import Family, KnowledgeBase, KnownCase
 from ..knowledge.rules import Condition
 from ..knowledge.vocabulary import FACTS, UNSET
@@ -32,6 +33,7 @@ class FamilyVerdict:
     against: list[Item] = field(default_factory=list)
     open_causes: list[str] = field(default_factory=list)   #: cause ids not ruled out, best first
     questions: list[Missing] = field(default_factory=list)  #: unknown facts that split the open causes, best first
+    most_often: tuple[str, int, int] | None = None  #: the open cause real reports state most: (case, n, of the family's)
 
     @property
     def next_question(self) -> Missing | None:
@@ -104,10 +106,16 @@ def judge_family(family: Family, kb: KnowledgeBase, obs: Observed, facts: dict[s
     open_causes = [c for c in causes if not (c.id in judged and judged[c.id].verdict == RULED_OUT)
                    and not any(cond.holds(facts[cond.fact].value) for cond in c.against if cond.fact in facts)]
     weights = {c.id: max(judged[c.id].score, PRIOR) if c.id in judged else PRIOR for c in open_causes}
-    open_causes.sort(key=lambda c: (-weights[c.id], c.id))
+    rates = priors.load(kb.root)
+    open_causes.sort(key=lambda c: (-weights[c.id], -rates.of(c.id), c.id))
+    # the most frequent stated cause among those that lead (a cause the evidence put below others is not named)
+    top = [c for c in open_causes if weights[c.id] == weights[open_causes[0].id]] if open_causes else []
+    best = max(top, key=lambda c: rates.of(c.id), default=None)
+    most_often = ((best.id, rates.of(best.id), rates.families.get(family.id, 0))
+                  if best is not None and rates.of(best.id) else None)
     # a family has no facts of its own: nothing rules it out or leaves it likely, so it is confirmed or possible
     return FamilyVerdict(family, h.verdict, h.score, h.for_, h.against, [c.id for c in open_causes],
-                         split_questions(family, open_causes, weights, facts))
+                         split_questions(family, open_causes, weights, facts), most_often)
 
 
 def judge_families(kb: KnowledgeBase, obs: Observed, facts: dict[str, Fact],

@@ -20,6 +20,7 @@ from datetime import datetime
 import pandas as pd
 
 from ..evidence.items import ErrorLine, Evidence, Fact, Incident
+from ..knowledge import priors
 from ..knowledge.kb import KnowledgeBase, KnownCase
 from ..knowledge.literals import Haystack
 from ..knowledge.rules import NO_BIT, Condition, Signature, bits_only, scoring_units
@@ -266,7 +267,9 @@ def rank(kb: KnowledgeBase, evidence: Evidence, facts: dict[str, Fact], obs: Obs
         if h.verdict == CONFIRMED and timed and not untimed and not explains_incident(h, timed[0], timed):
             _unexplained_first_cause(h, timed[0].first)
         hyps.append(h)
-    return sorted(hyps, key=lambda h: (-h.score, h.case.id))
+    # equal scores are told apart by how often each case is the stated cause of real reports
+    rates = priors.load(kb.root)
+    return sorted(hyps, key=lambda h: (-h.score, -rates.of(h.case.id), h.case.id))
 
 
 #: Two incidents this close on one device or in one process are one failure seen from two sides (a device log

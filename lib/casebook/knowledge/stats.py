@@ -6,7 +6,7 @@ from pathlib import Path
 
 import yaml
 
-from . import compat
+from . import compat, priors
 from .checks import UNKNOWN_SAMPLES
 from .kb import CodePage, KnowledgeBase
 
@@ -75,4 +75,5 @@ def stats(kb: KnowledgeBase) -> Stats:
                  cases_without_real_source=len(unsourced),
                  drafts=sum(1 for c in kb.cases.values() if c.status == "draft"),
                  captures=capture_count(kb.root), first_sight=first_sight(kb.root),
-                 compatibility_rows=sum(len(rows) for rows in compat.tables(kb.root).values()))
+                 compatibility_rows=sum(len(rows) for rows in compat.tables(kb.root).values()),
+                 priors=sum(1 for case, n in priors.load(kb.root).cases.items() if n and case in kb.cases))

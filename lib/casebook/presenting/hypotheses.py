@@ -135,6 +135,9 @@ def root_cause(t: Triage, s: Step) -> None:
         s.add("root.family", family=pick(s.lang, family.family.title, family.family.title_zh), id=family.family.id,
               verdict=verdict_words(s.lang, family.verdict),
               causes=", ".join(family.open_causes) or s.say("root.no_open_cause"))
+        if d is None and family.most_often:
+            case, n, of = family.most_often
+            s.add("root.most_often", case=case, n=n, of=of)
     if not t.candidates:
         s.add("root.no_case")
     for n, h in enumerate(t.candidates):
