@@ -248,9 +248,10 @@ def visible_negative_device_id() -> dict[str, str]:
     stop(job, t, info=False)
     return files(job, {"about": """Near miss for visible-devices-misconfigured: EE1001 at device setup again, but
         the reason is a device id (8) outside the visible range: the script passes the global rank where the local
-        rank belongs. ASCEND_RT_VISIBLE_DEVICES itself is fine. No case covers this usage error: the visibility
-        case is possible and there is no diagnosis.""",
-        "runs": [{"facts": {}, "diagnosis": None, "verdicts": {VISIBLE: "possible"}}]})
+        rank belongs. ASCEND_RT_VISIBLE_DEVICES itself is fine: the visibility case is possible, and the device id
+        beyond the visible devices is the cause, confirmed.""",
+        "runs": [{"facts": {}, "diagnosis": "device-id-beyond-visible-devices",
+                  "verdicts": {VISIBLE: "possible", "device-id-beyond-visible-devices": "confirmed"}}]})
 
 
 def unknown_not_contiguous() -> dict[str, str]:

@@ -1,0 +1,32 @@
+"""Lines that state a cause in words become the fact they state, cited to their line."""
+import pytest
+from casebook.evidence.statements import extract
+from casebook.judging.triage import triage
+from casebook.reading.plog import read_plog
+from conftest import write_log
+
+
+@pytest.mark.parametrize("line", [
+    "Malloc device memory failed, free memory size is less than half of total memory size.Device 0 Device MOC total "
+    "size:34359738368 Device MOC free size:2140602368 may be other processes occupying this card, check as: ps -ef",
+    "RuntimeError: Initialize: the device may be occupied by other processes, please check npu-smi info",
+])
+def test_a_line_that_says_the_card_is_taken_states_the_fact(tmp_path, line):
+    log = read_plog(write_log(tmp_path, "console.log", "Traceback (most recent call last):\n" + line + "\n"))
+    fact = extract(log)["other_processes_on_card"]
+    assert (fact.value, fact.source, fact.file, fact.line) == (True, "log", "console.log", 2)
+
+
+def test_a_line_without_such_words_states_nothing(tmp_path):
+    log = read_plog(write_log(tmp_path, "console.log", "RuntimeError: NPU out of memory. occupying 3 GiB\n"))
+    assert extract(log) == {}
+
+
+def test_the_stated_fact_is_not_asked_again(tmp_path):
+    t = triage(write_log(tmp_path, "console.log", "[ERROR] DEVICE(100,python):2026-02-14-11:06:37.483.027 "
+                                                  "[kernel_runtime.cc:138] Malloc device memory failed, free memory "
+                                                  "size is less than half of total memory size. may be other "
+                                                  "processes occupying this card\n"))
+    assert t.diagnosis is not None and t.diagnosis.case.id == "oom-memory-held-outside-job"
+    assert t.diagnosis.verdict == "confirmed"
+    assert all(m.fact != "other_processes_on_card" for m in t.questions)
