@@ -63,3 +63,16 @@ def test_a_version_the_logs_do_not_show_leaves_the_pairing_a_question(tmp_path):
 
 def test_the_tables_live_in_the_project():
     assert (ROOT / "kb" / "compat").is_dir() and Path(KB.root) == ROOT / "kb"
+
+
+def test_numpy_2_is_read_from_an_install_line_and_rules_the_numpy_case(tmp_path):
+    log = write_log(tmp_path, "console.txt", "\n".join([
+        "Successfully installed numpy-2.0.2 torch-npu-2.7.1.dev20250724",
+        "RuntimeError: SetPrecisionMode:build/CMakeFiles/torch_npu.dir/compiler_depend.ts:155 NPU function error: "
+        "at_npu::native::AclSetCompileopt(aclCompileOpt::ACL_PRECISION_MODE, precision_mode), error code is 500001",
+    ]) + "\n")
+    t = triage(log, kb=KB)
+    assert (t.facts["numpy_version"].value, t.facts["numpy_is_2"].value, t.facts["numpy_is_2"].line) == ("2.0.2", True, 1)
+    assert t.diagnosis.case.id == "numpy-2-before-cann-9" and t.diagnosis.verdict == "confirmed"
+    t.answer("cann_version", "9.0.0")
+    assert t.candidate("numpy-2-before-cann-9").verdict == "ruled_out"

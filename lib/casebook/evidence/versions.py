@@ -1,4 +1,4 @@
-"""Versions the log lines themselves show: CANN, driver, firmware, torch_npu and the chip (SoC) name.
+"""Versions the log lines themselves show: CANN, driver, firmware, torch_npu, torch, NumPy and the chip (SoC) name.
 
 Plogs rarely print a version outright; they print install paths (`/usr/local/Ascend/CANN-6.4/...`,
 `ascend-toolkit/8.0.RC3/...`), package names (`Ascend-cann-toolkit_8.0.RC3`), `key: value` lines in
@@ -19,6 +19,7 @@ _V = r"(?P<v>\d+\.\d+(?:\.(?:RC\d+|rc\d+|alpha\d+|beta\d+|post\d+|T\d+|\d+|[a-z]
 #: (fact, regex, note) in order of trust: stated versions first, path hints last.
 PATTERNS: tuple[tuple[str, re.Pattern, str | None], ...] = (
     ("torch_npu_version", re.compile(r"torch[_-]npu(?:\s+version)?\s*(?:==|[:=]|\s|-(?=\d))\s*v?" + _V, re.I), None),
+    ("numpy_version", re.compile(r"(?<![\w.-])numpy(?:\s+version)?\s*(?:==|[:=]|\s|-(?=\d))\s*v?" + _V, re.I), None),
     ("torch_version", re.compile(r"(?<![\w.-])torch(?![_-]npu)(?:\s+version)?\s*(?:==|[:=]|\s|-(?=\d))\s*v?" + _V,
                                  re.I), None),
     ("cann_version", re.compile(r"\bCANN(?:\s+|_)version\s*[:=]?\s*" + _V, re.I), None),
@@ -34,7 +35,7 @@ PATTERNS: tuple[tuple[str, re.Pattern, str | None], ...] = (
 #: Lines this family reads (the reader keeps them in big files too).
 # each spelling listed: the reader matches literal bytes, and a case-insensitive scan of every line would cost more;
 # a stated CANN version says "version", a path says "CANN-"
-KEEP = ("torch_npu", "torch-npu", "Torch_NPU", "Torch-NPU", "CANN-", "Ascend-", "ascend-toolkit", "Version", "version",
+KEEP = ("numpy", "torch_npu", "torch-npu", "Torch_NPU", "Torch-NPU", "CANN-", "Ascend-", "ascend-toolkit", "Version", "version",
         "VERSION")
 
 

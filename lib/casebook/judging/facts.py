@@ -30,6 +30,9 @@ def resolve(evidence: Evidence, answers: dict[str, object] | None = None,
     _apply_queue_default(facts)
     for name, fact in pairings(facts, tables or {}).items():
         facts.setdefault(name, fact)
+    numpy = facts.get("numpy_version")
+    if numpy is not None and "numpy_is_2" not in facts:
+        facts["numpy_is_2"] = Fact("numpy_is_2", str(numpy.value).split(".")[0] == "2", "log", numpy.file, numpy.line)
     return facts
 
 

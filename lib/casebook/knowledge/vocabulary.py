@@ -39,6 +39,8 @@ FACTS = {s.name: s for s in (
     FactSpec("firmware_version", "str", "Installed NPU firmware version."),
     FactSpec("soc_version", "str", "Chip (SoC) name the runtime reports, e.g. Ascend910B3."),
     FactSpec("torch_version", "str", "Installed torch version (pip list / pip freeze)."),
+    FactSpec("numpy_version", "str", "Installed NumPy version (pip list, an install line)."),
+    FactSpec("numpy_is_2", "bool", "The installed NumPy is a 2.x release."),
     FactSpec("torch_matches_torch_npu", "bool",
              "The installed torch is the release the installed torch_npu is made for (kb/compat/torch-npu.yaml)."),
     FactSpec("cann_matches_torch_npu", "bool",
