@@ -27,7 +27,7 @@ GAPS = yaml.safe_load((CAPTURES / "known-gaps.yaml").read_text(encoding="utf-8")
 KNOWN_GAPS: dict[str, str] = GAPS["reading"]
 #: The parse rate of the lines that carry text, per collection round: the captures gathered before the batches,
 #: and the batches read at first sight (docs/accuracy.md).
-PARSED = {0: 0.995, 1: 0.87, 2: 0.51, 3: 0.82, 4: 0.55}
+PARSED = {0: 0.995, 1: 0.87, 2: 0.51, 3: 0.82, 4: 0.54}
 
 
 def _marked(check: str):
@@ -58,7 +58,7 @@ def test_the_set_is_large_and_varied():
 
 def test_the_known_gaps_name_captures_that_exist():
     names = {f.name for f in FOLDERS}
-    assert [n for check in GAPS.values() for n in check if n not in names] == []
+    assert [n for check in ("reading", "cause", "confirmed_wrong") for n in GAPS[check] if n not in names] == []
 
 
 @pytest.mark.parametrize("folder", _marked("reading"), ids=lambda f: f.name)
