@@ -94,3 +94,13 @@ def test_a_pasted_complaint_names_its_cause_and_says_it_in_words(tmp_path, line,
     assert t.diagnosis is not None and t.diagnosis.case.id == case
     said = [i.text for i in t.diagnosis.for_ if i.id.startswith("rejects_")]
     assert said and " rejects " in said[0] and said[0].startswith("aclnn")
+
+
+def test_a_generic_wording_is_an_ops_complaint_only_beside_the_op_layer(tmp_path):
+    engine = write_log(tmp_path, "engine.log", "NotImplementedError: VLLM_USE_V1=1 is not supported with "
+                                               "--guided-decoding-backend=guidance:disable-any-whitespace.\n")
+    assert extract(read_plog(engine)) == []
+    op = write_log(tmp_path / "op", "op.log", "RuntimeError: call aclnnMoeGatingTopK failed, detail:EZ1001: renorm is "
+                                              "1, but should be 0 when normType is softmax.\n")
+    (r,) = extract(read_plog(op))
+    assert (r.aspect, r.op, r.param, r.value) == ("attribute", "aclnnMoeGatingTopK", "renorm", "1")

@@ -70,6 +70,10 @@ KEEP = ("not implemented for", "support list", "supported list", "when layout", 
         "must be", "but it is", "only support", "but got")
 _OP = re.compile(r"\b(aclnn[A-Z]\w+?)(?:GetWorkspaceSize)?\b|\bop\[(?P<bracket>\w+)\]|\b[Oo]p(?:[Tt]ype|[Nn]ame)?\s*[:=]?\s*"
                  r"[\[(](?P<named>[A-Z]\w+)[\])]")
+#: Aspects whose wordings are common outside the op layer too ("VLLM_USE_V1=1 is not supported", "x's shape
+#: mismatch"): read as an op's complaint only where an op or the op layer's codes stand on the lines around it.
+GENERIC = ("attribute", "shape")
+_OP_LAYER = re.compile(r"EZ1001|E89999|EZ9999|E69999|161002|5610\d\d|Parameter_Error|[Tt]iling|\baclnn|\bop\[|OP_TILING")
 #: The levels an op's complaint is logged at.
 COMPLAINT_LEVELS = ("ERROR", "FATAL", "CRITICAL")
 #: How many lines before a complaint the call's own line (`call aclnnX failed`) may stand.
@@ -177,6 +181,9 @@ def extract(log: LogTable) -> list[Rejection]:
         aspect, m = found
         groups = m.groupdict()
         before = [msgs[i] for i in range(max(0, pos - LOOKBACK), pos + 1) if files[i] == files[pos]]
+        if aspect in GENERIC and _op(before) is None and not any(_OP_LAYER.search(t) for t in (*before, m.string)):
+            covered = pos + used
+            continue
         out.append(Rejection(op=_op(before), aspect=aspect, param=_clean(groups.get("param")),
                              value=_clean(groups.get("value")), allowed=_allowed(groups.get("allowed")),
                              file=files[pos], line=int(r["line"].iat[pos]), text=m.string))
