@@ -13,11 +13,13 @@ from pathlib import Path
 from .judging.objdump import ObjdumpError
 from .knowledge.vocabulary import FactError, parse_assignments
 from .knowledge.messages import LANGS
+from .presenting.terminal import inert_json, visible
 from .reading.bundle import BundleError, Pasted
 from .reading.engine import ENGINES, EngineError
 from .reading.entries import printable
 from .reading.limits import Limits
 from .reading.spool import remove_live
+from .streams import OutputError, discard_stdout, out, stdout
 
 
 class _Parser(argparse.ArgumentParser):
@@ -53,6 +55,12 @@ def _shown(paths: list[str]) -> str:
     return ", ".join(printable(p) for p in paths)
 
 
+def _fail(message: str) -> int:
+    """Exit code 2, after one line on stderr saying why (log text in it made inert for the terminal)."""
+    print(f"casebook: {visible(message)}", file=sys.stderr)
+    return 2
+
+
 @contextmanager
 def _progress_bar(mode: str):
     """A tqdm bar on stderr counting files read (`auto`: only when stderr is a terminal)."""
@@ -76,7 +84,17 @@ def _inputs(paths: list[str]) -> list:
     """The paths given, with `-` standing for a capture read from standard input."""
     if paths.count("-") > 1:
         raise BundleError("-: standard input can be read once")
-    return [Pasted(sys.stdin.buffer.read()) if p == "-" else p for p in paths]
+    return [Pasted(_stdin_bytes()) if p == "-" else p for p in paths]
+
+
+def _stdin_bytes() -> bytes:
+    """Standard input, read whole; a closed or unreadable one is unusable input."""
+    if sys.stdin is None:   # started with fd 0 closed (`0<&-`)
+        raise BundleError("-: standard input is closed")
+    try:
+        return sys.stdin.buffer.read()
+    except OSError as e:   # EIO from a terminal that went away, EISDIR from a folder opened as stdin
+        raise BundleError(f"-: cannot read standard input: {e.strerror or e}") from None
 
 
 @contextmanager
@@ -98,27 +116,24 @@ def _triage(args: argparse.Namespace) -> int:
         try:
             answers = parse_assignments(args.fact)
         except FactError as e:
-            print(f"casebook: {e}", file=sys.stderr)
-            return 2
+            return _fail(str(e))
         try:
             with _progress_bar(args.progress) as progress:
                 t = triage(*_inputs(args.paths), facts=answers, objdump=args.objdump,
                            limits=Limits(max_bytes=args.max_bytes, max_ratio=args.max_ratio),
                            engine=args.engine, scheduler=args.scheduler, workers=args.workers, progress=progress)
         except (BundleError, ObjdumpError, EngineError) as e:
-            print(f"casebook: {e}", file=sys.stderr)
-            return 2
+            return _fail(str(e))
         if t.log.unusable_reason():
-            print(f"casebook: {_shown(args.paths)}: {t.log.unusable_reason()}", file=sys.stderr)
-            return 2
+            return _fail(f"{_shown(args.paths)}: {t.log.unusable_reason()}")
         if args.json:
             # one string written at once: dump() writes an indented object piece by piece, twice as slow
-            print(json.dumps(to_dict(t), indent=1, ensure_ascii=False))
+            out(inert_json(json.dumps(to_dict(t), indent=1, ensure_ascii=False)))
             return 0
         from .presenting.console import WIDTH, walk_lines
-        print("\n".join(walk_lines(t, args.lang, WIDTH, args.wide)))
+        out("\n".join(walk_lines(t, args.lang, WIDTH, args.wide)))
         for w in t.log.warnings:
-            print(f"warning: {w}", file=sys.stderr)
+            print(f"warning: {visible(w)}", file=sys.stderr)
         return 0
 
 
@@ -126,17 +141,18 @@ def _report(args: argparse.Namespace) -> int:
     from .judging.triage import triage
     from .presenting import report
     if Path(args.output).suffix.lower() not in report.FORMATS:
-        print(f"casebook: {args.output}: the report is written as .md or .html", file=sys.stderr)
-        return 2
+        return _fail(f"{printable(args.output)}: the report is written as .md or .html")
     try:
         t = triage(*_inputs(args.paths), facts=parse_assignments(args.fact))
     except (FactError, BundleError) as e:
-        print(f"casebook: {e}", file=sys.stderr)
-        return 2
+        return _fail(str(e))
     if t.log.unusable_reason():
-        print(f"casebook: {_shown(args.paths)}: {t.log.unusable_reason()}", file=sys.stderr)
-        return 2
-    print(report.write(t, args.output, redact=args.redact, collect_more=args.collect_more, lang=args.lang))
+        return _fail(f"{_shown(args.paths)}: {t.log.unusable_reason()}")
+    try:
+        written = report.write(t, args.output, redact=args.redact, collect_more=args.collect_more, lang=args.lang)
+    except OSError as e:   # a folder of that name, a place no file can be made (/proc), a full disk
+        return _fail(f"{printable(args.output)}: cannot write the report: {e.strerror or e}")
+    out(str(written))
     return 0
 
 
@@ -144,8 +160,8 @@ def _kb_check(args: argparse.Namespace) -> int:
     from .knowledge.checks import check
     problems = check(Path(args.root) if args.root else None)
     for p in problems:
-        print(p)
-    print(f"{len(problems)} problem(s)")
+        out(p)
+    out(f"{len(problems)} problem(s)")
     return 1 if problems else 0
 
 
@@ -153,7 +169,7 @@ def _kb_stats(args: argparse.Namespace) -> int:
     from .knowledge.kb import load_kb
     from .knowledge.stats import stats
     counts = stats(load_kb(Path(args.root) if args.root else None)).as_dict()
-    print(json.dumps(counts) if args.json else "\n".join(f"{k}: {v}" for k, v in counts.items()))
+    out(json.dumps(counts) if args.json else "\n".join(f"{k}: {v}" for k, v in counts.items()))
     return 0
 
 
@@ -169,17 +185,17 @@ def _kb_accuracy(args: argparse.Namespace) -> int:
     scores = accuracy.score_folders(folders, kb=load_kb(Path(args.root) if args.root else None))
     total = accuracy.figures(scores, "all" if args.batch is None else str(args.batch))
     if args.json:
-        print(json.dumps({"figures": total.as_dict(), "captures": [s.__dict__ for s in scores]},
-                         indent=1, ensure_ascii=False))
+        out(json.dumps({"figures": total.as_dict(), "captures": [s.__dict__ for s in scores]},
+                       indent=1, ensure_ascii=False))
         return 0
     for s in scores:
         mark = "right" if s.right else "family" if s.family else "top3" if s.top3 else "miss"
         wrong = f"  CONFIRMED WRONG: {', '.join(s.confirmed_wrong)}" if s.confirmed_wrong else ""
-        print(f"{mark:6} {s.folder}: want {' | '.join(s.expected)}, got {s.got or '(open)'}"
-              f" [{s.got_family or 'no family'}]{wrong}")
+        out(f"{mark:6} {s.folder}: want {' | '.join(s.expected)}, got {s.got or '(open)'}"
+            f" [{s.got_family or 'no family'}]{wrong}")
     f = total
-    print(f"{f.n} captures, {f.documented} with a documented cause: right {f.right}, cause or family {f.family}, "
-          f"top 3 {f.top3}; wrong confirmed {f.confirmed_wrong}")
+    out(f"{f.n} captures, {f.documented} with a documented cause: right {f.right}, cause or family {f.family}, "
+        f"top 3 {f.top3}; wrong confirmed {f.confirmed_wrong}")
     return 0
 
 
@@ -198,9 +214,9 @@ def _kb_priors(args: argparse.Namespace) -> int:
     text = priors.dump(counts)
     if args.write:
         (root / priors.FILE).write_text(text, encoding="utf-8")
-        print(f"{root / priors.FILE}: {len(counts.cases)} cases with a prior, {len(folders)} captures")
+        out(f"{root / priors.FILE}: {len(counts.cases)} cases with a prior, {len(folders)} captures")
     else:
-        print(text, end="")
+        out(text, end="")
     return 0
 
 
@@ -223,8 +239,8 @@ def _kb_new(args: argparse.Namespace) -> int:
     except (CaseFileError, FactError, BundleError, FileExistsError, ValueError) as e:
         print(f"casebook: {e}", file=sys.stderr)
         return 2
-    print(f"{made.case}\n{made.sample}/ ({made.lines} cited lines)")
-    print("`casebook kb check` lists what the draft still needs.")
+    out(f"{made.case}\n{made.sample}/ ({made.lines} cited lines)")
+    out("`casebook kb check` lists what the draft still needs.")
     return 0
 
 
@@ -232,14 +248,14 @@ def _synth(args: argparse.Namespace) -> int:
     if args.target == "samples":
         from .synth import write_samples
         for path in write_samples(Path(args.out)):
-            print(path)
+            out(path)
         return 0
     if not args.size:
         print("casebook: synth OUT needs --size (e.g. --size 1GB)", file=sys.stderr)
         return 2
     from .bench.workload import parse_size, write_workload
     summary = write_workload(Path(args.target), parse_size(args.size), samples=Path(args.out))
-    print(f"{summary.root}: {summary.files} files, {summary.bytes} bytes, {summary.lines} lines")
+    out(f"{summary.root}: {summary.files} files, {summary.bytes} bytes, {summary.lines} lines")
     return 0
 
 
@@ -256,16 +272,16 @@ def _bench(args: argparse.Namespace) -> int:
         results = [(name, bench.bench(bench.default_bundle(n, Path(args.cache)), extra, runs=args.runs))
                    for name, n in sizes]
         if args.json:
-            print(json.dumps({"sizes": [{"size": name, **bench.as_dict(r)} for name, r in results]}, indent=1))
+            out(json.dumps({"sizes": [{"size": name, **bench.as_dict(r)} for name, r in results]}, indent=1))
         else:
-            print("\n\n".join(f"{name}\n{bench.table(r)}" for name, r in results))
+            out("\n\n".join(f"{name}\n{bench.table(r)}" for name, r in results))
         return 0
     path = Path(args.path) if args.path else bench.default_bundle(parse_size(args.size), Path(args.cache))
     if not path.exists():
         print(f"casebook: {path}: no such file or directory", file=sys.stderr)
         return 2
     result = bench.bench(path, extra, runs=args.runs)
-    print(json.dumps(bench.as_dict(result), indent=1) if args.json else bench.table(result))
+    out(json.dumps(bench.as_dict(result), indent=1) if args.json else bench.table(result))
     return 0
 
 
@@ -302,7 +318,8 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("--fact", action="append", default=[], metavar="K=V", help="an answer the logs cannot give")
     r.add_argument("-o", "--output", required=True, metavar="FILE", help="FILE.html or FILE.md")
     r.add_argument("--redact", action="store_true",
-                   help="replace IP addresses, host names, user paths and user names with stable placeholders")
+                   help="replace IP and MAC addresses, host names, user names and paths, and passwords in URLs with "
+                        "stable placeholders, in the text and the figures")
     r.add_argument("--collect-more", action="store_true",
                    help="append what to ask the customer for, derived from the missing evidence")
     r.add_argument("--lang", default="en", choices=LANGS, help="language of the report: en or zh (default en)")
@@ -358,16 +375,26 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the `casebook` command."""
+    if sys.stderr is None:   # started with fd 2 closed: print(file=None) would write the messages into stdout
+        sys.stderr = open(os.devnull, "w")
     args = parser().parse_args(argv)
+    if sys.stdout is None:   # known before the work, not after it
+        return _fail("standard output: closed")
     try:
-        return args.run(args)
+        code = args.run(args)
+        with stdout() as stream:   # a full disk shows here when the output fitted the buffer
+            stream.flush()
+        return code
     except KeyboardInterrupt:
         print("casebook: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:
         # the reader of stdout went away (`| head`): what is left to flush goes nowhere, without a traceback
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        discard_stdout()
         return 1
+    except OutputError as e:
+        discard_stdout()
+        return _fail(f"standard output: {e}")
 
 
 def run() -> None:
@@ -376,9 +403,12 @@ def run() -> None:
     folders, the one thing an exit must not leave behind, are removed first."""
     code = main()
     try:
-        sys.stdout.flush()
+        if sys.stdout is not None:
+            sys.stdout.flush()
     except BrokenPipeError:
         code = code or 1
+    except OSError as e:   # what main() left unflushed after an interruption
+        code = _fail(f"standard output: {e.strerror or e}") if code == 0 else code
     sys.stderr.flush()
     remove_live()
     os._exit(code)

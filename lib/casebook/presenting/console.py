@@ -2,7 +2,9 @@
 paths shortened in the middle without losing `:line`, tables narrowed to fit, and each cited log line on a line
 of its own that starts with `>`.
 
-With `wide=True` nothing is shortened or wrapped, and every cited line is printed whole.
+With `wide=True` nothing is shortened or wrapped, and every cited line is printed whole. Text from the logs
+(cited lines, paths, names quoted in sentences and tables) is shown with its control characters visible
+(`terminal.visible`) before it is measured: an ESC or a C1 byte in a log line never reaches the terminal.
 """
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ from ..knowledge.messages import EN, say
 from . import walk
 from .citation import ELLIPSIS
 from .step import Step
+from .terminal import visible
 
 #: Columns a line of the walk may take.
 WIDTH = 100
@@ -107,7 +110,7 @@ def wrap(text: str, width: int, first: str = "", rest: str = "") -> list[str]:
     lines: list[list[str]] = [[]]
     room = width - width_of(first)
     used = 0
-    for tok in _pieces(text, max(width - max(width_of(first), width_of(rest)), 8)):
+    for tok in _pieces(visible(text), max(width - max(width_of(first), width_of(rest)), 8)):
         if tok.isspace():
             if lines[-1]:
                 lines[-1].append(" ")
@@ -135,8 +138,8 @@ def _cell(value: object, width: int) -> str:
 def table(df: pd.DataFrame, width: int = WIDTH, indent: str = "    ", wide: bool = False) -> list[str]:
     """A table in columns narrowed to fit `width`; when even the narrowest columns do not fit, one block of
     `header: value` lines per row."""
-    heads = [str(c) for c in df.columns]
-    rows = [[" ".join(("" if v is None else str(v)).split()) for v in r] for r in df.itertuples(index=False)]
+    heads = [visible(str(c)) for c in df.columns]
+    rows = [[" ".join(visible("" if v is None else str(v)).split()) for v in r] for r in df.itertuples(index=False)]
     widths = [max([width_of(h)] + [width_of(r[i]) for r in rows]) for i, h in enumerate(heads)]
     room = width - width_of(indent) - len(_GAP) * (len(heads) - 1)
     if not wide:
@@ -167,8 +170,9 @@ def _cited(s: Step, width: int, wide: bool) -> list[str]:
     shown = lines if wide else lines[:MAX_CITED]
     out = [f"  {s.say('cli.evidence')}"]
     for c in shown:
-        out.append("    " + (c.where if wide else shorten_where(c.where, width - 4)))
-        text = c.text.rstrip() if wide else clip(str(c.excerpt(width - 6)), width - 6)
+        where = visible(c.where)
+        out.append("    " + (where if wide else shorten_where(where, width - 4)))
+        text = visible(c.text.rstrip()) if wide else clip(visible(str(c.excerpt(width - 6))), width - 6)
         out.append("    > " + text)
     if len(lines) > len(shown):
         out += wrap(s.say("cli.more_cited", n=len(lines) - len(shown)), width, "    ", "    ")
@@ -201,8 +205,10 @@ def walk_lines(t: Triage, lang: str = EN, width: int = WIDTH, wide: bool = False
     out = wrap(say(lang, "cli.input", files=len(log.files), read=len(log.files) - len(skipped), skipped=len(skipped),
                    lines=log.lines, unparsed=log.lines_unparsed, bytes=log.bytes), 10 ** 6 if wide else width)
     for f in skipped:
-        out += wrap(say(lang, "cli.skipped", path=f.path if wide else shorten_where(f.path, width // 2), why=f.skipped),
+        path = visible(f.path)
+        out += wrap(say(lang, "cli.skipped", path=path if wide else shorten_where(path, width // 2), why=f.skipped),
                     10 ** 6 if wide else width, "  ", "    ")
     for n, s in enumerate(walk.build(t, lang), start=1):
         out += step_lines(s, n, width, wide)
-    return out
+    # the promise whatever a step holds: a heading or a caption quoting a log name is made inert too
+    return [visible(line) for line in out]

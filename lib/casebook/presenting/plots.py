@@ -1,14 +1,17 @@
 """Figures of a case: the address map of one AI Core fault, and the timeline of errors per device and process.
 
 Each function returns a matplotlib Figure built without pyplot (no global state, nothing shown); the
-notebook or the widget decides where it goes.
+notebook or the widget decides where it goes. Names from the logs (ops, kernels, nodes, files) are drawn as
+plain text: a `$` in a kernel name is a dollar sign, never the start of math text or TeX.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
 
 from matplotlib.figure import Figure
-from matplotlib.ticker import MultipleLocator
+from matplotlib.text import Text
+from matplotlib.ticker import Formatter, MultipleLocator
 
 from ..evidence.items import AicoreFault, Incident
 from ..knowledge.addresses import hexs, mask48, offset
@@ -20,6 +23,50 @@ _ROLE_COLOURS = {"cause": "tab:red", "consequence": "tab:orange"}
 BREAK_AT = 0.75
 #: Half-width of a panel around a lone address, in bytes.
 LONE_PAD = 0x100
+
+
+def plain(fig: Figure) -> Figure:
+    """The figure with every text of it drawn as it is: no math text (`MatMul$^^$x` would end the drawing in a
+    ValueError), no TeX even where the user's matplotlibrc turns it on."""
+    for text in fig.findobj(Text):
+        text.set_parse_math(False)
+        text.set_usetex(False)
+    return fig
+
+
+class _Shown(Formatter):
+    """A tick formatter whose labels (and offset) are another formatter's, passed through `shown`."""
+
+    def __init__(self, inner: Formatter, shown: Callable[[str], str]) -> None:
+        self.inner, self.shown = inner, shown
+
+    def __call__(self, x, pos=None) -> str:
+        return self.shown(self.inner(x, pos))
+
+    def format_ticks(self, values) -> list[str]:
+        return [self.shown(s) for s in self.inner.format_ticks(values)]
+
+    def get_offset(self) -> str:
+        return self.shown(self.inner.get_offset())
+
+    def set_axis(self, axis) -> None:
+        super().set_axis(axis)
+        self.inner.set_axis(axis)
+
+
+def relabel(fig: Figure, shown: Callable[[str], str]) -> Figure:
+    """The figure with every text of it passed through `shown` (a Redactor): titles, legends and notes, and the
+    tick labels, which each draw makes anew from the axis' formatter (so the formatter is wrapped)."""
+    for ax in fig.axes:
+        for axis in (ax.xaxis, ax.yaxis):
+            # axes that share an axis share its formatter: wrapped once
+            if not isinstance(axis.get_major_formatter(), _Shown):
+                axis.set_major_formatter(_Shown(axis.get_major_formatter(), shown))
+            if not isinstance(axis.get_minor_formatter(), _Shown):
+                axis.set_minor_formatter(_Shown(axis.get_minor_formatter(), shown))
+    for text in fig.findobj(Text):
+        text.set_text(shown(text.get_text()))
+    return fig
 
 
 def offset_label(value: float) -> str:
@@ -71,7 +118,7 @@ def address_map(fault: AicoreFault) -> Figure:
         ax.set_title(title, fontsize=10)
         ax.set_yticks([])
         ax.text(0.5, 0.5, "no pc start / current in the report", ha="center", va="center", transform=ax.transAxes)
-        return fig
+        return plain(fig)
     start = mask48(fault.pc_start_raw)
     off = offset(fault.pc_start_raw, fault.current_raw)
     size = fault.bin_size
@@ -94,7 +141,7 @@ def address_map(fault: AicoreFault) -> Figure:
     axes[0].set_xlabel("offset from pc start (bytes)", fontsize=8, loc="left")
     handles, labels = axes[0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="outside lower center", ncol=2, fontsize=8, frameon=False)
-    return fig
+    return plain(fig)
 
 
 def _draw(ax, start: int, off: int, size: int | None, peers: list, inside: bool, current_raw: int) -> None:
@@ -147,7 +194,7 @@ def timeline(incidents: list[Incident]) -> Figure:
     ax.set_yticks(range(len(rows)), list(rows))
     ax.tick_params(axis="y", labelsize=8)
     ax.tick_params(axis="x", labelsize=8, labelrotation=20)
-    return fig
+    return plain(fig)
 
 
 def _label(inc: Incident) -> str:

@@ -4,8 +4,9 @@ Sections: input summary, the chain (one heading per step: its conclusion, open q
 figures, then the evidence with each file:line once), hypotheses with for / against / missing, the
 engineer's answers, the fix, and optionally a collect-more request. Every piece of log text is escaped in
 HTML (a plog line is data, never markup) and, with `redact=True`, passed through one Redactor so
-placeholders stay stable across the whole report. Figures are embedded as base64 PNG, so the HTML file
-stands alone. Table cells go through `tables.tidy`: no None, NaN or 48213.0.
+placeholders stay stable across the whole report, the figures' texts included (node names on the timeline,
+kernel names in titles). Figures are embedded as base64 PNG, so the HTML file stands alone. Table cells go
+through `tables.tidy`: no None, NaN or 48213.0.
 """
 from __future__ import annotations
 
@@ -27,7 +28,7 @@ from ..knowledge.messages import EN, LANGS, pick, say, words
 from . import collect, plots, tables, walk
 from .citation import Cited
 from .hypotheses import FIX_KEYS, fact_words, is_fact, verdict_words
-from .redact import Redactor, no_redaction
+from .redact import Redactor, no_redaction, node_folders
 from .step import Step
 
 FORMATS = {".md": "md", ".markdown": "md", ".html": "html", ".htm": "html"}
@@ -73,23 +74,36 @@ def png_of(fig: Figure) -> bytes:
     return buf.getvalue()
 
 
-def _draw(make: Callable[[], Figure], caption: str) -> Plot | None:
+def _draw(make: Callable[[], Figure], caption: str, R) -> Plot | None:
     fig = make()
-    return Plot(caption, png_of(fig)) if fig is not None else None
+    if fig is None:
+        return None
+    if R is not no_redaction:
+        plots.relabel(fig, R)
+    return Plot(R(caption), png_of(fig))
 
 
-def gather(t: Triage, collect_more: bool = False, figures: bool = True, lang: str = EN) -> _Content:
-    """The walk in `lang`, its figures drawn once, and the collect-more request when asked for."""
-    c = _Content(t, walk.build(t, lang), lang, collect=collect.build(t) if collect_more else None)
-    if figures:
-        for s in c.steps:
-            drawn = [_draw(f, getattr(f, "caption", s.title)) for f in s.figures]
-            c.plots[s.key] = [p for p in drawn if p]
-        # the walk's own figures win; without them, the timeline
-        if not any(c.plots.values()) and t.evidence.incidents:
-            drawn = _draw(lambda: plots.timeline(t.evidence.incidents), say(lang, "figure.timeline"))
-            c.plots["symptom"] = [drawn] if drawn else []
-    return c
+def gather(t: Triage, collect_more: bool = False, lang: str = EN) -> _Content:
+    """The walk in `lang` and the collect-more request when asked for; the figures are drawn by `draw`."""
+    return _Content(t, walk.build(t, lang), lang, collect=collect.build(t) if collect_more else None)
+
+
+def draw(c: _Content, R=no_redaction) -> None:
+    """The figures of the walk, each drawn once, its texts passed through `R`."""
+    for s in c.steps:
+        drawn = [_draw(f, getattr(f, "caption", s.title), R) for f in s.figures]
+        c.plots[s.key] = [p for p in drawn if p]
+    # the walk's own figures win; without them, the timeline
+    if not any(c.plots.values()) and c.triage.evidence.incidents:
+        drawn = _draw(lambda: plots.timeline(c.triage.evidence.incidents), c.say("figure.timeline"), R)
+        c.plots["symptom"] = [drawn] if drawn else []
+
+
+def redactor(t: Triage) -> Redactor:
+    """The Redactor of one case, told the names of its nodes: those the reader found, and the folders the bundle
+    is split into per machine (a short host name is nowhere else recognisable as one)."""
+    return Redactor(hosts={f.node for f in t.log.files if f.node} | node_folders([f.path for f in t.log.files],
+                                                                                 t.log.paths))
 
 
 def render(t: Triage, fmt: str = "html", redact: bool = False, collect_more: bool = False,
@@ -99,13 +113,14 @@ def render(t: Triage, fmt: str = "html", redact: bool = False, collect_more: boo
         raise ValueError(f"report format is md or html, not {fmt!r}")
     if lang not in LANGS:
         raise ValueError(f"the report is worded in {' or '.join(LANGS)}, not {lang!r}")
-    content = gather(t, collect_more, figures, lang)
+    content = gather(t, collect_more, lang)
     out = _markdown if fmt == "md" else _html
-    if not redact:
-        return out(content, no_redaction)
-    r = Redactor(hosts={f.node for f in t.log.files if f.node})
-    out(content, r)          # a first pass learns every name, so lines shown before a name's first sighting
-    return out(content, r)   # are hidden too, and the numbering stays that of the first pass
+    R = redactor(t) if redact else no_redaction
+    if redact:
+        out(content, R)   # a first pass learns every name, so lines shown before a name's first sighting
+    if figures:           # are hidden too, in the figures as well, and the numbering stays that of this pass
+        draw(content, R)
+    return out(content, R)
 
 
 def write(t: Triage, path: str | os.PathLike, redact: bool = False, collect_more: bool = False,
