@@ -14,6 +14,8 @@ import zlib
 from dataclasses import dataclass
 from typing import Callable
 
+from ..reading import unzstd
+
 #: A realistic log line, repeated: deflate packs it about 1,000 times.
 LINE = b"[INFO] RUNTIME(4242,python):2026-01-01-00:00:00.000.000 [stream.cc:512]4242 Launch:task launched\n"
 #: Under the 16 MiB size past which one entry's ratio is checked: only a layer or the whole read can stop it.
@@ -124,6 +126,27 @@ def gzip_stack(levels: int = 3, size: int = 256 << 20) -> bytes:
     return data
 
 
+def tar_gz_tail(size: int = 256 << 20) -> bytes:
+    """A tar.gz of one small log whose gzip stream goes on after the tar's end with `size` NUL bytes: the tar reader
+    stops at its end-of-archive blocks, and the reader that goes on to check the stream's end meets the rest."""
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w") as tar:
+        info = tarfile.TarInfo("debug/plog/plog-4242_20260101000000000.log")
+        info.size = len(LINE) * 100
+        tar.addfile(info, io.BytesIO(LINE * 100))
+    z = zlib.compressobj(9, zlib.DEFLATED, 31)
+    zeros = bytes(1 << 20)
+    return b"".join([z.compress(buf.getvalue())] + [z.compress(zeros) for _ in range(size >> 20)] + [z.flush()])
+
+
+def zstd_bomb(size: int = 1 << 30) -> bytes:
+    """A .zst of `size` bytes of log text: zstd packs the repeated line about 10,000 times."""
+    import zstandard
+    z = zstandard.ZstdCompressor(level=3).compressobj()
+    chunk = _text(1 << 20)
+    return b"".join([z.compress(chunk) for _ in range(size >> 20)] + [z.flush()])
+
+
 def long_line(size: int = 50 << 20) -> bytes:
     """One log line of `size` bytes (an error message that dumped a tensor), no newline."""
     head = b"[ERROR] RUNTIME(4242,python):2026-01-01-00:00:00.000.000 [stream.cc:512]4242 Launch:dump "
@@ -147,8 +170,11 @@ VARIANTS = (
     Variant("tar-of-zips", "nodes.tar", tar_of_zips, "plain tar of 300 zips of one 15 MiB entry"),
     Variant("sparse-tar", "sparse.tar", sparse_tar, "plain tar, one GNU sparse entry of 6 GiB"),
     Variant("gzip-stack", "stack.log.gz.gz.gz", gzip_stack, "gzip of gzip of gzip of 256 MiB of text"),
+    Variant("tar-gz-tail", "tail.tar.gz", tar_gz_tail, "tar.gz of one small log, 256 MiB of NULs after the tar"),
     Variant("long-line", "plog-4242_20260101000000000.log", long_line, "one 50 MB line"),
 )
+if unzstd.available():   # building it needs the zstandard package too
+    VARIANTS += (Variant("zstd-bomb", "big.log.zst", zstd_bomb, "zstd of 1 GiB of text"),)
 
 
 def write(name: str, path: str) -> None:

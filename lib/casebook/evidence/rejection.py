@@ -25,9 +25,9 @@ FORMS: tuple[tuple[str, re.Pattern], ...] = (
                          + r")[,.]?\s*should be in dtype support list\s*\[?(?P<allowed>[^\]]*)")),
     ("dtype", re.compile(r"(?P<param>[\w.]+)\s+dtype\s+(?P<value>" + _DT + r")\s+should be in dtype support list"
                          r"\s*\[?(?P<allowed>[^\]]*)")),
-    ("dtype", re.compile(r"(?P<param>[\w ]+?)\s+after promote is\s+(?P<value>" + _DT
+    ("dtype", re.compile(r"(?P<param>[\w ]{1,60}?)\s+after promote is\s+(?P<value>" + _DT
                          + r"),? which should be in dtype support list\s*\[?(?P<allowed>[^\]]*)")),
-    ("dtype", re.compile(r"When\s+(?P<cond>.+?),\s*(?P<param>[\w ]+?)\s+(?:dtype\s+)?should (?:also )?be\s+"
+    ("dtype", re.compile(r"When\s+(?P<cond>.{1,200}?),\s*(?P<param>[\w ]{1,60}?)\s+(?:dtype\s+)?should (?:also )?be\s+"
                          r"(?P<allowed>\w+)\s+but it is\s+(?P<value>\w+)")),
     ("dtype", re.compile(r"Expected dtype of (?P<param>[\w.]+) to be (?P<allowed>.+?),? but got (?P<value>\w+)")),
     ("dtype", re.compile(r"(?P<param>[\w.]+)\s+(?:data ?type|dtype)\s+(?:is\s+|\[)?(?P<value>" + _DT
@@ -36,7 +36,7 @@ FORMS: tuple[tuple[str, re.Pattern], ...] = (
                          + _DT + r"(?:\s*[,|/]\s*" + _DT + r")*)", re.I)),
     ("dtype_or_format", re.compile(r"Io input dtype or format is not supported, get io input info is\s*"
                                    r"(?P<value>.*?)\s*but supported list is:?(?P<allowed>.*)")),
-    ("layout", re.compile(r"(?P<param>[\w.\[\] ]+?)\s+(?:must|should|only support)\b(?P<allowed>.*?)\s*when\s+"
+    ("layout", re.compile(r"(?P<param>[\w.\[\] ]{1,60}?)\s+(?:must|should|only support)\b(?P<allowed>.*?)\s*when\s+"
                           r"(?:input_?)?layout is\s+(?P<value>\w+)", re.I)),
     ("layout", re.compile(r"(?:input_?)?layout\s+(?:is\s+)?\[?(?P<value>[A-Z]{2,6})\]?,?\s*(?:is\s+)?"
                           r"(?:not support|unsupported|invalid)", re.I)),
@@ -120,11 +120,21 @@ def _allowed(value: str | None) -> tuple[str, ...]:
 NOT_A_CHECK = re.compile(r"op store|Cannot find bin of op|binary_info_config")
 
 
+#: How much of a line is read for a complaint: an op's complaint is a sentence, and a line of tens of thousands of
+#: characters (hostile or a dump) must cost no more than a short one.
+MAX_TEXT = 1024
+# a form that opens with a name is tried only where a name can start, so a long run of word characters is not
+# tried at each of its positions
+_STARTS = tuple((aspect, re.compile(r"(?<![\w.])" + p.pattern, p.flags) if p.pattern.startswith(("(?P<param>", "(?:Tensor"))
+                 else p) for aspect, p in FORMS)
+
+
 def read_line(text: str) -> tuple[str, re.Match] | None:
     """The aspect and the match of the first form a line shows, or None."""
+    text = text[:MAX_TEXT]
     if NOT_A_CHECK.search(text):
         return None
-    for aspect, pattern in FORMS:
+    for aspect, pattern in _STARTS:
         m = pattern.search(text)
         if m:
             return aspect, m

@@ -1,13 +1,17 @@
 """Bundles read in this process, kept so that opening the same bundle again costs nothing.
 
-A bundle is the same when the same paths hold the same files with the same sizes and modification times, and it
-is read with the same limits and engine. Only the reading and its evidence are kept: answers, facts and the
-ranking are new on every open. Bundles with archive members are not kept: their spooled copies belong to the
-log table that read them.
+A bundle is the same when the same paths hold the same files (the same inode, size, modification time and status
+change time, and the same bytes at their start and end), and it is read with the same limits and engine. A file
+rewritten with its old size and modification time put back (`touch -r`, `os.utime`) still has a new status
+change time, which no one can set back; where that clock is coarse, the bytes at its ends tell. Only the reading
+and its evidence are kept: answers, facts and the ranking are new on every open. Bundles with archive members
+are not kept: their spooled copies belong to the log table that read them.
 """
 from __future__ import annotations
 
+import hashlib
 import os
+import stat
 from collections import OrderedDict
 from pathlib import Path
 from typing import Callable
@@ -20,11 +24,13 @@ from ..reading.plog import LogTable, read_plog
 
 #: How many bundles are kept (the one open and the one before it).
 KEPT = 2
+#: Bytes read at each end of every file to tell a rewritten file from the one read.
+ENDS = 4096
 _KEPT: OrderedDict[tuple, tuple[LogTable, Evidence]] = OrderedDict()
 
 
 def signature(paths: tuple[str | os.PathLike, ...]) -> tuple | None:
-    """(path, size, mtime) of every file under the paths, or None when one cannot be looked at."""
+    """What every file under the paths is (`_identity`), or None when one cannot be looked at."""
     entries = []
     try:
         for given in paths:
@@ -35,14 +41,28 @@ def signature(paths: tuple[str | os.PathLike, ...]) -> tuple | None:
                 for root, dirs, files in os.walk(top):
                     dirs.sort()
                     for name in sorted(files):
-                        st = os.lstat(os.path.join(root, name))
-                        entries.append((os.path.join(root, name), st.st_size, st.st_mtime_ns))
+                        full = os.path.join(root, name)
+                        entries.append((full,) + _identity(full, os.lstat(full)))
             else:
-                st = top.stat()
-                entries.append((str(top.resolve()), st.st_size, st.st_mtime_ns))
+                entries.append((str(top.resolve()),) + _identity(top, top.stat()))
     except OSError:
         return None
     return tuple(entries)
+
+
+def _identity(path: str | os.PathLike, st: os.stat_result) -> tuple:
+    """A file's device, inode, size, modification and status change times, and a digest of its first and last
+    ENDS bytes (links and special files: their stat alone, they are not read)."""
+    ends = b""
+    if stat.S_ISREG(st.st_mode):
+        # O_NONBLOCK: what was a regular file may be a FIFO by now, and must not block the open
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+        try:
+            ends = os.pread(fd, ENDS, 0) + os.pread(fd, ENDS, max(st.st_size - ENDS, ENDS))
+        finally:
+            os.close(fd)
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns,
+            hashlib.blake2b(ends, digest_size=16).digest())
 
 
 def read_case(*paths: str | os.PathLike, limits: Limits | None = None, engine: str = "local",

@@ -239,7 +239,7 @@ def catalog() -> tuple[Form, ...]:
     """Every form of the catalog, in its order; a catalog with bad rows raises FormatError. The checked catalog is
     kept on disk like the knowledge base (knowledge/cache.py, named by the package's files), so a new process
     does not check and compile every row again."""
-    return cache.kept(_DATA, _checked, name="formats")
+    return cache.kept(_DATA, _checked, name="formats", kind=tuple)
 
 
 @lru_cache(maxsize=64)

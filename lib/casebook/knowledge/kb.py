@@ -136,7 +136,7 @@ def load_kb(root: str | os.PathLike | None = None) -> KnowledgeBase:
     """Load every case and code page under `root` (default: the project's `kb/`); a copy kept from an earlier
     load of the same files (cache.py) is used when there is one."""
     root = Path(root) if root is not None else default_root()
-    return kept(root, _read_kb) if root.is_dir() else _read_kb(root)
+    return kept(root, _read_kb, kind=KnowledgeBase) if root.is_dir() else _read_kb(root)
 
 
 def _read_kb(root: Path) -> KnowledgeBase:

@@ -6,9 +6,15 @@
  * mark, bytes that are not strict UTF-8 (what Python's decoder accepts), or more distinct level tokens
  * than it tracks. Its header test accepts a subset of grammar.HEADER (ASCII digits and spaces only);
  * a line it does not accept is picked and parsed by the grammar itself, so the accounting stays exact.
+ *
+ * A file truncated while it is mapped raises SIGBUS at the first read of a page past its new end, which
+ * would end the process without a word. Every read of the buffer (the scan, then the copies of the lines
+ * handed back) runs under a guard: a SIGBUS in that thread jumps back out, and the scan returns False.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -35,8 +41,61 @@ typedef struct {
     Py_ssize_t nlevels;
     Spans picked, context, index;       /* index: the start of every index_step-th line */
     Span first_header, last_header;
-    int declined, failed;
+    int declined, failed, shrank;
+    char *scratch;                       /* a line copied out of the buffer before it is decoded */
+    Py_ssize_t scratch_cap;
 } Scan;
+
+/* Where a thread reading the buffer goes back to on SIGBUS; NULL while it reads nothing mapped. */
+static _Thread_local sigjmp_buf *guard;
+/* The SIGBUS action before ours: a fault outside a guard is handed to it. */
+static struct sigaction previous;
+
+static void on_sigbus(int sig, siginfo_t *info, void *context)
+{
+    (void)info;
+    (void)context;
+    if (guard != NULL) {
+        sigjmp_buf *back = guard;
+        guard = NULL;
+        siglongjmp(*back, 1);
+    }
+    /* not a read of a scanned buffer: what would have happened without this handler (SA_NODEFER delivers the
+     * raised signal at once) */
+    sigaction(SIGBUS, &previous, NULL);
+    raise(sig);
+}
+
+/* Install on_sigbus unless it is the SIGBUS action already (faulthandler, say, may have replaced it since);
+ * called with the GIL held, so two threads never install it at once. SA_NODEFER leaves SIGBUS unblocked
+ * inside the handler, so the jump out (sigsetjmp without the mask) leaves the thread's mask as it was. */
+static int watch_sigbus(void)
+{
+    struct sigaction now, ours;
+    if (sigaction(SIGBUS, NULL, &now) < 0)
+        return -1;
+    if ((now.sa_flags & SA_SIGINFO) && now.sa_sigaction == on_sigbus)
+        return 0;
+    memset(&ours, 0, sizeof ours);
+    ours.sa_sigaction = on_sigbus;
+    ours.sa_flags = SA_SIGINFO | SA_NODEFER | SA_ONSTACK;
+    sigemptyset(&ours.sa_mask);
+    return sigaction(SIGBUS, &ours, &previous);
+}
+
+/* Copy n bytes out of the buffer; -1 when its file shrank under the copy. */
+static int copy_out(void *to, const void *from, size_t n)
+{
+    sigjmp_buf back;
+    if (sigsetjmp(back, 0)) {
+        guard = NULL;
+        return -1;
+    }
+    guard = &back;
+    memcpy(to, from, n);
+    guard = NULL;
+    return 0;
+}
 
 static int push(Spans *s, Py_ssize_t no, Py_ssize_t start, Py_ssize_t end)
 {
@@ -165,12 +224,45 @@ static void run(Scan *s)
     s->lines = no;
 }
 
-static PyObject *text_of(const Scan *s, Span span)
+/* The text of bytes of the buffer, copied out first (a shrunk file sets s->shrank and raises). */
+static PyObject *decoded(Scan *s, const unsigned char *from, Py_ssize_t len, int ascii)
 {
-    return PyUnicode_DecodeUTF8((const char *)s->data + span.start, span.end - span.start, "strict");
+    if (len > s->scratch_cap) {
+        char *more = PyMem_RawRealloc(s->scratch, (size_t)len);
+        if (more == NULL)
+            return PyErr_NoMemory();
+        s->scratch = more;
+        s->scratch_cap = len;
+    }
+    if (len && copy_out(s->scratch, from, (size_t)len) < 0) {
+        s->shrank = 1;
+        PyErr_SetString(PyExc_BufferError, "the buffer's file shrank while it was read");
+        return NULL;
+    }
+    return ascii ? PyUnicode_DecodeASCII(s->scratch, len, "strict") : PyUnicode_DecodeUTF8(s->scratch, len, "strict");
 }
 
-static PyObject *spans_list(const Scan *s, const Spans *spans)
+/* run() under the guard: a SIGBUS while it reads the buffer ends it with s->shrank set (what it had allocated
+ * is still in s, freed by the caller). */
+static void guarded_run(Scan *s)
+{
+    sigjmp_buf back;
+    if (sigsetjmp(back, 0)) {
+        guard = NULL;
+        s->shrank = 1;
+        return;
+    }
+    guard = &back;
+    run(s);
+    guard = NULL;
+}
+
+static PyObject *text_of(Scan *s, Span span)
+{
+    return decoded(s, s->data + span.start, span.end - span.start, 0);
+}
+
+static PyObject *spans_list(Scan *s, const Spans *spans)
 {
     PyObject *out = PyList_New(spans->n);
     for (Py_ssize_t i = 0; out != NULL && i < spans->n; i++) {
@@ -184,7 +276,7 @@ static PyObject *spans_list(const Scan *s, const Spans *spans)
     return out;
 }
 
-static PyObject *result(const Scan *s)
+static PyObject *result(Scan *s)
 {
     PyObject *levels = PyDict_New(), *picked = NULL, *context = NULL, *first = NULL, *last = NULL, *out = NULL;
     PyObject *index = PyList_New(s->index.n);
@@ -197,7 +289,7 @@ static PyObject *result(const Scan *s)
         PyList_SET_ITEM(index, i, offset);
     }
     for (Py_ssize_t i = 0; i < s->nlevels; i++) {
-        PyObject *key = PyUnicode_DecodeASCII((const char *)s->levels[i].text, s->levels[i].len, "strict");
+        PyObject *key = decoded(s, s->levels[i].text, s->levels[i].len, 1);
         PyObject *count = PyLong_FromSsize_t(s->levels[i].count);
         int bad = key == NULL || count == NULL || PyDict_SetItem(levels, key, count) < 0;
         Py_XDECREF(key);
@@ -229,7 +321,7 @@ PyDoc_STRVAR(scan_doc,
 "message, and up to `device_sample` header lines holding `device`, the first for each distinct line start\n"
 "(without the time) up to the device number; `context` the unpicked header line just before a non-header\n"
 "line; `index` the byte offset of lines 1, 1 + index_step, ... None when the bytes need the line-by-line\n"
-"reader.");
+"reader; False when the buffer is a memory map whose file was truncated while it was read (SIGBUS).");
 
 static PyObject *scan(PyObject *module, PyObject *args)
 {
@@ -276,16 +368,26 @@ static PyObject *scan(PyObject *module, PyObject *args)
             goto done;
         }
     }
+    if (watch_sigbus() < 0) {
+        PyErr_SetFromErrno(PyExc_OSError);
+        goto done;
+    }
     Py_BEGIN_ALLOW_THREADS
-    run(s);
+    guarded_run(s);
     Py_END_ALLOW_THREADS
-    if (s->failed)
+    if (s->shrank)
+        out = Py_NewRef(Py_False);
+    else if (s->failed)
         PyErr_NoMemory();
     else if (s->declined)
         out = Py_NewRef(Py_None);
-    else
-        out = result(s);
+    else if ((out = result(s)) == NULL && s->shrank) {
+        PyErr_Clear();
+        out = Py_NewRef(Py_False);
+    }
 done:
+    PyMem_RawFree(s->search.freq);
+    PyMem_RawFree(s->scratch);
     PyMem_RawFree(s->picked.v);
     PyMem_RawFree(s->context.v);
     PyMem_RawFree(s->index.v);

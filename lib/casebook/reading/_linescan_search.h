@@ -20,6 +20,7 @@ typedef struct {
     uint8_t marks[65536];                  /* two-byte values some literal is anchored on */
     int16_t head[65536];                   /* first anchor on each two-byte value */
     Anchor anchors[2 * MAX_LITERALS];
+    uint16_t *freq;                        /* while it is built; kept here so a scan cut short can free it */
 } Search;
 
 /* who named which device in a device line: the line up to its time, and from its time to the device number */
@@ -33,7 +34,7 @@ static inline unsigned pair(const unsigned char *p) { return p[0] | (unsigned)p[
  * hit, which seldom happens. */
 static int search_build(Search *s, const unsigned char *data, Py_ssize_t size)
 {
-    uint16_t *freq = PyMem_RawCalloc(65536, sizeof(uint16_t));
+    uint16_t *freq = s->freq = PyMem_RawCalloc(65536, sizeof(uint16_t));
     if (freq == NULL)
         return -1;
     Py_ssize_t sample = size < SAMPLE_BYTES ? size : SAMPLE_BYTES;
@@ -56,6 +57,7 @@ static int search_build(Search *s, const unsigned char *data, Py_ssize_t size)
         }
     }
     PyMem_RawFree(freq);
+    s->freq = NULL;
     return 0;
 }
 

@@ -1,4 +1,4 @@
-"""Open what customers pack their logs in (.gz, .tar, .tar.gz/.tgz, .zip, archives inside archives), safely.
+"""Open what customers pack their logs in (.gz, .zst, .tar, .tar.gz/.tgz, .zip, archives inside archives), safely.
 
 Members are read as streams, once, in archive order, and copied into numbered files of a private
 temporary folder (spool.py): a compressed tar has no random access, and each member must stay a plain
@@ -6,7 +6,8 @@ file that `plog.read_file` can read on its own, in any process. Names found in a
 as file-system paths (entries.py), so no entry can write outside the spool. Entries with absolute paths,
 `..`, links pointing outside the archive, device files and FIFOs are refused and listed with the reason.
 Decompression is bounded by a total size and an expansion ratio checked on every entry, every layer and
-the whole read (limits.py).
+the whole read (limits.py). zstd is read like gzip when the `zstandard` package is installed (unzstd.py), and
+refused as an unsupported compression when it is not.
 """
 from __future__ import annotations
 
@@ -17,17 +18,24 @@ import zlib
 from pathlib import Path
 from typing import BinaryIO, Iterator
 
-from . import tar_archive, zip_archive
-from .decompress import Counting, Gunzip
-from .entries import MEMBER_SEP, gz_member_name
+from . import tar_archive, unzstd, zip_archive
+from .decompress import DAMAGE, Counting, Gunzip
+from .entries import MEMBER_SEP, stream_member_name
 from .limits import Budget, LimitExceeded, Limits
 from .spool import Member, Spool
+from .unzstd import Unzstd
+
+#: Compressed streams read, by kind: one file inside, or a tar.
+_STREAMS = {"gzip": Gunzip, "zstd": Unzstd}
 
 
 def kind_of(head: bytes) -> str | None:
-    """`gzip`, `zip` or `tar` from a file's first 512 bytes; `bz2`/`xz` named so they can be refused; else None."""
+    """`gzip`, `zstd`, `zip` or `tar` from a file's first 512 bytes; `bz2`/`xz` named so they can be refused; else
+    None."""
     if head[:2] == b"\x1f\x8b":
         return "gzip"
+    if head[:4] == unzstd.MAGIC:
+        return "zstd"
     if head[:4] in (b"PK\x03\x04", b"PK\x05\x06"):
         return "zip"
     if len(head) >= 262 and head[257:262] == b"ustar":
@@ -52,6 +60,8 @@ def _opens(fh: BinaryIO, kind: str) -> bool:
     try:
         if kind == "gzip":
             return bool(Gunzip(fh).read(1))
+        if kind == "zstd":
+            return True   # no text starts with its magic number: read as zstd or refused, never as garbage lines
         if kind == "tar":
             return tarfile.open(fileobj=fh, mode="r|").next() is not None
         if kind == "zip":
@@ -79,14 +89,18 @@ class Expander:
         if kind in ("bz2", "xz"):
             yield Member(display, refused=f"unsupported compression ({kind}); unpack it and send the files")
             return
+        if kind == "zstd" and not unzstd.available():
+            yield Member(display, refused="unsupported compression (zstd): the zstandard package is not installed; "
+                                          "install it, or unpack the file (zstd -d) and send what it holds")
+            return
         if depth == 0:
             self.budget.given += path.stat().st_size
         if kind == "zip":
             members = zip_archive.members(path, display, self.spool, self.budget)
         elif kind == "tar":
-            members = tar_archive.members(path, display, self.spool, self.budget, compressed=False)
+            members = tar_archive.members(path, display, self.spool, self.budget)
         else:
-            members = self._gzip(path, display)
+            members = self._stream(path, display, _STREAMS[kind])
         try:
             for m in members:
                 yield from self._nested(m, depth)
@@ -112,21 +126,21 @@ class Expander:
         finally:
             m.source.unlink(missing_ok=True)   # the archive's own copy is no longer needed
 
-    def _gzip(self, path: Path, display: str) -> Iterator[Member]:
-        """A .gz file: a tar inside is read as a tar stream, anything else is one member."""
+    def _stream(self, path: Path, display: str, unpack) -> Iterator[Member]:
+        """A .gz or .zst file: a tar inside is read as a tar stream, anything else is one member."""
         with open(path, "rb") as raw:
             try:
-                head = Gunzip(raw).read(512)
-            except (EOFError, zlib.error, OSError):
+                head = unpack(raw).read(512)
+            except DAMAGE:
                 head = b""
         if kind_of(head) == "tar":
-            yield from tar_archive.members(path, display, self.spool, self.budget, compressed=True)
+            yield from tar_archive.members(path, display, self.spool, self.budget, unpack)
             return
         with open(path, "rb") as rawfh:
             counted = Counting(rawfh)
-            inner = f"{display}{MEMBER_SEP}{gz_member_name(display)}"
+            inner = f"{display}{MEMBER_SEP}{stream_member_name(display)}"
             with self.budget.layer(display, lambda: counted.consumed):
-                yield self.spool.copy(Gunzip(counted), inner, lambda n, done: self.budget.spend(n, inner))
+                yield self.spool.copy(unpack(counted), inner, lambda n, done: self.budget.spend(n, inner))
 
 
 __all__ = ["Expander", "kind_of", "sniff"]

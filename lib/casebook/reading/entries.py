@@ -13,7 +13,9 @@ from pathlib import PurePosixPath
 #: Separator between an archive and a member in display paths: `bundle.tar.gz!/debug/plog/plog-1_….log`.
 MEMBER_SEP = "!/"
 #: Name endings stripped from an archive's name when its members are classified by path.
-ARCHIVE_SUFFIXES = (".tar.gz", ".tgz", ".tar", ".zip", ".gz")
+ARCHIVE_SUFFIXES = (".tar.gz", ".tgz", ".tar.zst", ".tzst", ".tar", ".zip", ".gz", ".zst")
+#: Endings of a compressed file that holds one file: its member is the name without them.
+STREAM_SUFFIXES = (".gz", ".zst")
 #: The mark of a name met again in the same archive (`a.log`, `a.log#2`): every display path is unique.
 _REPEAT = re.compile(r"#\d+$")
 _CONTROL_CHARS = re.compile(r"[\x00-\x1f\x7f]")
@@ -87,10 +89,13 @@ def link_refusal(kind: str, member: str, target: str) -> str:
     return f"refused: {kind} pointing outside the archive ({printable(target)})"
 
 
-def gz_member_name(display: str) -> str:
-    """The name the one member of a bare .gz gets: the archive's own name without `.gz`."""
+def stream_member_name(display: str) -> str:
+    """The name the one member of a bare .gz or .zst gets: the file's own name without that ending."""
     name = display.split(MEMBER_SEP)[-1].rsplit("/", 1)[-1]
-    return name[:-3] if name.lower().endswith(".gz") and len(name) > 3 else name
+    for suffix in STREAM_SUFFIXES:
+        if name.lower().endswith(suffix) and len(name) > len(suffix):
+            return name[:-len(suffix)]
+    return name
 
 
 def strip_suffix(name: str) -> str:

@@ -8,7 +8,6 @@ the original bytes of every line whose text is not an exact decoding of them are
 """
 from __future__ import annotations
 
-import mmap
 import os
 from collections import Counter
 from dataclasses import dataclass, field
@@ -198,10 +197,9 @@ def read_file(f: LogFile, keep: tuple[str, ...] | None = None, selective_from: i
     least = max(1, FULL_RECORDS_BELOW if selective_from is None else selective_from)
     try:
         with open(f.source, "rb") as fh:
-            if keep is not None and os.fstat(fh.fileno()).st_size >= least:
+            if keep is not None and scan.available() and os.fstat(fh.fileno()).st_size >= least:
                 # a big file is scanned through a memory map: no copy of it is made unless the scan declines
-                with mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mm:
-                    rows = _parse_mapped(f, mm, keep)
+                rows = _parse_mapped(f, fh.fileno(), keep)
                 if rows is not None:
                     return rows
                 fh.seek(0)
@@ -212,13 +210,18 @@ def read_file(f: LogFile, keep: tuple[str, ...] | None = None, selective_from: i
     return parse_bytes(f, data)
 
 
-def _parse_mapped(f: LogFile, mm: mmap.mmap, keep: tuple[str, ...]) -> list[tuple] | None:
+def _parse_mapped(f: LogFile, fd: int, keep: tuple[str, ...]) -> list[tuple] | None:
     """Records of a big file read selectively from its memory map, or None when it needs the full reader."""
-    head = mm[:_BINARY_SNIFF]
+    head = os.pread(fd, _BINARY_SNIFF, 0)   # read, not mapped: a file truncated meanwhile gives less, not SIGBUS
     if head[:2] in (b"\xff\xfe", b"\xfe\xff") or binary_reason(head):
         return None
-    sel = scan.select(mm, keep)
-    return None if sel is None else _parse_selected(f, sel, mm[:1 << 16].decode("utf-8", errors="replace"))
+    try:
+        sel = scan.select_file(fd, keep)
+    except scan.Shrunk as e:   # the full reader reads what is there now
+        f.warnings.append(f"{f.path}: truncated while it was read ({e}, {os.fstat(fd).st_size} bytes now); read as "
+                          f"it is now: a writer may have rotated or emptied it, collect it again")
+        return None
+    return None if sel is None else _parse_selected(f, sel, os.pread(fd, 1 << 16, 0).decode("utf-8", "replace"))
 
 
 def read_one(f: LogFile, keep: tuple[str, ...] | None = None,

@@ -9,6 +9,10 @@ the full Python grammar. Counting stays exact: the scanner's header test accepts
 grammar accepts, and it declines bytes the line-by-line reader would treat differently (CR, NUL, a
 byte-order mark, anything but strict UTF-8); such files, and every file when the scanner was not built
 (no C compiler at install), are read line by line.
+
+A file truncated while its memory map is scanned (a writer rotating or emptying it) would raise SIGBUS at the
+first page past its new end; the scanner catches that in the thread that read it and `select_file` raises
+Shrunk, so the reader reads the file as it is now.
 """
 from __future__ import annotations
 
@@ -31,6 +35,10 @@ DEVICE_SAMPLE = 200
 DEVICE = "device_id="
 #: The scan notes the byte offset of every INDEX_STEP-th line: a window of lines is read from there.
 INDEX_STEP = 1024
+
+
+class Shrunk(OSError):
+    """The file was truncated while it was scanned: what its map held past the new end is gone."""
 
 
 @dataclass
@@ -90,11 +98,25 @@ def select(data: bytes | mmap.mmap, keep: tuple[str, ...], device_sample: int = 
            index_step: int | None = None) -> Selection | None:
     """Scan one file and pick the lines that need a record: ERROR lines, lines that are not slog headers,
     lines whose message holds one of the `keep` literals, and a sample of `device_id=` lines; None when the
-    file needs the line-by-line reader. `data` may be a memory map of the file."""
+    file needs the line-by-line reader. `data` may be a memory map of the file: Shrunk when that file was
+    truncated while it was read."""
     if _linescan is None:
         return None
     found = _linescan.scan(data, _encoded(tuple(keep)), DEVICE.encode(), device_sample, index_step or INDEX_STEP)
+    if found is False:
+        raise Shrunk(f"{len(data)} bytes when it was mapped")
     if found is None:
         return None
     lines, header_lines, levels, picked, context, first, last, index = found
     return Selection(lines, header_lines, levels, picked, dict(context), first, last, index)
+
+
+def select_file(fd: int, keep: tuple[str, ...]) -> Selection | None:
+    """select() over a memory map of the open file `fd` (no copy of it is made); Shrunk when the file was
+    emptied before it could be mapped or truncated while it was scanned."""
+    try:
+        mapped = mmap.mmap(fd, 0, access=mmap.ACCESS_READ)
+    except ValueError:   # mmap refuses an empty file: it was emptied since its size was looked at
+        raise Shrunk("emptied before it was mapped") from None
+    with mapped:
+        return select(mapped, keep)

@@ -1,20 +1,23 @@
-"""Tar archives, plain or gzip-compressed, read as one forward stream.
+"""Tar archives, plain or compressed (gzip, zstd), read as one forward stream.
 
 The stream is wrapped in decompress.Ending, so a tar cut (or damaged) inside an entry ends cleanly: the
 entry keeps every byte before the cut, with a warning, and nothing after it is read. A tar that ends
 between entries without its end-of-archive blocks (cut at a block boundary, or inside a header) is listed
-as cut after the last entry read. Links, devices and FIFOs are listed, never followed or created.
+as cut after the last entry read. A compressed tar's stream is read on past the tar's end to its own, where
+its check is (gzip's CRC-32 and size, zstd's checksum): a byte changed inside an entry's data that still
+decodes is named there, on the last entry (held back until then). Links, devices and FIFOs are listed, never
+followed or created.
 """
 from __future__ import annotations
 
 import tarfile
 from pathlib import Path
-from typing import Iterator
+from typing import BinaryIO, Callable, Iterator
 
-from .decompress import Counting, Ending, Gunzip, reason
+from .decompress import DAMAGE, Counting, Ending, reason
 from .entries import MEMBER_SEP, DisplayNames, link_refusal, unsafe_name
-from .limits import Budget
-from .spool import Member, Spool
+from .limits import Budget, LimitExceeded
+from .spool import CHUNK, Member, Spool
 
 
 class _UpToCut:
@@ -39,15 +42,18 @@ class _UpToCut:
         return self.ending.end is not None and self.given < self.info.size
 
 
-def members(path: Path, display: str, spool: Spool, budget: Budget, compressed: bool) -> Iterator[Member]:
-    """Entries of a tar (gzip-compressed when `compressed`), in archive order, up to any damage."""
+def members(path: Path, display: str, spool: Spool, budget: Budget,
+            unpack: Callable[[BinaryIO], BinaryIO] | None = None) -> Iterator[Member]:
+    """Entries of a tar (compressed when `unpack`, decompress.Gunzip or unzstd.Unzstd, is given), in archive
+    order, up to any damage."""
     with open(path, "rb") as rawfh:
         counted = Counting(rawfh)
         with budget.layer(display, lambda: counted.consumed):
-            yield from _entries(Ending(Gunzip(counted) if compressed else counted), display, spool, budget)
+            stream = unpack(counted) if unpack is not None else None
+            yield from _entries(Ending(stream or counted), display, spool, budget, stream)
 
 
-def _entries(ending: Ending, display: str, spool: Spool, budget: Budget) -> Iterator[Member]:
+def _entries(ending: Ending, display: str, spool: Spool, budget: Budget, unpacked=None) -> Iterator[Member]:
     try:
         tar = tarfile.open(fileobj=ending, mode="r|")
     except (tarfile.TarError, EOFError) as e:
@@ -55,8 +61,12 @@ def _entries(ending: Ending, display: str, spool: Spool, budget: Budget) -> Iter
         return
     count = 0
     names = DisplayNames(display)
+    held: Member | None = None   # the entry read last, given out once the next header (or the end) is read
     try:
         for info in tar:
+            if held is not None:
+                yield held
+                held = None
             count += 1
             if count > budget.limits.max_members:
                 yield Member(display, refused=f"refused: more than {budget.limits.max_members} entries")
@@ -73,16 +83,44 @@ def _entries(ending: Ending, display: str, spool: Spool, budget: Budget) -> Iter
             if stream.cut:
                 m.warnings.append(f"{shown}: damaged or truncated archive inside this entry{_why(ending)}; "
                                   f"read up to the damage ({m.size} of {info.size} bytes)")
-            yield m
             if stream.cut or m.warnings:
+                yield m
                 return   # a damaged stream cannot be followed past the damage
+            held = m
     except (tarfile.TarError, EOFError) as e:
         ending.error = ending.error or e   # a header cut or damaged (EOFError: Ending's padding ran out)
         ending.end = ending.pos if ending.end is None else ending.end
+    if unpacked is not None and ending.end is None:
+        try:
+            damage = _to_its_end(unpacked, display, budget)
+        except LimitExceeded:
+            if held is not None:
+                yield held   # read before the limit was passed: it stays read
+            raise
+        if damage is not None:
+            note = (f"{display}: damaged compressed data ({reason(damage)}), found after the tar's end: the bytes "
+                    f"of its {count} entries may not be the ones packed; they were read as they decoded")
+            if held is None:
+                yield Member(f"{display}{MEMBER_SEP}(after entry {count})", refused=note)
+            else:
+                held.warnings.append(note)
+    if held is not None:
+        yield held
     if ending.end is not None:
         why = _why(ending) or " (it ends without its end-of-archive blocks)"
         yield Member(f"{display}{MEMBER_SEP}(after entry {count})",
                      refused=f"archive cut or damaged after entry {count}{why}; entries before it were read")
+
+
+def _to_its_end(unpacked, display: str, budget: Budget) -> BaseException | None:
+    """Read a compressed stream on from the tar's end to its own, so that its check is made; the damage found
+    there, or None. What comes out counts against the limits (a bomb may hide after the tar)."""
+    try:
+        while chunk := unpacked.read(CHUNK):
+            budget.spend(len(chunk), display)
+    except DAMAGE as e:
+        return e
+    return None
 
 
 def _why(ending: Ending) -> str:
