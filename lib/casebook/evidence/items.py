@@ -251,7 +251,7 @@ class Fact:
 
     name: str
     value: object
-    source: str            #: log, engineer, default
+    source: str            #: log, engineer, default, table (a compatibility table's answer for versions the log shows)
     file: str | None = None
     line: int | None = None
     note: str | None = None
