@@ -1,5 +1,6 @@
 """The knowledge base loads clean, and every problem in a bad file is reported with its file and line."""
 import csv
+import hashlib
 import os
 import pickle
 import re
@@ -566,16 +567,18 @@ def test_a_kept_copy_is_written_whole_and_only_the_newest_of_its_kind_stay(tmp_p
     monkeypatch.delenv("CASEBOOK_CACHE")
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     assert cache.folder() == tmp_path / "home" / ".cache" / "casebook"
-    where = tmp_path / "a" / "b"                      # folders made as needed
+    where = tmp_path / "a" / "b"
+    where.mkdir(parents=True)                         # kept() makes the folder, owner-only, before a copy is kept
     for n, name in enumerate(["kb-6", "kb-5", "kb-4", "kb-3", "kb-2", "formats-1", "kb-1"]):
-        cache._keep(where / f"{name}.pickle", {"n": n})
+        cache._keep(where / f"{name}.pickle", {"n": n}, b"k" * 32)
         os.utime(where / f"{name}.pickle", ns=(n, n))   # the later written, the newer, whatever the name
     # kb-6 and kb-5 are the oldest knowledge-base copies; the formats copy is of another kind and stays
     assert sorted(p.name for p in where.iterdir()) == ["formats-1.pickle", "kb-1.pickle", "kb-2.pickle",
                                                        "kb-3.pickle", "kb-4.pickle"]
     data = (where / "kb-1.pickle").read_bytes()
-    assert pickle.loads(data) == {"n": 6} and data[1] == pickle.HIGHEST_PROTOCOL
+    body = data[len(cache.MAGIC) + hashlib.sha256().digest_size:]   # the copy's magic, its signature, its pickle
+    assert data.startswith(cache.MAGIC) and pickle.loads(body) == {"n": 6} and body[1] == pickle.HIGHEST_PROTOCOL
     blocked = tmp_path / "blocked"
     blocked.write_text("a file where the folder would be", encoding="utf-8")
-    cache._keep(blocked / "kb-1.pickle", {})          # nothing written, nothing raised
+    cache._keep(blocked / "kb-1.pickle", {}, b"k" * 32)   # nothing written, nothing raised
     assert blocked.read_text(encoding="utf-8") == "a file where the folder would be"
