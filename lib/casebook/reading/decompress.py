@@ -63,29 +63,53 @@ class Counting:
         self.raw.close()
 
 
-class Gunzip:
+class Stepped:
+    """A stream decoded a step at a time as it is read (`_step` gives the next output, `_stop` ends it): what was
+    decoded before damage is returned first, and the error is raised by the read after it."""
+
+    def __init__(self) -> None:
+        self.pending = b""
+        self.error: BaseException | None = None
+        self.done = False
+
+    def _step(self) -> bytes:
+        raise NotImplementedError
+
+    def _stop(self, error: BaseException | None) -> bytes:
+        self.done, self.error = True, error
+        return b""
+
+    def read(self, n: int = -1) -> bytes:
+        want = n if n >= 0 else float("inf")
+        while len(self.pending) < want and not self.done:
+            self.pending += self._step()
+        if not self.pending and self.error is not None:
+            error, self.error = self.error, None
+            raise error
+        if n < 0:
+            out, self.pending = self.pending, b""
+        else:
+            out, self.pending = self.pending[:n], self.pending[n:]
+        return out
+
+
+class Gunzip(Stepped):
     """A gzip stream (one or several members) decompressed as it is read. Everything decoded before damage
     is returned first; the error is raised by the read after it. Members are inflated as raw deflate from a
     window of NULs (`inflater`), and their CRC-32 and size are checked here."""
 
     def __init__(self, raw) -> None:
+        super().__init__()
         self.raw = raw
         self.buf = b""                 # compressed bytes read and not yet given to an inflater
         self.z = None                  # the current member's inflater; None between members
         self.members = 0
         self.crc = self.size = 0       # of the current member's output
-        self.pending = b""
-        self.error: BaseException | None = None
-        self.done = False
 
     def _more(self) -> bool:
         data = self.raw.read(_READ)
         self.buf += data
         return bool(data)
-
-    def _stop(self, error: BaseException | None) -> bytes:
-        self.done, self.error = True, error
-        return b""
 
     def _header(self) -> bytes:
         """Start the next member, skip NUL padding after one, or end the stream."""
@@ -134,19 +158,6 @@ class Gunzip:
         self.crc, self.size = zlib.crc32(out, self.crc), self.size + len(out)
         if not self.done and self.z.eof:
             self._trailer()
-        return out
-
-    def read(self, n: int = -1) -> bytes:
-        want = n if n >= 0 else float("inf")
-        while len(self.pending) < want and not self.done:
-            self.pending += self._step()
-        if not self.pending and self.error is not None:
-            error, self.error = self.error, None
-            raise error
-        if n < 0:
-            out, self.pending = self.pending, b""
-        else:
-            out, self.pending = self.pending[:n], self.pending[n:]
         return out
 
 

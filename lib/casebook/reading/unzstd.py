@@ -9,6 +9,8 @@ Without the package, zstd is refused as an unsupported compression (archive.py),
 """
 from __future__ import annotations
 
+from .decompress import Stepped
+
 try:
     import zstandard
 except ImportError:   # optional: requirements.txt installs it
@@ -32,20 +34,18 @@ def available() -> bool:
     return zstandard is not None
 
 
-class Unzstd:
+class Unzstd(Stepped):
     """A zstd stream (one or several frames) decoded as it is read; what was decoded before damage is returned
     first, and the error is raised by the read after it."""
 
     def __init__(self, raw) -> None:
+        super().__init__()
         self.raw = raw
         self.buf = b""                 # compressed bytes read and not yet decoded
         self.z = None                  # the current frame's decoder; None between frames
         self.last = False              # the current frame's last block was decoded
         self.checksum = 0              # bytes of the current frame's checksum, after its last block
         self.frames = 0
-        self.pending = b""
-        self.error: BaseException | None = None
-        self.done = False
 
     def _have(self, n: int) -> bool:
         """Whether `n` compressed bytes are buffered, reading more as needed."""
@@ -59,10 +59,6 @@ class Unzstd:
     def _take(self, n: int) -> bytes:
         out, self.buf = self.buf[:n], self.buf[n:]
         return out
-
-    def _stop(self, error: BaseException | None) -> bytes:
-        self.done, self.error = True, error
-        return b""
 
     def _frame(self) -> bytes:
         """Start the next frame (skipping skippable ones), or end the stream."""
@@ -126,15 +122,5 @@ class Unzstd:
         except zstandard.ZstdError as e:
             return self._stop(ZstdDamage(str(e)))
 
-    def read(self, n: int = -1) -> bytes:
-        want = n if n >= 0 else float("inf")
-        while len(self.pending) < want and not self.done:
-            self.pending += self._frame() if self.z is None else self._block()
-        if not self.pending and self.error is not None:
-            error, self.error = self.error, None
-            raise error
-        if n < 0:
-            out, self.pending = self.pending, b""
-        else:
-            out, self.pending = self.pending[:n], self.pending[n:]
-        return out
+    def _step(self) -> bytes:
+        return self._frame() if self.z is None else self._block()
