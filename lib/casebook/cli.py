@@ -173,15 +173,24 @@ def _kb_stats(args: argparse.Namespace) -> int:
     return 0
 
 
+def _captures(roots: list[str]) -> list[Path]:
+    """The capture folders (each holding an expect.yaml) under the folders given."""
+    from .judging.accuracy import capture_folders
+    return [f for root in roots for f in capture_folders(Path(root))]
+
+
+def _no_captures(roots: list[str]) -> int:
+    return _fail(f"{_shown(roots)}: no capture folder (one holding expect.yaml)")
+
+
 def _kb_accuracy(args: argparse.Namespace) -> int:
     from .judging import accuracy
     from .knowledge.kb import load_kb
-    folders = [f for root in args.folders for f in accuracy.capture_folders(Path(root))]
+    folders = _captures(args.folders)
     if args.batch is not None:
         folders = [f for f in folders if accuracy.read_expected(f).batch == args.batch]
     if not folders:
-        print(f"casebook: {_shown(args.folders)}: no capture folder (one holding expect.yaml)", file=sys.stderr)
-        return 2
+        return _no_captures(args.folders)
     scores = accuracy.score_folders(folders, kb=load_kb(Path(args.root) if args.root else None))
     total = accuracy.figures(scores, "all" if args.batch is None else str(args.batch))
     if args.json:
@@ -193,22 +202,19 @@ def _kb_accuracy(args: argparse.Namespace) -> int:
         wrong = f"  CONFIRMED WRONG: {', '.join(s.confirmed_wrong)}" if s.confirmed_wrong else ""
         out(f"{mark:6} {s.folder}: want {' | '.join(s.expected)}, got {s.got or '(open)'}"
             f" [{s.got_family or 'no family'}]{wrong}")
-    f = total
-    out(f"{f.n} captures, {f.documented} with a documented cause: right {f.right}, cause or family {f.family}, "
-        f"top 3 {f.top3}; wrong confirmed {f.confirmed_wrong}")
+    out(f"{total.n} captures, {total.documented} with a documented cause: right {total.right}, cause or family "
+        f"{total.family}, top 3 {total.top3}; wrong confirmed {total.confirmed_wrong}")
     return 0
 
 
 def _kb_priors(args: argparse.Namespace) -> int:
     import yaml
-    from .judging.accuracy import capture_folders
     from .knowledge import priors
     from .knowledge.kb import default_root, load_kb
     root = Path(args.root) if args.root else default_root()
-    folders = [f for folder in args.folders for f in capture_folders(Path(folder))]
+    folders = _captures(args.folders)
     if not folders:
-        print(f"casebook: {_shown(args.folders)}: no capture folder (one holding expect.yaml)", file=sys.stderr)
-        return 2
+        return _no_captures(args.folders)
     counts = priors.count([yaml.safe_load((f / "expect.yaml").read_text(encoding="utf-8")) or {} for f in folders],
                           {c.id: c.family for c in load_kb(root).cases.values()})
     text = priors.dump(counts)
