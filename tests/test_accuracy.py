@@ -45,3 +45,10 @@ def test_an_expectation_reads_its_accepted_ids_family_and_batch(tmp_path):
     e = read_expected(tmp_path)
     assert (e.cases, e.family, e.batch, e.cause, e.documented) == (("a-slug", "op-rejects-dtype"), None, 3, "words",
                                                                    True)
+
+
+def test_a_folder_without_captures_is_refused_in_one_line(tmp_path, capsys):
+    from casebook.cli import main
+    assert main(["kb", "priors", str(tmp_path / "missing")]) == 2
+    assert main(["kb", "accuracy", str(tmp_path)]) == 2
+    assert capsys.readouterr().err.count("no capture folder") == 2

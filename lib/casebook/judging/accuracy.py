@@ -80,7 +80,9 @@ def read_expected(folder: Path) -> Expected:
 
 
 def capture_folders(root: Path) -> list[Path]:
-    """The capture folders under a root, in name order."""
+    """The capture folders under a root, in name order (none when the root is not a folder)."""
+    if not Path(root).is_dir():
+        return []
     return sorted(p for p in Path(root).iterdir() if p.is_dir() and (p / "expect.yaml").is_file())
 
 
