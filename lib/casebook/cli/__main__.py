@@ -1,0 +1,4 @@
+"""`python -m casebook.cli`: the `casebook` command."""
+from . import run
+
+run()
