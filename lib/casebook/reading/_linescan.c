@@ -46,8 +46,10 @@ typedef struct {
     Py_ssize_t scratch_cap;
 } Scan;
 
-/* Where a thread reading the buffer goes back to on SIGBUS; NULL while it reads nothing mapped. */
-static _Thread_local sigjmp_buf *guard;
+/* Where a thread reading the buffer goes back to on SIGBUS; NULL while it reads nothing mapped. Volatile: to the
+ * compiler, `guard = &back; memcpy(...); guard = NULL;` is a dead store followed by a live one (memcpy reads no
+ * global), and without it the store the signal handler needs may never be made. */
+static _Thread_local sigjmp_buf *volatile guard;
 /* The SIGBUS action before ours: a fault outside a guard is handed to it. */
 static struct sigaction previous;
 
