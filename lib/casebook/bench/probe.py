@@ -1,6 +1,7 @@
 """`make probe`: each hostile input of bombs.py read by `casebook triage` in a process of its own, with the time
-it took and its peak memory. Exit 1 when one takes over MAX_SECONDS or MAX_RSS, or ends without a verdict
-(exit 0 or a one-line refusal, exit 2)."""
+it took and its peak memory, then each scenario of hostile.py with its check. Exit 1 when an input takes over
+MAX_SECONDS or MAX_RSS, ends without a verdict (exit 0 or a one-line refusal, exit 2), or a scenario's promise
+does not hold."""
 from __future__ import annotations
 
 import json
@@ -9,11 +10,11 @@ import platform
 import subprocess
 import sys
 import tempfile
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from .bombs import VARIANTS, Variant
+from .hostile import SCENARIOS, Outcome, Scenario, measure
 
 MAX_SECONDS = 30
 MAX_RSS = 500 << 20
@@ -62,18 +63,10 @@ def probe(variant: Variant, folder: Path) -> Probe:
     size = path.stat().st_size
     spool = folder / "tmp"
     spool.mkdir(exist_ok=True)
-    with open(folder / "out.json", "w+b") as out, open(folder / "err.txt", "w+b") as err:
-        start = time.monotonic()
-        child = subprocess.Popen([sys.executable, "-m", "casebook.cli", "triage", str(path), "--json"],
-                                 stdout=out, stderr=err, env={**os.environ, "TMPDIR": str(spool)})
-        _, status, usage = os.wait4(child.pid, 0)
-        seconds = time.monotonic() - start
-        child.returncode = os.waitstatus_to_exitcode(status)
-        out.seek(0)
-        err.seek(0)
-        outcome = _outcome(child.returncode, out.read().decode(), err.read().decode(errors="replace"))
+    run = measure(["triage", str(path), "--json"], {"TMPDIR": str(spool)}, folder=folder)
     path.unlink()
-    return Probe(variant, size, seconds, usage.ru_maxrss * 1024, child.returncode, outcome)
+    outcome = _outcome(run.exit_code, run.out.decode(), run.err.decode(errors="replace"))
+    return Probe(variant, size, run.seconds, run.peak_rss, run.exit_code, outcome)
 
 
 def table(probes: list[Probe]) -> str:
@@ -84,19 +77,34 @@ def table(probes: list[Probe]) -> str:
     return "\n".join(rows)
 
 
+def scenario_table(done: list[tuple[Scenario, Outcome]]) -> str:
+    """The scenarios of round two as a Markdown table."""
+    rows = ["| item | input | what | time | peak RSS | held | outcome |", "|---:|---|---|---:|---:|---|---|"]
+    rows += [f"| {s.item} | {s.name} | {s.what} | {o.seconds:.1f} s | {o.peak_rss / (1 << 20):.0f} MiB | "
+             f"{'yes' if o.held else 'NO'} | {o.said} |" for s, o in done]
+    return "\n".join(rows)
+
+
 def main() -> int:
-    """Probe every variant; print the table and the machine; 1 when one is over the bounds."""
+    """Probe every variant and scenario; print the tables and the machine; 1 when one is over the bounds."""
     with tempfile.TemporaryDirectory(prefix="casebook-probe-") as tmp:
         probes = []
         for v in VARIANTS:
             probes.append(probe(v, Path(tmp)))
             print(f"{v.name}: {probes[-1].seconds:.1f} s, {probes[-1].peak_rss >> 20} MiB", file=sys.stderr)
+        done = []
+        for s in SCENARIOS:
+            with tempfile.TemporaryDirectory(dir=tmp) as folder:
+                done.append((s, s.run(Path(folder))))
+            print(f"{s.name}: {done[-1][1].said}", file=sys.stderr)
     print(table(probes))
+    print()
+    print(scenario_table(done))
     print(f"\n{os.cpu_count()} cores, {platform.python_implementation()} {platform.python_version()}; "
           f"bounds: {MAX_SECONDS} s and {MAX_RSS >> 20} MiB each")
-    over = [p.variant.name for p in probes if not p.within]
+    over = [p.variant.name for p in probes if not p.within] + [s.name for s, o in done if not o.held]
     if over:
-        print(f"over the bounds: {', '.join(over)}", file=sys.stderr)
+        print(f"over the bounds or not held: {', '.join(over)}", file=sys.stderr)
     return 1 if over else 0
 
 
