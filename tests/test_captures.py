@@ -74,6 +74,8 @@ def test_first_error_and_codes(results, folder):
         cited = got.get("capture_line", got["line"])   # a grep paste cites its source line; the capture's line too
         assert (cited, first["contains"] in got["text"] or first["contains"] in _line(folder, cited)) == \
                (first["line"], True)
+        if "code" in first:
+            assert got["code"] == str(first["code"]), "the first error's code"
     seen = {c.code for c in t.evidence.codes}
     assert [str(c) for c in want.get("codes") or [] if str(c) not in seen] == []
     fault = want.get("aicore")
@@ -86,6 +88,8 @@ def test_first_error_and_codes(results, folder):
         for key in ("pc_start", "current"):
             if key in fault:
                 assert int(f[f"{key}_raw"], 16) == int(fault[key], 16), key
+        if "errcode" in fault:
+            assert [int(str(x), 16) for x in f["errcode"]] == [int(str(x), 16) for x in fault["errcode"]], "errcode"
 
 
 def _line(folder: Path, no: int) -> str:
@@ -134,3 +138,11 @@ def test_the_first_sight_table_counts_each_batch():
     counts = {b: sum(1 for f in FOLDERS if read_expected(f).batch == b) for b in {r["batch"] for r in table}}
     assert [(r["batch"], r["n"]) for r in table] == sorted(counts.items())
     assert all(0 <= r["right"] <= r["family"] <= r["n"] and r["top3"] <= r["n"] for r in table)
+
+
+def test_the_proven_cases_are_those_the_triage_gets_right(results):
+    """kb/proven.yaml (`kb stats`' cases_proven_real) holds exactly the cases named rightly for a real capture."""
+    from casebook.judging.accuracy import proven
+    from casebook.knowledge import proven as proven_file
+    scores = [score(read_expected(f), results[f.name][1]) for f in FOLDERS]
+    assert proven_file.load(KB.root) == proven(scores), "rewrite it: casebook kb accuracy tests/captures --write-proven"

@@ -21,7 +21,7 @@ def test_counts_of_a_small_knowledge_base(tmp_path):
     assert stats(kb) == Stats(cases=3, families=1, codes=3, samples=5, cases_without_real_source=2, drafts=1)
     assert stats(kb).as_dict() == {"cases": 3, "families": 1, "codes": 3, "samples": 5,
                                    "cases_without_real_source": 2, "drafts": 1, "captures": 0, "priors": 0,
-                                   "compatibility_rows": 0, "first_sight": ()}
+                                   "cases_proven_real": 0, "compatibility_rows": 0, "first_sight": ()}
     assert [p.name for p in sample_folders(tmp_path, "a")] == ["negative-1", "positive-1"]
     assert sample_folders(tmp_path, "missing") == []
     assert [sourced(codes[c]) for c in "1234"] == [True, True, True, False]
@@ -40,3 +40,18 @@ def test_captures_and_the_first_sight_table_beside_a_knowledge_base(tmp_path):
     got = stats(kb)
     assert (got.captures, got.first_sight) == (2, ({"batch": 1, "n": 50, "right": 30, "family": 45, "top3": 40,
                                                      "confirmed_wrong": 0},))
+
+
+def test_cases_proven_real_counts_the_proven_cases_the_knowledge_base_holds(tmp_path):
+    from casebook.knowledge import proven
+    cases = {c: KnownCase(c, f"{c}.md", status="verified", family="fam") for c in ("a", "b", "c")}
+    (tmp_path / proven.FILE).write_text(proven.dump({"a": ("01-x", "02-y"), "b": ("03-z",), "gone": ("04-w",)}),
+                                        encoding="utf-8")
+    kb = KnowledgeBase(root=tmp_path, cases=cases, families={"fam": Family("fam", "fam.md")}, codes={})
+    assert stats(kb).cases_proven_real == 2   # a case no longer in the knowledge base does not count
+    assert proven.load(tmp_path) == {"a": ("01-x", "02-y"), "b": ("03-z",), "gone": ("04-w",)}
+
+
+def test_the_project_proves_enough_cases_on_real_captures():
+    from casebook.knowledge.kb import load_kb
+    assert stats(load_kb()).cases_proven_real >= 35

@@ -119,3 +119,12 @@ def score_folders(folders: list[Path], kb=None) -> list[Score]:
         t = triage(folder / "capture.txt", kb=kb)
         out.append(score(read_expected(folder), to_dict(t)))
     return out
+
+
+def proven(scores: list[Score]) -> dict[str, tuple[str, ...]]:
+    """case id -> the documented captures it is the right diagnosis of (knowledge/proven.py)."""
+    out: dict[str, list[str]] = {}
+    for s in scores:
+        if s.documented and s.right and s.got:
+            out.setdefault(s.got, []).append(Path(s.folder).name)
+    return {case: tuple(sorted(folders)) for case, folders in out.items()}

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import yaml
 
-from . import compat, priors
+from . import compat, priors, proven
 from .checks import UNKNOWN_SAMPLES
 from .kb import CodePage, KnowledgeBase
 
@@ -26,6 +26,7 @@ class Stats:
     drafts: int
     captures: int = 0                #: real captures beside the knowledge base (tests/captures), each with its cause
     priors: int = 0                  #: cases with a prior measured from the real captures
+    cases_proven_real: int = 0       #: cases the triage names rightly for at least one real capture (proven.yaml)
     compatibility_rows: int = 0      #: rows of the version and chip tables, each with its source
     first_sight: tuple = ()          #: each batch of captures at first sight (kb/first-sight.yaml)
 
@@ -76,4 +77,5 @@ def stats(kb: KnowledgeBase) -> Stats:
                  drafts=sum(1 for c in kb.cases.values() if c.status == "draft"),
                  captures=capture_count(kb.root), first_sight=first_sight(kb.root),
                  compatibility_rows=sum(len(rows) for rows in compat.tables(kb.root).values()),
-                 priors=sum(1 for case, n in priors.load(kb.root).cases.items() if n and case in kb.cases))
+                 priors=sum(1 for case, n in priors.load(kb.root).cases.items() if n and case in kb.cases),
+                 cases_proven_real=sum(1 for case in proven.load(kb.root) if case in kb.cases))
