@@ -43,8 +43,14 @@ $(CHROMIUM):
 	@if [ "$$(id -u)" != 0 ]; then echo "make: $(CHROMIUM) is missing; as root: apt-get update && apt-get install -y chromium" >&2; exit 1; fi
 	apt-get update && apt-get install -y chromium fonts-wqy-microhei
 
-test: $(STAMP) $(CHROMIUM)
-	$(BIN)/python -m pytest
+# the case memory's tests start a PostgreSQL server of their own from Debian's packages (tests/memories.py)
+POSTGRES := /usr/lib/postgresql
+$(POSTGRES):
+	@if [ "$$(id -u)" != 0 ]; then echo "make: PostgreSQL is missing; as root: apt-get update && apt-get install -y postgresql" >&2; exit 1; fi
+	apt-get update && apt-get install -y postgresql
+
+test: $(STAMP) $(CHROMIUM) $(POSTGRES)
+	PYTHONDONTWRITEBYTECODE=1 $(BIN)/python -m pytest
 
 # mutmut on the judging and knowledge stages and the evidence stage's cascade and incident rules, in a temporary
 # copy of the project (docs/testing.md); over an hour on two shared cores, so not part of `make test`

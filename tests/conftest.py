@@ -1,4 +1,6 @@
 """Shared paths and fixtures: the real corpus is read where it lies, never copied or edited."""
+import copy
+import functools
 import os
 import re
 import shutil
@@ -6,8 +8,16 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+from hypothesis.database import DirectoryBasedExampleDatabase
 
 ROOT = Path(__file__).resolve().parents[1]
+#: Where the property tests keep the examples that failed, replayed first on the next run: a folder of the system's
+#: temporary space, never the checkout (one profile for every test; none sets a database of its own)
+EXAMPLES = Path(tempfile.gettempdir()) / "casebook-hypothesis"
+settings.register_profile("casebook", database=DirectoryBasedExampleDatabase(str(EXAMPLES)), deadline=None,
+                          print_blob=True)
+settings.load_profile("casebook")
 #: A copy of the real plog corpus (Apache-2.0 test data; its LICENSE and NOTICE.md beside it), carried so that a
 #: clone anywhere passes
 CORPUS = ROOT / "tests" / "corpus"
@@ -21,10 +31,58 @@ def pytest_configure(config):
     when imported; the CLI's child processes inherit it."""
     config._casebook_kept = tempfile.mkdtemp(prefix="casebook-kept-")
     os.environ["CASEBOOK_CACHE"] = config._casebook_kept
+    # the case memory too: no test writes to the user's data folder
+    os.environ["CASEBOOK_DB"] = os.path.join(config._casebook_kept, "memory.db")
+
+
+    config._casebook_tree = tree_state(ROOT)
 
 
 def pytest_unconfigure(config):
     shutil.rmtree(getattr(config, "_casebook_kept", ""), ignore_errors=True)
+
+
+#: What a run may change in the checkout: the installed environment and git's own folder; bytecode caches are
+#: Python's (`make test` sets PYTHONDONTWRITEBYTECODE, so it writes none)
+TREE_SKIPPED = {".venv", ".git", "__pycache__"}
+
+
+def tree_state(root: Path) -> dict[str, tuple[int, int]]:
+    """Every file under `root`, ignored ones included (but TREE_SKIPPED): relative path -> (size, mtime in ns)."""
+    state = {}
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = [d for d in dirs if d not in TREE_SKIPPED]
+        for name in files:
+            path = os.path.join(folder, name)
+            try:
+                st = os.lstat(path)
+            except FileNotFoundError:   # removed while walked
+                continue
+            state[os.path.relpath(path, root)] = (st.st_size, st.st_mtime_ns)
+    return state
+
+
+def tree_changes(before: dict, after: dict) -> list[str]:
+    """The files a run added, changed or removed, each with what happened to it."""
+    return sorted([f"added {p}" for p in after.keys() - before.keys()] +
+                  [f"removed {p}" for p in before.keys() - after.keys()] +
+                  [f"changed {p}" for p in before.keys() & after.keys() if before[p] != after[p]])
+
+
+def pytest_sessionfinish(session, exitstatus):
+    """A run leaves the checkout as it found it: a file left behind (a report, a database, a saved case) fails it."""
+    before = getattr(session.config, "_casebook_tree", None)
+    if before is None or getattr(session.config, "workerinput", None) is not None:
+        return
+    changes = tree_changes(before, tree_state(ROOT))
+    if changes:
+        reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+        text = "the run changed the checkout:\n  " + "\n  ".join(changes[:50])
+        if reporter:
+            reporter.write_line(text, red=True)
+        else:
+            print(text)
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
 @pytest.fixture(autouse=True)
@@ -35,6 +93,20 @@ def fresh_readings():
     forget()
     yield
     forget()
+
+
+@functools.lru_cache(maxsize=None)
+def _triaged(path: str, facts: tuple) -> dict:
+    from casebook.judging.contract import to_dict
+    from casebook.judging.triage import triage
+    from casebook.knowledge.kb import load_kb
+    return to_dict(triage(path, facts=dict(facts), kb=load_kb()))
+
+
+def triaged(path: Path, facts: dict | None = None) -> dict:
+    """The JSON document of a bundle's triage with the project's knowledge base: made once per (path, facts) in a
+    session and shared by the tests that read it (each gets its own copy to look into)."""
+    return copy.deepcopy(_triaged(str(path), tuple(sorted((facts or {}).items()))))
 
 
 @pytest.fixture(scope="session")

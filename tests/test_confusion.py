@@ -10,7 +10,7 @@ from casebook.judging.contract import to_dict, validate
 from casebook.judging.triage import triage
 from casebook.knowledge.kb import load_kb
 from casebook.presenting import walk
-from conftest import SAMPLES
+from conftest import SAMPLES, triaged
 
 KB = load_kb()
 CONFIDENT = ("confirmed", "likely")
@@ -29,7 +29,7 @@ def results() -> list[dict]:
     for case_dir in sorted(p for p in SAMPLES.iterdir() if p.is_dir()):
         for sample in sorted(p for p in case_dir.iterdir() if p.is_dir()):
             run = yaml.safe_load((sample / "expect.yaml").read_text(encoding="utf-8"))["runs"][0]
-            doc = to_dict(triage(sample, facts=run.get("facts") or {}, kb=KB))
+            doc = triaged(sample, run.get("facts"))
             family = doc["family"] or {}
             out.append({"case": case_dir.name, "sample": sample.name, "kind": _kind(sample), "expected": run["diagnosis"],
                         "diagnosis": doc["diagnosis"], "verdicts": {c["case"]: c["verdict"] for c in doc["candidates"]},

@@ -26,7 +26,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 NAME = "plog-7_20260101000000000.log"
-EXAMPLES = settings(max_examples=25, deadline=None, database=None,
+EXAMPLES = settings(max_examples=25, deadline=None,
                     suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 
@@ -282,7 +282,7 @@ NUMBERED = [SAMPLES / "aicore-out-of-range-access" / "positive-mte-write-overflo
 DIGITS = re.compile(rb"(?<![0-9A-Fa-fx])\d+(?![0-9A-Fa-f])")
 
 
-@settings(max_examples=12, deadline=None, database=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(sample=st.sampled_from(NUMBERED), digits=st.sampled_from([19, 20, 4301, 5000]), seed=st.integers(0, 2 ** 16),
        per_file=st.integers(1, 40))
 def test_numbers_too_long_for_their_column_never_break_the_triage(tmp_path_factory, capsys, sample, digits, seed,

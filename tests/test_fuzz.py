@@ -66,7 +66,7 @@ def check_accounting(data: bytes, name: str = "plog-1_20260101000000000.log") ->
     return f
 
 
-@settings(deadline=None, database=None, max_examples=300)
+@settings(deadline=None, max_examples=300)
 @given(st.binary(max_size=4000))
 def test_arbitrary_bytes_never_raise_and_every_line_is_counted(data):
     check_accounting(data)
@@ -79,13 +79,13 @@ TEXTISH = st.lists(st.sampled_from([b"\n", b"\r\n", b"\r", b"\x00", b"\xff", b"\
                    max_size=200).map(b"".join)
 
 
-@settings(deadline=None, database=None, max_examples=300)
+@settings(deadline=None, max_examples=300)
 @given(TEXTISH)
 def test_log_like_fragments_never_raise_and_every_line_is_counted(data):
     check_accounting(data)
 
 
-@settings(deadline=None, database=None, max_examples=25)
+@settings(deadline=None, max_examples=25)
 @given(st.lists(st.binary(max_size=600), min_size=1, max_size=4))
 @example(blobs=[b"\xfd7zXZ\x00"])   # the magic of a compression the reader does not unpack
 @example(blobs=[b"PK\x05\x06"])     # a zip archive's end record alone: an archive that cannot be read
@@ -158,7 +158,7 @@ def small_archives() -> list[bytes]:
 ARCHIVES = small_archives()
 
 
-@settings(deadline=None, database=None, max_examples=150)
+@settings(deadline=None, max_examples=150)
 @given(st.sampled_from(range(len(ARCHIVES))), st.lists(st.tuples(st.integers(0, 10_000), st.integers(0, 255)),
                                                        max_size=6), st.integers(0, 10_000))
 def test_damaged_archives_never_raise_and_are_accounted_for(which, flips, cut):
@@ -176,7 +176,7 @@ def test_damaged_archives_never_raise_and_are_accounted_for(which, flips, cut):
         assert all(f.path.startswith("bundle.bin") for f in log.files)
 
 
-@settings(deadline=None, database=None, max_examples=150)
+@settings(deadline=None, max_examples=150)
 @given(st.sampled_from([b"\x1f\x8b", b"\x1f\x8b\x08\x00", b"PK\x03\x04", b"PK\x05\x06", b"BZh", b"\0" * 257 + b"ustar"]),
        st.binary(max_size=1500))
 def test_arbitrary_bytes_behind_an_archive_signature_never_raise(magic, rest):

@@ -81,7 +81,7 @@ def test_log_lines_and_names_make_no_markup_in_the_markdown_report(tmp_path, pay
             assert payload.replace("\r", "␍") in text and "`x`<img src=y onerror=alert(6)>.log" in text
 
 
-@settings(max_examples=40, deadline=None, database=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.text(alphabet=st.sampled_from(list("<>&;#!*_`~[]()\\|-+=:/.\"' \t\rabcxyz0")), min_size=1, max_size=60))
 def test_any_log_text_renders_as_plain_text(tmp_path_factory, message):
     t = hostile_triage(tmp_path_factory.mktemp("md"), [message])

@@ -3,12 +3,9 @@ they mimic, samples of unknown failures get no diagnosis; coverage and unexplain
 
 import pytest
 import yaml
-from casebook.judging.contract import to_dict, validate
-from casebook.judging.triage import triage
-from casebook.knowledge.kb import load_kb
-from conftest import SAMPLES
+from casebook.judging.contract import validate
+from conftest import SAMPLES, triaged
 
-KB = load_kb()
 CASES = [(case.name, sample.name, run_no)
          for case in sorted(p for p in SAMPLES.iterdir() if p.is_dir())
          for sample in sorted(p for p in case.iterdir() if p.is_dir())
@@ -25,8 +22,7 @@ def test_there_are_samples_for_the_founding_case():
 def test_sample_meets_expectations(case_id, sample, run_no):
     folder = SAMPLES / case_id / sample
     run = yaml.safe_load((folder / "expect.yaml").read_text(encoding="utf-8"))["runs"][run_no]
-    t = triage(folder, facts=run.get("facts") or {}, kb=KB)
-    doc = to_dict(t)
+    doc = triaged(folder, run.get("facts"))
     validate(doc)
     assert doc["diagnosis"] == run["diagnosis"]
     verdicts = {c["case"]: c["verdict"] for c in doc["candidates"]}
