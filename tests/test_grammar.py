@@ -79,6 +79,25 @@ def test_block_message_variants():
     f = parse("[PID: 389] 2026-05-01-10:59:14.702.326 Device_Absent/Abnormal(EL0001): Device not found or invalid.")
     assert (f.kind, f.code, f.extra["title"]) == (KIND_BLOCK_MSG, "EL0001", "Device_Absent/Abnormal")
     assert parse("EE9999: Internal error!").kind == KIND_BLOCK_HEAD
+    # torch_npu's reprint of the message without its time; the Reason printed apart is the message's own
+    state = BlockState()
+    f = parse_line("[PID: 52716] Communication_Error_Ranktable_Detect(EI0015):", state)
+    assert (f.kind, f.code, f.pid, f.time, f.extra["title"]) == (KIND_BLOCK_MSG, "EI0015", 52716, None,
+                                                                  "Communication_Error_Ranktable_Detect")
+    reason = parse_line("  Reason: No rank in the communicator can connect to the root node within the timeout period.",
+                        state)
+    solution = parse_line("  Solution: 1. Check whether all ranks in the communicator have delivered the interface.",
+                          state)
+    assert (reason.kind, reason.level, solution.kind, solution.level) == (KIND_BLOCK_LINE, "ERROR", KIND_BLOCK_LINE, None)
+
+
+def test_a_level_above_error_is_an_error():
+    """MindSpore logs an exception at CRITICAL: the log table names it ERROR, as a paste's logging levels."""
+    f = parse("[CRITICAL] DEVICE(29574,ffff7a21c5d0,python):2023-03-07-16:45:12.005.740 [mindspore/ccsrc/plugin/device/"
+              "ascend/hal/hardware/ascend_collective_comm_lib.cc:112] Initialize] Ascend collective communication "
+              "initialization failed.")
+    assert (f.kind, f.level, f.module) == (KIND_PLOG, "ERROR", "DEVICE")
+    assert parse("[WARNING] DEVICE(29574,ffff7a21c5d0,python):2023-03-07-16:45:12.005.740 [a.cc:1] F] x").level == "WARNING"
 
 
 def test_torch_npu_lines_and_python_traceback():

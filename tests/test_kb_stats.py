@@ -54,4 +54,4 @@ def test_cases_proven_real_counts_the_proven_cases_the_knowledge_base_holds(tmp_
 
 def test_the_project_proves_enough_cases_on_real_captures():
     from casebook.knowledge.kb import load_kb
-    assert stats(load_kb()).cases_proven_real >= 35
+    assert stats(load_kb()).cases_proven_real >= 45

@@ -4,10 +4,11 @@ from __future__ import annotations
 from pathlib import Path
 from types import SimpleNamespace
 
+import pandas as pd
 import pytest
 from casebook.evidence.items import ErrorLine, Fact, Incident
-from casebook.judging.ranking import (CONFIRMED, LIKELY, POSSIBLE, RULED_OUT, SAME_FAILURE_S, Item, Missing,
-                                      Observation, Observed, diagnosis, explained_lines, judge, rank)
+from casebook.judging.ranking import (CONFIRMED, CONTINUED, LIKELY, POSSIBLE, RULED_OUT, SAME_FAILURE_S, Item, Missing,
+                                      Observation, Observed, diagnosis, error_lines, explained_lines, judge, rank)
 from casebook.knowledge.kb import KnowledgeBase, KnownCase
 from casebook.knowledge.rules import Condition, Signature
 
@@ -311,3 +312,19 @@ def test_no_sample_confirms_a_case_against_the_retcodes_it_names():
             if h.verdict == "confirmed" and named and logged and not named & logged:
                 bad.append((expect.parent.name, h.case.id))
     assert bad == []
+
+
+def test_the_bare_lines_right_after_an_error_go_on_its_message():
+    """A message with newlines of its own (the graph engine's reason per op store) is read whole; a bare line after
+    an INFO line, after a gap, in another file or past CONTINUED lines is not."""
+    rows = [("a.log", 1, "plog", "ERROR", "GetDNNEngineName: assign engine failed ... Op store name is tbe-custom."),
+            ("a.log", 2, "unparsed", None, "The dtype, format or shape of input in op desc is not supported in op store"),
+            *[("a.log", 3 + i, "unparsed", None, f"more {i}") for i in range(CONTINUED)],
+            ("a.log", 10, "plog", "INFO", "Epoch 3 done"),
+            ("a.log", 11, "unparsed", None, "a bare line after an INFO line"),
+            ("a.log", 12, "plog", "ERROR", "second error"),
+            ("a.log", 14, "unparsed", None, "after a gap"),
+            ("b.log", 15, "unparsed", None, "another file")]
+    records = pd.DataFrame(rows, columns=["file", "line", "kind", "level", "msg"])
+    assert list(error_lines(records)["line"]) == [1, 2, 3, 4, 12]
+

@@ -41,6 +41,21 @@ FORMS = [
      "tensor 0 [2].", "shape", "dimnum", "1", ("equal to tensor 0 [2]",)),
     ("EZ1001: renorm is 1, but should be 0 when normType is softmax.", "attribute", "renorm", "1",
      ("0 when normType is softmax",)),
+    # the TBE ops' error manager (E80000, E70002, E70003 and their kin), as MindSpore prints it
+    ("RuntimeError: ({'errCode': 'E80000', 'op_name': 'strided_slice_grad_d', 'param_name': 'strides[0]', "
+     "'excepted_value': '1', 'real_value': '2'}, 'In op[strided_slice_grad_d], the parameter[strides[0]] should be , "
+     "but actually is [2].')", "attribute", "strides[0]", "2", ()),
+    ("In op[conv2d], the dtype of input[x] should be one of [float16, float32], but actually is [int8].", "dtype", "x",
+     "int8", ("float16", "float32")),
+    ("In op[roi_align], the parameter[rois]'s dtype should be one of [float16, float32], but actually is [int32].",
+     "dtype", "rois", "int32", ("float16", "float32")),
+    ("In op[avg_pool], the format of input[x] should be one of [NCHW, NHWC], but actually is [ND].", "format", "x", "ND",
+     ("NCHW", "NHWC")),
+    ("In op[max_pool], the num of dimensions of input[ksize] should be in the range of [4, 4], but actually is [3].",
+     "shape", "ksize", "3", ("in the range of [4, 4]",)),
+    ("AclNN_Parameter_Error(EZ1001): The formats of self and mat1 should be ND and ND, but the actual formats are "
+     "[FRACTAL_NZ] and [FRACTAL_NZ]", "format", "self and mat1", "FRACTAL_NZ and FRACTAL_NZ", ("ND", "ND")),
+    ("aclnnMoeGatingTopK failed: renorm is: 1, but currently only support 0", "attribute", "renorm", "1", ("0",)),
     ("RuntimeError: Backend not supported!", None, None, None, ()),
     ("Tiling failed", "call", None, None, ()),
     ("launch failed for FlashAttentionScore, errno:561103.", None, None, None, ()),

@@ -18,9 +18,20 @@ from ..reading.scan import any_of
 from .items import Rejection
 
 _DT = r"DT_[A-Z0-9_]+"
+#: The TBE ops' error manager (E70002, E70003, E80000 and their kin): "In op[X], the <what> of input[p] should be
+#: [...], but actually is [v]."; the parameter may hold brackets of its own (`strides[0]`).
+_TBE = r"In op\[[\w.]+\],?\s*the "
+_TBE_SAID = r"\s*should be\s*(?:one of\s*)?(?P<allowed>.*?),?\s*but actually is\s*\[?(?P<value>[^\]]*)"
+_TBE_PARAM = r"(?:input|output|parameter)\[(?P<param>.+?)\]"
 #: (aspect, pattern) in order: the first that matches a line names its aspect; groups are optional:
 #: `param`, `value`, `allowed`, `op`.
 FORMS: tuple[tuple[str, re.Pattern], ...] = (
+    ("dtype", re.compile(_TBE + r"dtype of " + _TBE_PARAM + _TBE_SAID)),
+    ("dtype", re.compile(_TBE + _TBE_PARAM + r"'s dtype" + _TBE_SAID)),
+    ("format", re.compile(_TBE + r"format of " + _TBE_PARAM + _TBE_SAID)),
+    ("format", re.compile(_TBE + _TBE_PARAM + r"'s format" + _TBE_SAID)),
+    ("shape", re.compile(_TBE + r"(?:num of )?(?:dimensions|shape|rank) of " + _TBE_PARAM + _TBE_SAID)),
+    ("attribute", re.compile(_TBE + r"(?:value of )?" + _TBE_PARAM + _TBE_SAID)),
     ("dtype", re.compile(r"(?:Tensor\s+)?(?P<param>[\w.\[\]]+)\s+not implemented for\s+(?P<value>" + _DT
                          + r")[,.]?\s*should be in dtype support list\s*\[?(?P<allowed>[^\]]*)")),
     ("dtype", re.compile(r"(?P<param>[\w.]+)\s+dtype\s+(?P<value>" + _DT + r")\s+should be in dtype support list"
@@ -43,6 +54,10 @@ FORMS: tuple[tuple[str, re.Pattern], ...] = (
     ("format", re.compile(r"(?P<param>[\w.]+)\s+format\s+(?:is\s+)?\[?(?P<value>[A-Z][A-Z0-9_]+)\]?,?\s*"
                           r"(?:is\s+)?(?:not support|unsupported|invalid)", re.I)),
     ("format", re.compile(r"(?P<param>[\w.]+)\s+format\s+(?:must|should) be\s+(?P<allowed>[A-Z][\w, ]+)", re.I)),
+    # aclnn's check of several tensors at once: "The formats of self and mat1 should be ND and ND, but the actual
+    # formats are [FRACTAL_NZ] and [FRACTAL_NZ]"
+    ("format", re.compile(r"\bformats? of (?P<param>[\w.]+(?:(?:,| and) [\w.]+)*) (?:must|should) be (?P<allowed>.+?),?"
+                          r"\s*but (?:the )?actual formats? (?:are|is) (?P<value>.+)", re.I)),
     ("shape", re.compile(r"\b(?P<param>head[ _]?(?:dim|size|num)\w*|headDim|headSize|D)\b\s*(?:\(|=|is|:)?\s*"
                          r"\[?(?P<value>\d+)?\]?\)?,?\s*(?:is\s+)?(?:not support|unsupported|invalid|must|should|"
                          r"only support)(?:,?\s*(?:only support|should be|must be)\s*)?(?P<allowed>.*)", re.I)),
@@ -59,8 +74,8 @@ FORMS: tuple[tuple[str, re.Pattern], ...] = (
                              r"not support|unsupported|out of range)(?P<allowed>.*)", re.I)),
     ("shape", re.compile(r"\b(?P<param>dim ?num|rank|dims?|shape size) of (?P<what>[\w ]+?) is \[?(?P<value>[\d, ]+)\]?,?"
                          r"\s*(?:but )?(?:should|must) be (?P<allowed>.+)", re.I)),
-    ("attribute", re.compile(r"\b(?P<param>[A-Za-z_][\w.]*) (?:is|=) \[?(?P<value>[^\s\],;]+)\]?,?\s*(?:but )?(?:should|must) "
-                             r"(?:be|not be) (?P<allowed>.+)")),
+    ("attribute", re.compile(r"\b(?P<param>[A-Za-z_][\w.]*) (?:is|=):? \[?(?P<value>[^\s\],;]+)\]?,?\s*(?:but )?(?:(?:should|must) "
+                             r"(?:be|not be)|(?:currently )?only supports?) (?P<allowed>.+)")),
     ("call", re.compile(r"[Tt]iling (?:failed|Failed|func failed)|do tiling failed|TilingFunc failed")),
     ("call", re.compile(r"AclNN_Parameter_Error|ACLNN_ERR_PARAM_INVALID|error code is 161002")),
 )
@@ -93,6 +108,7 @@ def _clean(value: str | None) -> str | None:
     if value is None:
         return None
     value = re.sub(r"\[FUNC:.*$|\[FILE:.*$|^(?:\[[^\]]*\])+(?=\w)", "", value).strip(" ,.;:")
+    value = re.sub(r"\]\s+and\s+\[", " and ", value)   # "[FRACTAL_NZ] and [FRACTAL_NZ]": one value per tensor
     if value.startswith("[") and value.endswith("]") or value.startswith("(") and value.endswith(")"):
         value = value[1:-1]
     elif value.count("[") < value.count("]"):

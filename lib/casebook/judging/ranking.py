@@ -24,6 +24,7 @@ from ..knowledge import priors
 from ..knowledge.kb import KnowledgeBase, KnownCase
 from ..knowledge.literals import Haystack
 from ..knowledge.rules import NO_BIT, Condition, Signature, bits_only, scoring_units
+from ..reading.fields import KIND_UNPARSED
 
 CONFIRMED, LIKELY, POSSIBLE, RULED_OUT = "confirmed", "likely", "possible", "ruled_out"
 _VERDICT_FACTOR = {CONFIRMED: 1.0, LIKELY: 0.8, POSSIBLE: 0.5, RULED_OUT: 0.05}
@@ -72,6 +73,24 @@ class Hypothesis:
     against: list[Item] = field(default_factory=list)
     missing: list[Missing] = field(default_factory=list)
     explains: set[tuple[str, int]] = field(default_factory=set)   #: (file, line) of every line a signature matched
+
+
+#: How many lines without a header may go on an error record's message.
+CONTINUED = 3
+
+
+def error_lines(records: pd.DataFrame) -> pd.DataFrame:
+    """The error records, each with the lines right after it that no grammar reads (no header, no form of their own):
+    the rest of a message that holds newlines (the graph engine's reason per op store, a RuntimeError's second
+    line), as `message` signatures read it."""
+    error = records["level"] == "ERROR"
+    bare = (records["kind"] == KIND_UNPARSED) & records["msg"].astype(str).str.strip().ne("")
+    follows = (records["file"] == records["file"].shift(1)) & (records["line"] == records["line"].shift(1) + 1)
+    keep, run = error.copy(), error
+    for _ in range(CONTINUED):
+        run = run.shift(1, fill_value=False) & bare & follows
+        keep |= run
+    return records[keep]
 
 
 def observations(evidence: Evidence, errors: pd.DataFrame) -> list[Observation]:

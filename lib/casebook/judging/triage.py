@@ -15,7 +15,7 @@ from ..reading.limits import Limits
 from ..reading.plog import LogTable, read_plog
 from .facts import resolve as resolve_facts
 from .families import FamilyVerdict, judge_families, supported_family
-from .ranking import RULED_OUT, Hypothesis, Observed, diagnosis, observations, rank
+from .ranking import RULED_OUT, Hypothesis, Observed, diagnosis, error_lines, observations, rank
 from .readings import read_case
 
 
@@ -33,7 +33,7 @@ class Triage:
 
     def __post_init__(self) -> None:
         # the observations depend on the evidence only; answers change facts, not what the logs show
-        self._observed = Observed(observations(self.evidence, self.log.errors()))
+        self._observed = Observed(observations(self.evidence, error_lines(self.log.records)))
         self.rerank()
 
     def rerank(self) -> None:

@@ -97,12 +97,17 @@ def _split_body(f: Fields, body: str) -> None:
     f.msg = rest.strip()
 
 
+#: Levels above ERROR that MindSpore writes in the slog header (an exception's record is CRITICAL): they state an
+#: error as ERROR does, so the log table names them so, as it does for a paste's logging levels (paste.py).
+_ERROR_LEVELS = {"CRITICAL": "ERROR", "FATAL": "ERROR"}
+
+
 def parse_header(line: str) -> Fields | None:
     """An slog header line, or None."""
     m = HEADER.match(line)
     if not m:
         return None
-    f = Fields(KIND_PLOG, level=m["level"], module=m["module"], pid=number(m["pid"]),
+    f = Fields(KIND_PLOG, level=_ERROR_LEVELS.get(m["level"], m["level"]), module=m["module"], pid=number(m["pid"]),
                pname=m["pname"], time=plog_time(m["ts"]))
     # MindSpore names the thread too: ME(3187425,ffff8a7fd1e0,python)
     thread, comma, pname = m["pname"].partition(",")

@@ -24,9 +24,10 @@ _BLOCK_MSGS = (
                re.S),
     # EZ9999: [PID: 775] 2025-02-16-12:18:25.258.321 msg
     re.compile(r"^\s*(?P<code>" + ECODE + r"): \[PID: ?(?P<pid>\d+)\] (?P<ts>" + TS + r") (?P<msg>.*)$", re.S),
-    # [PID: 389] 2026-05-01-10:59:14.702.326 Device_Absent/Abnormal(EL0001): msg
-    re.compile(r"^\s*\[PID: ?(?P<pid>\d+)\] (?P<ts>" + TS + r") (?P<title>[^()]*)\((?P<code>" + ECODE + r")\):\s*"
-               r"(?P<msg>.*)$", re.S),
+    # [PID: 389] 2026-05-01-10:59:14.702.326 Device_Absent/Abnormal(EL0001): msg; torch_npu's reprint of the message
+    # may drop the time: [PID: 52716] Communication_Error_Ranktable_Detect(EI0015):
+    re.compile(r"^\s*\[PID: ?(?P<pid>\d+)\] (?:(?P<ts>" + TS + r") )?(?P<title>[^()]*)\((?P<code>" + ECODE
+               + r")\):\s*(?P<msg>.*)$", re.S),
     # EZ9999: 2024-07-27-05:01:55.672.958  msg (no pid: CANN 7 releases of early 2024)
     re.compile(r"^\s*(?P<code>" + ECODE + r"): (?P<ts>" + TS + r")\s+(?P<msg>.*)$", re.S),
     # EH9999  msg: a later message of the block, its code repeated before it (CANN 8)
@@ -99,7 +100,9 @@ def _advice(line: str, state: BlockState) -> Fields | None:
     m = _ADVICE.match(line)
     if not m or not (state.in_block or line[:1].isspace()):
         return None
-    f = _block_line(state, line.strip(), level=None)
+    # the catalog's cause and solution are advice; a Reason printed apart is the rest of the message itself (EI0015:
+    # "Reason: No rank in the communicator can connect to the root node"), an error as the line before it
+    f = _block_line(state, line.strip(), level="ERROR" if m["key"] == "Reason" else None)
     f.extra["advice"] = m["key"]
     return f
 
