@@ -54,6 +54,10 @@ def test_driver_and_dcmi_failure_lines():
     lines = read("DrvMngGetConsoleLogLevel failed. (g_conLogLevel=3)", "dcmi module initialize failed. ret is -8005")
     assert [(f.kind, f.level) for f in lines] == [(KIND_CONSOLE, "ERROR")] * 2
     assert lines[0].func == "DrvMngGetConsoleLogLevel"
+    # later drivers give the reason, as Ascend's note on a card held by another container quotes it
+    line = read("dcmi model initialized failed, because the device is used. ret is -8020")[0]
+    assert (line.kind, line.level, line.func) == (KIND_CONSOLE, "ERROR", "dcmi model initialized")
+    assert read("dcmi model initialized failed, because the device is used")[0].kind != KIND_CONSOLE
 
 
 def test_shell_listings_banners_and_a_killed_job():

@@ -291,9 +291,11 @@ def test_screen_capture_agrees_with_the_plog(sample):
 # --- every sample ---------------------------------------------------------------------------------
 
 ALL = ROOT / "kb" / "samples"
+#: the plogs and device logs of a process, and the exception logs the device keeps (hisi_logs, their task-scheduler
+#: lines logged by pid -1)
 LOG_PATH = re.compile(r"(?:worker-\d+/)?ascend/log/(?:(?:debug|run)/plog/plog-\d+_\d{17}|debug/device-\d+/device-\d+_\d{17})"
-                      r"\.log")
-ANY_HEADER = re.compile(r"^\[(?P<level>[A-Z]+)\] (?P<module>[A-Z_]+)\((?P<pid>\d+),(?P<pname>[\w.]+)\):"
+                      r"\.log|hisi_logs/device-\d+/\d{14}-\d{9}/log/ts\.log")
+ANY_HEADER = re.compile(r"^\[(?P<level>[A-Z]+)\] (?P<module>[A-Z_]+)\((?P<pid>-?\d+),(?P<pname>[\w.]+)\):"
                         r"(?P<ts>\d{4}-\d\d-\d\d-\d\d:\d\d:\d\d\.\d{3}\.\d{3}) \S")
 
 

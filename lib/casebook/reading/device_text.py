@@ -43,8 +43,9 @@ _AICERR_PROSE = re.compile(r"^(?:related instructions \(error occured before the
 #: the field msaicerr names the AI Core error code in
 _AICERR_CODE = "code"
 #: the driver's and DCMI's user libraries: `DrvMngGetConsoleLogLevel failed. (g_conLogLevel=3)`,
-#: `dcmi module initialize failed. ret is -8005`
-_DRIVER_FAILED = re.compile(r"^(?P<func>[A-Za-z_]\w*(?: \w+)*) failed\.? ?"
+#: `dcmi module initialize failed. ret is -8005`; later drivers give the reason too: `dcmi model initialized failed,
+#: because the device is used. ret is -8020`
+_DRIVER_FAILED = re.compile(r"^(?P<func>[A-Za-z_]\w*(?: \w+)*) failed(?:, because [^.]+)?\.? ?"
                             r"(?:\((?P<args>\w+=[^)]*)\)|ret is (?P<ret>-?\d+))\s*$")
 
 

@@ -25,7 +25,11 @@ SOURCES = {
                "the failure itself: FlashAttentionScoreGrad EZ9999 with errcode (0, 0x8000, 0) under the default "
                "task queue (https://www.hiascend.com/developer/techArticles/20260722-1)"],
     aicore: [SLOG, f"the AI Core / vector core exception reports, retCodes and extend info: the CANN runtime ({RUNTIME})",
-             f"the torch_npu errors: torch_npu ({TORCH_NPU})"],
+             f"the torch_npu errors: torch_npu ({TORCH_NPU})",
+             "the task scheduler's instruction-cache dump in the device's ts.log (`stars_print_error_pc_icache_and_hbm_"
+             "info: stat for dump pc start, ...`): the CANN troubleshooting page on icache data verification faults "
+             "(https://www.hiascend.com/document/detail/zh/CANNCommunityEdition/850/maintenref/troubleshooting/"
+             "troubleshooting_0010.html)"],
     comm: [SLOG, "HCCL's link tables, socket and notify timeouts and CQE errors: HCCL (https://github.com/hicann/hccl)",
            f"the runtime's task and heartbeat lines: the CANN runtime ({RUNTIME})"],
     memory: [SLOG, f"the runtime's and driver's allocation and copy failures: the CANN runtime ({RUNTIME})",
@@ -35,7 +39,8 @@ SOURCES = {
            "(https://github.com/hicann/opbase)"],
     rejection: [SLOG, f"torch_npu's errors: torch_npu ({TORCH_NPU})", "the op API's parameter, I/O and platform "
                 "checks and their wordings: hicann/opbase (https://github.com/hicann/opbase); the platform check's "
-                "wording: vllm-project/vllm-ascend issue 1736 (https://github.com/vllm-project/vllm-ascend/issues/1736)"],
+                "wording: vllm-project/vllm-ascend issue 1736 (https://github.com/vllm-project/vllm-ascend/issues/1736); an op's own "
+                "platform check: hicann/ops-nn (https://github.com/hicann/ops-nn, aclnn_max_pool3d_with_argmax.cpp)"],
 }
 
 

@@ -127,6 +127,7 @@ OOR = "aicore-out-of-range-access"
 TRAP = "aicore-kernel-execution-timeout"
 ILLEGAL = "aicore-illegal-instruction"
 HBM = "hbm-ecc-hardware-fault"
+ICACHE = "aicore-icache-data-corruption"
 NOTIFY = "hccl-notify-wait-timeout"
 INDEX_PUT = "IndexPutV2_3c5e91d07ab24f18_high_performance_20000"
 ROPE = "RotaryPosEmbCustom_c81d02e5f4a7b936_mix_aiv"
@@ -242,6 +243,26 @@ def illegal_negative_wrap() -> dict[str, str]:
                   "aicore": expectation(f, p)}]})
 
 
+def illegal_negative_icache() -> dict[str, str]:
+    """VEC_INSTR_UNDEF again, but the task scheduler's dump finds the instruction cache differing from memory."""
+    f = CoreFault(ROPE, (0, 0x2000, 0), "A vector instruction could not be decoded or broke its constraints.",
+                  "0x31", "vector core exception", "507035", 3871, (37,), 0x12C0C2400000, (0x0C18,), 20_480,
+                  wording="fftsplus aivector error", head="AIV")
+    job, p, t = fault_job(260416, 76930, datetime(2026, 4, 16, 21, 7, 55, 460_112), 1, f)
+    dump = t - us(2_100)
+    out = files(job, {"about": """Near miss for aicore-illegal-instruction: the same custom vector kernel stops with
+        errcode (0, 0x2000, 0) = VEC_INSTR_UNDEF, retCode 0x31 / 507035, but the device's exception log holds the
+        task scheduler's dump of core 37: of 32 instructions read from the instruction cache and from memory, 5
+        differ (compare_fail_num=5). The kernel binary is sound; the cache handed the core other code.
+        Instruction cache corruption is confirmed; the illegal-instruction case stays possible.""",
+        "runs": [{"facts": {}, "diagnosis": ICACHE, "verdicts": {ILLEGAL: "possible", ICACHE: "confirmed"}}]})
+    folder = f"hisi_logs/device-{p.device}/{dump.strftime('%Y%m%d%H%M%S')}-{dump.microsecond * 1000:09d}/log"
+    out[f"{folder}/ts.log"] = (f"[ERROR] TSCH(-1,null):{stamp(dump)} 21877 (dieid:0,cpuid:0) aicore.c:767 "
+                               "stars_print_error_pc_icache_and_hbm_info: stat for dump pc start, aiv_id=37, "
+                               "icache_miss_num=5127, hbm_miss_num=0, compare_num=32, compare_fail_num=5\n")
+    return out
+
+
 def hbm_positive() -> dict[str, str]:
     """A multi-bit ECC in the scalar data cache and an HBM RAS event: retCode 0x58, 507054."""
     f = CoreFault(MATMUL, (0, 0x80000000, 0), "Multi-bit ECC error in the data cache, see the RAS alarm handling.",
@@ -288,6 +309,7 @@ BUILDERS = (
     (OOR, "positive-mte-write-overflow", oor_positive), (OOR, "negative-hbm-bus-error", oor_negative_hbm),
     (TRAP, "positive-softmax-timeout", trap_positive), (TRAP, "negative-hccl-task-timeout", trap_negative_hccl),
     (ILLEGAL, "positive-custom-op-undef", illegal_positive), (ILLEGAL, "negative-ub-wrap-around", illegal_negative_wrap),
+    (ILLEGAL, "negative-icache-mismatch", illegal_negative_icache),
     (HBM, "positive-dcache-ecc", hbm_positive), (HBM, "negative-bus-error-no-ras", hbm_negative_software),
     ("_unknown", "vector-divide-by-zero", unknown_divide_by_zero),
 )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
+from .aicore import CoreFault, fault_job
 from .comm import lost_heartbeat
 from .job import Job, Proc, failure_exit, files, pta_line, stop, sync_frames, torchrun, traceback
 from .lines import rt, slog, stamp, us
@@ -14,6 +15,8 @@ NOTIFY = "hccl-notify-wait-timeout"
 BINARY = "op-binary-not-found"
 TILING = "aclnn-tiling-unsupported-shape"
 VISIBLE = "visible-devices-misconfigured"
+TIMEOUT = "aicore-kernel-execution-timeout"
+MC2 = "mc2-kernel-waits-for-absent-peer"
 SCRIPT = "/home/ma-user/work/llm/train_ddp.py"
 TORCH_NPU = "/usr/local/python3.10.14/lib/python3.10/site-packages/torch_npu"
 
@@ -93,6 +96,26 @@ def heartbeat_positive() -> dict[str, str]:
         then the task abort 107022 and EL0001 on the screen. Device heartbeat lost, confirmed: a hardware or
         firmware matter.""",
         "runs": [{"facts": {}, "diagnosis": HEARTBEAT, "verdicts": {HEARTBEAT: "confirmed"}}]})
+
+
+def timeout_negative_device_lost() -> dict[str, str]:
+    """An MC2 kernel's vector core timeout reported after its device stopped answering."""
+    f = CoreFault("MoeDistributeDispatchV2_3d5a9e71c0f84b26_high_performance_1000", (0, 0, 0), "timeout or trap error.",
+                  "0x30", "vector core timeout", "507034", 2718, (41,), 0x12C0C6060000, (0x2C40,), 73_728,
+                  wording="fftsplus aivector error", head="AIV")
+
+    def lost(job: Job, p: Proc, t: datetime) -> None:
+        lost_heartbeat(p, t - us(2_800))
+        job.screen.append(f"[PID: {p.pid}] {stamp(t + us(5_000))} Device_Absent/Abnormal(EL0001): Device not found "
+                          "or invalid.")
+    job, p, _ = fault_job(260709, 85600, datetime(2026, 7, 9, 6, 20, 41, 772_305), 1, f, extra=lost)
+    return files(job, {"about": """Near miss for aicore-kernel-execution-timeout: MoeDistributeDispatchV2 on device 1
+        reports a vector core timeout (errcode (0, 0, 0), 'timeout or trap error.', retCode 0x30, 507034), but 2.8
+        ms after 'Device[1] lost heartbeat', drv_ret_code=33 and 507010, and the screen says EL0001 'Device not
+        found or invalid'. The kernel did not hang by itself and waited for no absent peer: its device went away.
+        Lost heartbeat is confirmed; the timeout cases stay possible.""",
+        "runs": [{"facts": {}, "diagnosis": HEARTBEAT, "verdicts": {TIMEOUT: "possible", MC2: "possible",
+                                                                    HEARTBEAT: "confirmed"}}]})
 
 
 def heartbeat_negative_hccl() -> dict[str, str]:
@@ -197,6 +220,20 @@ def tiling_negative_dtype() -> dict[str, str]:
                   "verdicts": {TILING: "possible", "op-rejects-dtype": "confirmed"}}]})
 
 
+def tiling_negative_binary() -> dict[str, str]:
+    """errno 561103 from a launch whose kernel binary is missing: no tiling ran."""
+    job, t = job_failing(260717, 89930, datetime(2026, 7, 17, 15, 2, 48, 377_095), 1, steps=2)
+    aclnn_failure(job, job.proc(3), t, "aclnnArange", "Cannot find bin of op Range, integral key 0/1/|int64/ND/int64/ND/"
+                  "int64/ND/int64/ND/.", ["Cannot find binary for op Range.", "Kernel GetWorkspace failed. opType: 9",
+                                           "launch failed for Range, errno:561103."])
+    stop(job, t)
+    return files(job, {"about": """Near miss for aclnn-tiling-unsupported-shape: aclnnArange ends with 'launch
+        failed for Range, errno:561103', the aclnn error of a refused launch that tiling failures end with too,
+        but the first line says 'Cannot find bin of op Range': no kernel binary, so no tiling ran. Operator
+        binary not found is confirmed; the tiling case stays possible with the missing binary against it.""",
+        "runs": [{"facts": {}, "diagnosis": BINARY, "verdicts": {TILING: "possible", BINARY: "confirmed"}}]})
+
+
 def visible_failure(job: Job, t: datetime, reason: str, count_failed: bool) -> None:
     """Every process fails at device setup with EE1001 and this reason."""
     for p in job.procs:
@@ -272,8 +309,10 @@ def unknown_not_contiguous() -> dict[str, str]:
 BUILDERS = (
     (AICPU, "positive-unique-input", aicpu_positive), (AICPU, "negative-device-lost", aicpu_negative_device_lost),
     (HEARTBEAT, "positive-device-hang", heartbeat_positive), (HEARTBEAT, "negative-hccl-heartbeat", heartbeat_negative_hccl),
+    (TIMEOUT, "negative-device-lost", timeout_negative_device_lost),
     (BINARY, "positive-range-int64", binary_positive), (BINARY, "negative-tiling-rejected", binary_negative_tiling),
     (TILING, "positive-atten-mask-shape", tiling_positive), (TILING, "negative-dtype-check", tiling_negative_dtype),
+    (TILING, "negative-binary-missing", tiling_negative_binary),
     (VISIBLE, "positive-not-ascending", visible_positive), (VISIBLE, "negative-device-id", visible_negative_device_id),
     ("_unknown", "not-contiguous", unknown_not_contiguous),
 )

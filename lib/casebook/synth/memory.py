@@ -1,9 +1,10 @@
 """Memory samples: the torch_npu allocator's out-of-memory, the driver's allocation failure, SDMA copy
-exceptions, and their near misses (corrupted sizes, poisoned memory)."""
+exceptions, and their near misses (corrupted sizes, poisoned memory, a device that stopped answering)."""
 from __future__ import annotations
 
 from datetime import datetime, timedelta
 
+from .comm import lost_heartbeat
 from .job import Job, Proc, failure_exit, files, pta_line, stop, torchrun, traceback
 from .lines import rt, slog, stamp, us
 
@@ -11,6 +12,7 @@ OOM = "npu-out-of-memory"
 DRIVER = "driver-memory-allocation-failure"
 SDMA = "sdma-unmapped-address"
 HBM = "hbm-ecc-hardware-fault"
+HEARTBEAT = "device-heartbeat-lost"
 SCRIPT = "/home/ma-user/work/llm/train_ddp.py"
 TORCH = "/usr/local/python3.10.14/lib/python3.10/site-packages/torch"
 
@@ -170,8 +172,25 @@ def sdma_negative_poison() -> dict[str, str]:
         "runs": [{"facts": {}, "diagnosis": HBM, "verdicts": {SDMA: "possible", HBM: "confirmed"}}]})
 
 
+def sdma_negative_device_lost() -> dict[str, str]:
+    """A copy in flight when the device stopped answering: the SDMA error follows the lost heartbeat."""
+    job, t = job_failing(260614, 67760, datetime(2026, 6, 14, 21, 17, 5, 903_114), 44)
+    p = job.proc(2)
+    lost_heartbeat(p, t)
+    sdma_failure(p, t + us(2_600), "The SMMU returns a Terminate error during page table translation.")
+    job.screen += [f"[PID: {p.pid}] {stamp(t + us(5_000))} Device_Absent/Abnormal(EL0001): Device not found or invalid."]
+    job.screen += failure_exit(job, 2, t + timedelta(seconds=1))
+    stop(job, t)
+    return files(job, {"about": """Near miss for sdma-unmapped-address: device 2 reports 'there is a sdma error'
+        with a translation error and 'Memory async copy failed', but 2.6 ms after 'Device[2] lost heartbeat',
+        drv_ret_code=33 and 507010, and the screen says EL0001 'Device not found or invalid'. The copy failed
+        because the device went away: lost heartbeat is confirmed, both SDMA copy cases stay possible.""",
+        "runs": [{"facts": {}, "diagnosis": HEARTBEAT, "verdicts": {SDMA: "possible", HEARTBEAT: "confirmed"}}]})
+
+
 BUILDERS = (
     (OOM, "positive-long-batch", oom_positive), (OOM, "negative-exabyte-request", oom_negative_corrupted_size),
     (DRIVER, "positive-card-held", driver_positive), (DRIVER, "negative-corrupted-size", driver_negative_corrupted_size),
     (SDMA, "positive-smmu-translation", sdma_positive), (SDMA, "negative-hbm-poison", sdma_negative_poison),
+    (SDMA, "negative-device-lost", sdma_negative_device_lost),
 )

@@ -76,6 +76,17 @@ def chip_positive() -> dict[str, str]:
         for a kernel variant it does not have: unsupported on this chip, confirmed.""", CHIP, {CHIP: "confirmed"})
 
 
+def chip_positive_platform() -> dict[str, str]:
+    """A 3-D max pooling with indices on a chip its kernels do not cover: the op names the platform."""
+    job, t = job_failing(260817, 69120, datetime(2026, 8, 17, 8, 52, 19, 330_418), 1, steps=2)
+    aclnn_failure(job, job.proc(0), t, "aclnnMaxPool3dWithArgmax",
+                  "AclNN_Parameter_Error(EZ1001): aclnnMaxPool3dWithArgmax is not supported on this platform",
+                  ["aclnnMaxPool3dWithArgmaxGetWorkspaceSize call failed, please check."])
+    return _files(job, t, """Four ranks, a minute in. aclnnMaxPool3dWithArgmax refuses the call with its platform
+        check: 'aclnnMaxPool3dWithArgmax is not supported on this platform'. The op has no kernel for this chip's
+        architecture, whatever its inputs: unsupported on this chip, confirmed.""", CHIP, {CHIP: "confirmed"})
+
+
 def chip_negative_dtype() -> dict[str, str]:
     """The chip's kernel list refuses bfloat16: a dtype the caller can change, said as a dtype."""
     job, t = job_failing(260811, 66720, datetime(2026, 8, 11, 16, 44, 8, 503_777), 2, steps=2)
@@ -123,6 +134,7 @@ BUILDERS = (
     (LAYOUT, "negative-query-dtype", layout_negative_dtype),
     (CHIP, "positive-quant-matmul-transpose", chip_positive),
     (CHIP, "negative-bf16-promote", chip_negative_dtype),
+    (CHIP, "positive-pool3d-platform-check", chip_positive_platform),
     (VALUE, "positive-renorm-under-softmax", value_positive),
     (VALUE, "negative-dimnum", value_negative_shape),
 )
