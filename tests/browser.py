@@ -101,6 +101,21 @@ class Server:
     def tail(self) -> str:
         return self.log.read_text(errors="replace")[-3000:]
 
+    def kernels(self) -> list[int]:
+        """The pids of the kernels this server runs (its ipykernel children, read from /proc)."""
+        out = []
+        for entry in Path("/proc").iterdir():
+            if not entry.name.isdigit():
+                continue
+            try:
+                parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+                cmd = (entry / "cmdline").read_bytes()
+            except (OSError, IndexError, ValueError):
+                continue
+            if parent == self.proc.pid and b"ipykernel" in cmd:
+                out.append(int(entry.name))
+        return out
+
     def stop(self) -> None:
         if self.proc.poll() is None:
             self.proc.terminate()
@@ -125,10 +140,11 @@ def start_lab(root: Path) -> Server:
     return server
 
 
-def start_voila(root: Path) -> Server:
-    """Voila serving the triage notebook as an app (it has no status API: the open port says it is up)."""
+def start_voila(root: Path, notebook: str = "01_triage.ipynb") -> Server:
+    """Voila serving a notebook (the triage one by default) as an app (it has no status API: the open port says
+    it is up)."""
     port, token = _free_port(), secrets.token_hex(16)
-    server = Server([sys.executable, "-m", "voila", "01_triage.ipynb", "--no-browser", f"--port={port}",
+    server = Server([sys.executable, "-m", "voila", notebook, "--no-browser", f"--port={port}",
                      "--Voila.ip=127.0.0.1", f"--token={token}"], root / "notebooks", root, "voila",
                     lambda: _port_open(port))
     server.url = f"http://127.0.0.1:{port}/?token={token}"
@@ -170,6 +186,61 @@ def open_bundle(page, path: Path | str, diagnosis: str) -> None:
     app.locator("input[placeholder^='plog folder'], input[placeholder^='plog 目录']").fill(str(path))
     app.locator(".widget-button", has_text=re.compile(r"^\s*(Open|打开)\s*$")).first.click()
     page.locator(".casebook-diagnosis", has_text=diagnosis).wait_for(timeout=WIDGET_TIMEOUT)
+
+
+def in_view_counts(page) -> dict:
+    """What the step on screen shows before anything folded is opened: question inputs, leading causes, and
+    whether more questions and folded parts wait behind a click."""
+    return page.evaluate("""() => {
+        const app = document.querySelector('.casebook-app');
+        const shown = (sel) => [...app.querySelectorAll(sel)].filter(e => e.offsetParent !== null
+            && !e.closest('details:not([open])')).length;
+        return {
+            questions: shown('.casebook-questions .widget-dropdown, .casebook-questions .widget-toggle-buttons, ' +
+                             '.casebook-questions .widget-text'),
+            causes: shown('.casebook-cause'),
+            more: app.querySelectorAll('.casebook-more-questions').length,
+            folds: app.querySelectorAll('details.casebook-fold:not([open])').length,
+        };
+    }""")
+
+
+def drawn_over(page, selectors: list[str]) -> list[str]:
+    """Elements of the page drawn over one another: for each element a selector names, points of its visible
+    part where the topmost element is not inside it (another element covers it), and pairs of those elements
+    whose boxes intersect. Empty when nothing overlaps."""
+    return page.evaluate("""(selectors) => {
+        const out = [];
+        const boxes = [];
+        for (const sel of selectors) {
+            for (const el of document.querySelectorAll(sel)) {
+                if (el.offsetParent === null) continue;
+                const r = el.getBoundingClientRect();
+                if (r.width < 2 || r.height < 2) continue;
+                // what it draws: its box, and its text where the text runs out of the box
+                const range = document.createRange();
+                range.selectNodeContents(el);
+                const t = range.getBoundingClientRect();
+                boxes.push([sel, el, {left: Math.min(r.left, t.left || r.left), right: Math.max(r.right, t.right),
+                                      top: Math.min(r.top, t.top || r.top), bottom: Math.max(r.bottom, t.bottom)}]);
+                const top = Math.max(r.top, 0), bottom = Math.min(r.bottom, innerHeight);
+                for (let fx = 0.1; fx < 1; fx += 0.2) for (let y = top + 2; y < bottom - 2; y += 12) {
+                    const x = r.left + fx * r.width;
+                    const hit = document.elementFromPoint(x, y);
+                    if (hit && !el.contains(hit) && !hit.contains(el))
+                        out.push(`${sel} at (${Math.round(x)}, ${Math.round(y)}) under ` +
+                                 `${hit.className || hit.tagName}: ${(hit.textContent || '').slice(0, 40)}`);
+                }
+            }
+        }
+        for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) {
+            const [sa, a, ra] = boxes[i], [sb, b, rb] = boxes[j];
+            if (a.contains(b) || b.contains(a)) continue;
+            if (ra.left < rb.right - 1 && rb.left < ra.right - 1 && ra.top < rb.bottom - 1 && rb.top < ra.bottom - 1)
+                out.push(`${sa} and ${sb} overlap: ${(a.textContent || '').slice(0, 30)} / ${(b.textContent || '').slice(0, 30)}`);
+        }
+        return out.slice(0, 10);
+    }""", selectors)
 
 
 def goto_step(page, n: int) -> None:

@@ -1,4 +1,5 @@
-"""The confusion matrix of every KB sample against every case, printed in the test output, must be perfect;
+"""The confusion matrix of every KB sample against every case must be perfect (a failure shows only the cells
+off its diagonal, each with its samples);
 and the real corpus gets the diagnoses a senior engineer would give (or none rather than a wrong one)."""
 from __future__ import annotations
 
@@ -39,30 +40,19 @@ def results() -> list[dict]:
     return out
 
 
-def matrix_text(results: list[dict]) -> str:
-    """Rows: the expected diagnosis of each sample; columns: the diagnosis given (numbered); '-' is none."""
-    labels = sorted(KB.cases) + ["-"]
-    number = {label: i for i, label in enumerate(labels)}
-    counts: dict[tuple[str, str], int] = {}
+def differing_cells(results: list[dict]) -> str:
+    """The cells of the confusion matrix off its diagonal (expected diagnosis, diagnosis given: how many), each
+    with its samples; empty when every sample gets its expected diagnosis."""
+    cells: dict[tuple[str, str], list[str]] = {}
     for r in results:
-        key = (r["expected"] or "-", r["diagnosis"] or "-")
-        counts[key] = counts.get(key, 0) + 1
-    head = "expected \\ given".ljust(34) + " ".join(f"{i:>2}" for i in range(len(labels)))
-    rows = [head]
-    for label in labels:
-        cells = [counts.get((label, other), 0) for other in labels]
-        rows.append(f"{number[label]:>2} {label[:30]:<31}" + " ".join(f"{c or '.':>2}" for c in cells))
-    rows.append("")
-    for r in results:
-        ok = "ok " if r["diagnosis"] == r["expected"] else "BAD"
-        rows.append(f"{ok} {r['kind']:<8} {r['case'] + '/' + r['sample']:<70} -> {r['diagnosis'] or '-'}")
-    return "\n".join(rows)
+        if r["diagnosis"] != r["expected"]:
+            cells.setdefault((r["expected"] or "-", r["diagnosis"] or "-"), []).append(f"{r['case']}/{r['sample']}")
+    return "\n".join(f"expected {e}, given {g}: {len(s)} ({', '.join(s)})" for (e, g), s in sorted(cells.items()))
 
 
-def test_confusion_matrix_is_perfect(results, capsys):
-    with capsys.disabled():
-        print("\n\nConfusion matrix of the KB samples (rows: expected diagnosis, columns: diagnosis given)\n")
-        print(matrix_text(results))
+def test_confusion_matrix_is_perfect(results):
+    wrong = differing_cells(results)
+    assert not wrong, "\n" + wrong
     kinds = {r["kind"] for r in results}
     assert kinds == {"positive", "negative", "unknown", "family"}
     for r in results:
@@ -95,11 +85,14 @@ def test_every_verified_case_is_proved_both_ways(results):
     assert verified <= positives and verified <= negatives
 
 
-def test_matrix_text_marks_a_wrong_diagnosis():
+def test_only_the_differing_cells_are_shown():
     fake = [{"case": "npu-out-of-memory", "sample": "positive-x", "kind": "positive", "expected": "npu-out-of-memory",
-             "diagnosis": "hccl-socket-timeout", "verdicts": {}}]
-    text = matrix_text(fake)
-    assert "BAD positive" in text and "-> hccl-socket-timeout" in text
+             "diagnosis": "hccl-socket-timeout", "verdicts": {}},
+            {"case": "npu-out-of-memory", "sample": "positive-y", "kind": "positive", "expected": "npu-out-of-memory",
+             "diagnosis": "npu-out-of-memory", "verdicts": {}}]
+    assert differing_cells(fake) == ("expected npu-out-of-memory, given hccl-socket-timeout: 1 "
+                                     "(npu-out-of-memory/positive-x)")
+    assert differing_cells(fake[1:]) == ""
 
 
 # --- the real corpus --------------------------------------------------------------------------------
@@ -114,10 +107,10 @@ CORPUS_EXPECT = {
 #: (error lines, explained, unexplained templates, lines under them) of each collection; in the HCCL one, nine
 #: error lines are the wrappers and fallout of the link failure: neither explained nor left to explain
 CORPUS_COVERAGE = {
-    "aicore-gatherv2-asys": (44, 17, 8, 27),
+    "aicore-gatherv2-asys": (44, 34, 4, 10),   # the fault's own dump (args, banners, its repeats) goes with it
     "aicore-old-slog-layout": (74, 2, 11, 72),
     "hccl-event-timeout-2workers": (24, 7, 3, 8),
-    "modelarts-8rank-job": (37, 0, 20, 37),
+    "modelarts-8rank-job": (37, 0, 19, 36),
 }
 
 

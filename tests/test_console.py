@@ -1,5 +1,7 @@
 """The walk in a terminal: 100 columns by default, paths cut in the middle keeping :line, cited log text on
 lines of its own starting with '>', --wide for full lines, --lang zh with no English sentence."""
+import re
+
 import pandas as pd
 import pytest
 from casebook.cli import main
@@ -72,3 +74,28 @@ def test_a_table_too_wide_narrows_its_widest_columns_then_goes_one_row_per_block
     many = pd.DataFrame({f"column {i}": [i] for i in range(20)})
     blocks = table(many, 60)
     assert blocks[0] == "    - column 0: 0" and all(width_of(line) <= 60 for line in blocks)
+
+
+@pytest.mark.parametrize("name", COLLECTIONS)
+def test_the_verdict_comes_first_within_fifteen_lines(capsys, corpus, every_triage, name):
+    t = every_triage[f"corpus/{name}"]
+    out = run(capsys, corpus / name)
+    head = "\n".join(out[:15])
+    said = (t.diagnosis.case.id if t.diagnosis is not None else t.family.family.title)
+    assert said in " ".join(head.split()), head
+    assert out.index("== Verdict") < out.index("== 1. Symptom")
+    if t.diagnosis is None:
+        assert "  ? " in head, "an open case asks its first question on the first screen"
+
+
+def test_counts_and_values_read_as_words_in_every_walk(every_triage):
+    bad = re.compile(r"\(s\)|\(es\)|unknown \(unknown\)|(?<=[\s(])\?(?=[,)]|\s*$)|[=:] (?:True|False)\b|\[\d+(?:, \d+)+\]|"
+                     r"\b1 (?:incidents|lines|files|templates|cores|processes|reports)\b")
+    found = []
+    for name, t in every_triage.items():
+        for line in walk_lines(t, "en"):
+            if line.startswith("    > "):   # a log line, as logged
+                continue
+            if bad.search(line):
+                found.append((name, line))
+    assert found == []

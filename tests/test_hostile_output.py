@@ -13,7 +13,8 @@ from pathlib import Path
 import matplotlib
 import pytest
 from casebook.cli import main
-from casebook.presenting import plots, report
+from casebook.evidence.items import AicoreFault
+from casebook.presenting import contents, plots, report
 from casebook.presenting.redact import Redactor, node_folders
 from casebook.presenting.terminal import inert_json, visible
 from conftest import ROOT
@@ -159,8 +160,8 @@ def svg_text(fig) -> str:
 
 def test_redaction_leaves_no_listed_value_in_any_output(sensitive, tmp_path, monkeypatch, capsys):
     drawn: list[str] = []
-    png_of = report.png_of
-    monkeypatch.setattr(report, "png_of", lambda fig: drawn.append(svg_text(fig)) or png_of(fig))
+    png_of = contents.png_of
+    monkeypatch.setattr(contents, "png_of", lambda fig: drawn.append(svg_text(fig)) or png_of(fig))
     values = [v for _, vs in FORMS.values() for v in vs]
 
     def write(name: str, *redact: str) -> str:
@@ -209,8 +210,8 @@ def test_dollars_in_op_kernel_and_node_names_are_drawn_as_text(tmp_path, monkeyp
     plog(paths[0], 1, fault(100, 0, "MatMul$^^$x_1", 10))
     plog(paths[1], 1, fault(200, 1, "Add$\\frac{y$_2", 11))
     drawn: list[str] = []
-    png_of = report.png_of
-    monkeypatch.setattr(report, "png_of", lambda fig: drawn.append(svg_text(fig)) or png_of(fig))
+    png_of = contents.png_of
+    monkeypatch.setattr(contents, "png_of", lambda fig: drawn.append(svg_text(fig)) or png_of(fig))
     for name in ("case.md", "case.html"):
         assert main(["report", *map(str, paths), "-o", str(tmp_path / name)]) == 0
     shown = "\n".join(drawn)
@@ -219,7 +220,10 @@ def test_dollars_in_op_kernel_and_node_names_are_drawn_as_text(tmp_path, monkeyp
 
 
 def test_every_text_of_a_figure_is_plain():
-    fig = plots.timeline([])
+    assert plots.timeline([]) is None, "nothing to show is no figure"
+    fig = plots.address_map(AicoreFault(file="p.log", line=1, time=None, node=None, pid=1, device=0, serial=5,
+                                        cores=[0], wording="aicore error", pc_start_raw=None, current_raw=None,
+                                        error_code=0x10))
     fig.axes[0].set_title("$\\frac{")
     with matplotlib.rc_context({"text.usetex": True}):   # a user's matplotlibrc may turn TeX on
         fig.axes[0].set_xlabel("MatMul$^^$x")
@@ -253,6 +257,20 @@ def ends_in_one_line(r: subprocess.CompletedProcess, names: str) -> None:
 def test_a_closed_standard_input(small):
     ends_in_one_line(shell('"$@" 0<&-', "triage", "-"), "standard input is closed")
     ends_in_one_line(shell('"$@" 0<&-', "report", "-", "-o", small.parent / "r.md"), "standard input is closed")
+
+
+def test_an_endless_standard_input_is_refused_at_the_byte_limit(small):
+    """`yes | casebook triage -` is copied to the spool as it comes, not held in memory, and refused in one line at
+    --max-bytes; a stream that ends within it is read."""
+    r = shell('yes | "$@"', "triage", "-", "--max-bytes", 3 << 20)
+    ends_in_one_line(r, f"-: refused: standard input goes on past {3 << 20} bytes (--max-bytes)")
+    r = shell('yes | head -c 1000 | "$@"', "triage", "-", "--max-bytes", 1000, "--json")
+    assert r.returncode == 0 and json.loads(r.stdout)["input"]["lines"] == 500, r.stderr
+    text = small.parent / "ticket.txt"   # a file as standard input is copied as it is read, not spliced
+    text.write_text("y\n" * 600)
+    ends_in_one_line(shell(f'"$@" < {text}', "triage", "-", "--max-bytes", 1000), "past 1000 bytes (--max-bytes)")
+    r = shell(f'"$@" < {text}', "triage", "-", "--json")
+    assert r.returncode == 0 and json.loads(r.stdout)["input"]["lines"] == 600, r.stderr
 
 
 def test_a_closed_standard_output(small):

@@ -16,8 +16,8 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "lib" / "casebook"
 
 #: Stage of each top-level entry, from the bottom up; a module may import modules of its own stage or a lower one.
-STAGES = {"reading": 1, "knowledge": 2, "evidence": 3, "judging": 4, "presenting": 5, "widgets": 6, "synth": 7,
-          "bench": 8, "cli": 9}
+STAGES = {"reading": 1, "knowledge": 2, "evidence": 3, "judging": 4, "memory": 5, "presenting": 6, "widgets": 7,
+          "synth": 8, "bench": 9, "cli": 10}
 
 
 def module_name(path: Path) -> str:

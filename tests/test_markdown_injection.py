@@ -20,8 +20,9 @@ PAYLOADS = [
     "[ref]: http://evil.example/ref\r[ref]",
     "<!-- comment --> <?php x ?> <![CDATA[x]]> <div onmouseover=alert(5)>",
 ]
-#: Every element the report's own Markdown makes (figures off), and the attributes it may carry.
-ALLOWED = {"h1", "h2", "h3", "p", "ul", "ol", "li", "strong", "em", "code", "pre"}
+#: Every element the report's own Markdown makes (figures off), and the attributes it may carry: the summary box
+#: is a quote, and the folded parts of a step are `<details>` the report writes itself, their captions escaped.
+ALLOWED = {"h1", "h2", "h3", "p", "ul", "ol", "li", "strong", "em", "code", "pre", "blockquote", "details", "summary"}
 
 
 class Markup(HTMLParser):

@@ -119,3 +119,30 @@ def test_missing_path_is_a_bundle_error(tmp_path):
 @given(st.text(alphabet="ab\n\r ", max_size=30))
 def test_lines_of_gives_the_lines_between_newlines_one_at_a_time(text):
     assert list(lines_of(text)) == text.split("\n")
+
+
+def test_a_triage_reading_counts_empty_lines_without_a_record(tmp_path):
+    """Read line by line for a triage, a file's empty lines are counted, not recorded; every other record, the
+    counts, the role, the times and the warnings are those of a reading that records every line."""
+    from dataclasses import replace as copy
+    from casebook.reading.bundle import find_files
+    from casebook.reading.plog import parse_bytes
+    from conftest import ROOT, SAMPLES
+    write_log(tmp_path, "blanks.txt", "\n" * 5000 + "Traceback (most recent call last):\n\n  File \"a.py\", line 1\n")
+    write_log(tmp_path, "only-blanks.txt", "\n" * 3)
+    folders = [ROOT / "tests" / "captures", SAMPLES, tmp_path]
+    files = [f for folder in folders for f in find_files([folder]) if not f.skipped]
+    dropped = 0
+    for f in files:
+        data = f.source.read_bytes()
+        full, quick = copy(f, warnings=[], raw_lines={}), copy(f, warnings=[], raw_lines={})
+        rows = parse_bytes(full, data)
+        kept = parse_bytes(quick, data, blank_records=False)
+        blank = [r for r in rows if r[2] == "blank" and not data.split(b"\n")[r[1] - 1].rstrip(b"\r")]
+        assert kept == [r for r in rows if r not in blank], f.path
+        assert quick.blank == len(blank) and quick.selective == bool(blank), f.path
+        view = lambda g: (g.lines, g.unparsed, g.role, g.first_time, g.last_time, g.warnings, g.raw_lines, g.pid,
+                          g.rank, g.attachment, g.continues, [q.path for q in g.quoted])
+        assert view(quick) == view(full), f.path
+        dropped += quick.blank
+    assert dropped > 5000

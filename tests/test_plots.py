@@ -73,3 +73,29 @@ def test_timeline_one_row_per_device_and_process(corpus):
     assert sorted(rows) == ["worker-0 / rank 0 / device 0 / pid 59420", "worker-1 / rank 1 / device 0 / pid 26251",
                             "worker-1 / rank 2 / device 1 / pid 26252"]
     assert plt.get_fignums() == []
+
+
+def test_a_timeline_with_nothing_timed_is_no_figure_and_names_only_what_is_known():
+    from types import SimpleNamespace
+    line = lambda time: SimpleNamespace(time=time)   # noqa: E731 - an incident's first line, as the timeline reads it
+    untimed = SimpleNamespace(first=line(None), last_time=None, node=None, rank=None, device=None, pid=7, role="cause")
+    assert plots.timeline([untimed]) is None and plots.timeline([]) is None
+    timed = SimpleNamespace(first=line("2026-01-01T10:00:00"), last_time="2026-01-01T10:00:05", node=None, rank=None,
+                            device=None, pid=7, role="cause")
+    fig = plots.timeline([timed])
+    assert [t.get_text() for t in fig.axes[0].get_yticklabels()] == ["pid 7"], "no 'device ?'"
+
+
+def test_one_stray_timestamp_does_not_stretch_the_timeline_across_years():
+    from types import SimpleNamespace
+    from matplotlib.dates import num2date
+
+    def incident(time, pid):
+        return SimpleNamespace(first=SimpleNamespace(time=time), last_time=time, node=None, rank=None, device=0,
+                               pid=pid, role="cause")
+    incs = [incident(f"2026-03-01T10:0{n}:00", n) for n in range(5)] + [incident("2019-01-01T00:00:00", 99)]
+    fig = plots.timeline(incs)
+    left, right = (num2date(x) for x in fig.axes[0].get_xlim())
+    assert (right - left).days < 2 and left.year == 2026
+    assert "1 incident outside" in fig.axes[0].get_title(loc="left")
+    assert "pid 99" not in [t.get_text() for t in fig.axes[0].get_yticklabels()]

@@ -29,7 +29,9 @@ def test_positive_info_questions_and_answers():
     assert quiz.question("pc_start").answer == "pc_start_suspect" and quiz.question("pc_start").choices == PC_VERDICTS
     assert quiz.question("family").answer == "aicore-exception"
     case = quiz.question("case")
-    assert case.answer == "task-queue-shared-cache-race" and case.prompt.startswith("Family: AI Core")
+    assert case.answer == "task-queue-shared-cache-race"
+    assert quiz.question("family").answer not in case.prompt and "AI Core" not in case.prompt, \
+        "the last question does not give the one before it away"
     # the cause is picked among the family's own causes, not among every case of the KB
     assert set(case.choices) == set(load_kb().families["aicore-exception"].causes) | {ROOT_OPEN}
     assert "task-queue" not in " ".join(first.choices), "the choices do not give the case away"
@@ -73,3 +75,39 @@ def test_without_a_family_the_case_is_picked_among_the_candidates():
     case = quiz.question("case")
     assert case.answer == NONE_OF_THEM and case.choices[-1] == NONE_OF_THEM
     assert set(case.choices[:-1]) == {h.case.id for h in quiz.triage.candidates}
+
+
+def test_the_quiz_notebook_hides_its_case_and_is_not_the_case_walks_sample():
+    import json
+
+    from casebook.knowledge.kb import load_kb
+    from conftest import ROOT
+
+    def code(name):
+        nb = json.loads((ROOT / "notebooks" / name).read_text(encoding="utf-8"))
+        return ["".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code"]
+    cells = code("03_quiz.ipynb")
+    named = [c for c in cells for case in load_kb().cases if case in c]
+    assert named == [], "a code cell names a case"
+    params = next(c for c in cells if c.startswith("SEED"))
+    seed = int(params.split("=")[1])
+    walk_sample = next(c for c in code("02_case_walk.ipynb") if c.startswith("SAMPLE")).split('"')[1]
+    picked = make_quiz(seed).sample
+    assert picked.parent.name + "/" + picked.name != "/".join(walk_sample.split("/")[-2:])
+
+
+def test_a_seed_keeps_its_sample_when_samples_are_added(tmp_path):
+    import shutil
+    from types import SimpleNamespace
+    for name in ("a/s1", "b/s2", "c/s3"):
+        (tmp_path / "samples" / name).mkdir(parents=True)
+        (tmp_path / "samples" / name / "expect.yaml").write_text("runs: []\n")
+    kb = SimpleNamespace(root=tmp_path)
+    before = {seed: pick_sample(random.Random(seed), kb) for seed in range(30)}
+    (tmp_path / "samples" / "d" / "s4").mkdir(parents=True)
+    (tmp_path / "samples" / "d" / "s4" / "expect.yaml").write_text("runs: []\n")
+    after = {seed: pick_sample(random.Random(seed), kb) for seed in range(30)}
+    assert all(after[s] == before[s] for s in before if after[s].parent.name != "d")
+    assert {p.parent.name for p in after.values()} == {"a", "b", "c", "d"}
+    shutil.rmtree(tmp_path / "samples")
+

@@ -7,7 +7,9 @@ from pathlib import Path
 
 import casebook
 import pytest
+from casebook.bench import asys
 from casebook.bench import benchmark as bench
+from casebook.bench.asys import write_asys
 from casebook.bench.workload import FULL_PLANTING, SAMPLE_METADATA, parse_size, planted_samples, write_workload
 from casebook.cli import main
 from casebook.evidence.registry import KEEP, extract_evidence
@@ -20,7 +22,7 @@ from casebook.reading.backfill import every_record
 from casebook.reading.bundle import ROLE_TEXT, classify
 from casebook.reading.engine import EngineError, run, schedule
 from casebook.reading.plog import read_plog
-from conftest import COLLECTIONS, SAMPLES
+from conftest import COLLECTIONS, SAMPLES, write_log
 
 
 @pytest.fixture()
@@ -187,6 +189,34 @@ def test_the_explorer_says_how_many_lines_of_a_big_bundle_have_no_record(corpus,
     assert n == t.log.lines - len(t.log.records) > 0
     assert f"{n} lines of big files have no record" in PlogExplorer(t).shown.value
     assert logview.without_record(read_plog(corpus / "aicore-gatherv2-asys", selective=False)) == 0
+
+
+def test_an_asys_collection_is_generated_in_real_proportions(tmp_path):
+    w = write_asys(tmp_path / "a", 2 << 20, SAMPLES)
+    t = triage(tmp_path / "a")
+    files = {f.path: f for f in t.log.files}
+    assert (len(files), t.log.lines, t.log.bytes) == (w.files, w.lines, w.bytes)
+    share = {kind.paths[0]: sum(files[p].size for p in kind.paths) / t.log.bytes for kind in asys.KINDS}
+    for kind in asys.KINDS:   # each kind at its share of the real collection's bytes, within a few points
+        assert abs(share[kind.paths[0]] - kind.bytes / asys.REAL_BYTES) < 0.03, kind.paths[0]
+    plogs = [f for f in t.log.files if f.role == "host_plog"]
+    assert plogs and sum(f.size for f in plogs) < 0.1 * t.log.bytes
+    assert {"host_plog", "device_log", "device_os_log", "bbox", "unknown_text"} <= {f.role for f in t.log.files}
+    assert t.diagnosis.case.id == "aicore-illegal-instruction"
+
+
+def test_bench_measures_corpus_collections_and_asys_collections(tmp_path, capsys):
+    write_log(tmp_path / "corpus" / "one", "plog-1_20260101000000000.log",
+              "[ERROR] RUNTIME(1,python):2026-01-01-00:00:00.000.000 [a.cc:1]1 F:boom device_id=0\n")
+    (tmp_path / "corpus" / "NOTICE.md").write_text("a corpus's notes are not a collection\n")
+    assert main(["bench", "--corpus", str(tmp_path / "corpus"), "--asys", "1MB", "--cache", str(tmp_path / "cache"),
+                 "--runs", "1", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert [c["collection"] for c in doc["corpus"]] == ["one"] and [a["size"] for a in doc["asys"]] == ["1MB"]
+    for r in doc["corpus"] + doc["asys"]:
+        assert r["cold_s"] > 0 and r["warm_s"] > 0 and r["baseline_process_s"] > 0 and r["peak_rss_mb"] > 0
+    assert doc["asys"][0]["diagnosis"] == "aicore-illegal-instruction"
+    assert main(["bench", "--corpus", str(tmp_path / "nowhere")]) == 2
 
 
 def test_bench_sizes_reports_each_generated_bundle(tmp_path, capsys):

@@ -78,3 +78,26 @@ def test_notify_timeout_names_its_remote_rank(tmp_path):
     (link,) = view.links
     assert (link.rank, link.peer, link.status) == (1, 3, "notify timeout")
     assert view.blamed == {3: 1} and view.missing == [0, 2, 3]
+
+
+def test_every_pid_the_text_shows_counts_a_pasted_console_too(tmp_path):
+    from casebook.reading.bundle import Pasted
+    paste = ("[ERROR] RUNTIME(4242,python3):2026-01-01-10:00:00.000.000 [engine.cc:1]4250 ReportExceptProc:"
+             "Task exception! stream_id=2, task_id=6, retCode=0x26\n")
+    topo = extract_evidence(read_plog(Pasted(paste.encode()))).topology
+    assert [p.pid for p in topo.processes] == [4242] and topo.single_process_multi_device is None
+    t = triage(Pasted(paste.encode()))
+    from casebook.presenting import walk
+    topology = next(s for s in walk.build(t) if s.key == "topology")
+    assert "(1 process seen)" in topology.conclusion and "pid 4242" in " ".join(topology.findings)
+
+
+def test_a_pid_in_a_file_name_is_not_a_second_process_when_the_lines_carry_another(tmp_path):
+    line = ("[INFO] RUNTIME(370,python3):2026-01-01-10:00:00.000.000 [engine.cc:1]371 Init: device_id=0, "
+            "deviceMode=0.\n")
+    write_log(tmp_path, "b/plog/plog-1216_20260101100000000.log", line)
+    write_log(tmp_path, "b/device-0/device-1216_20260101100000000.log",
+              "[ERROR] TSCH(-1,null):2026-01-01-10:00:00.000.000 [x.c:1] hwts aic exception\n")
+    topo = extract_evidence(read_plog(tmp_path / "b")).topology
+    assert [p.pid for p in topo.processes] == [370]
+    assert topo.processes[0].path_devices == {0: "device-0/device-1216_20260101100000000.log"}

@@ -149,3 +149,17 @@ def test_blank_lines_are_no_template_and_a_timed_line_comes_before_an_untimed_on
     rows = errors([("a.log", 1, None, "disk full on /data/x"),
                    ("b.log", 2, "2026-01-01T10:00:00", "disk full on /data/y"), ("b.log", 3, "2026-01-01T10:00:01", "   ")])
     assert mine(rows) == [Template("disk full on <PATH>", 2, "b.log", 2, "2026-01-01T10:00:00", "disk full on /data/y")]
+
+
+def test_a_faults_own_dump_belongs_to_the_fault_and_other_errors_near_it_do_not():
+    from types import SimpleNamespace
+
+    from casebook.judging.unexplained import dump_lines
+    fault = SimpleNamespace(refs=[SimpleNamespace(file="plog-1.log", line=100), SimpleNamespace(file="plog-1.log", line=104)])
+    rows = errors([("plog-1.log", 95, None, "report error module_type=5, module_name=EZ9999, blockDim=48"),
+                   ("plog-1.log", 106, None, "[AIC_INFO] args after execute: 2006, 0, 64, 0"),
+                   ("plog-1.log", 140, None, "Stream Synchronize failed, retCode=0x26."),   # the fault's fallout
+                   ("plog-1.log", 300, None, "[AIC_INFO] args after execute: 1, 2"),           # too far
+                   ("plog-2.log", 106, None, "[AIC_INFO] args after execute: 1, 2")])          # another file
+    assert set(dump_lines(rows, [fault])) == {("plog-1.log", 95), ("plog-1.log", 106)}
+    assert dump_lines(rows, []) == {}

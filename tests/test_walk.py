@@ -15,7 +15,13 @@ LOCATION = re.compile(r"[\w./!-]+\.\w+:\d+")
 def texts_of(step, quoted_columns: bool = False) -> list[str]:
     """Everything a reader sees of a step except the cited lines themselves."""
     out = [step.title, step.conclusion, *step.findings, *(step.ask(q) for q in step.questions)]
-    for caption, df in step.tables:
+    for c in step.causes:
+        out += [c.title, c.verdict, *c.for_, *c.against, *c.missing]
+    tables_ = list(step.tables)
+    for fold in step.folds:
+        out += [fold.caption, *fold.findings]
+        tables_ += fold.tables
+    for caption, df in tables_:
         out += [caption, *map(str, df.columns)]
         log_columns = set(df.attrs.get(tables.LOG_COLUMNS, ()))
         out += [str(v) for col in df.columns if quoted_columns or col not in log_columns for v in df[col]]
@@ -128,5 +134,82 @@ def test_an_analyzer_reports_error_register_is_not_explained_as_the_task_schedul
     said = " ".join(step.findings)
     assert "Codes seen: 0x10." in said and "CCU_ILLEGAL_INSTR" in said
     assert t.kb.codes["0x10"].title not in said                          # the retCode 0x10's meaning
-    (caption, table), *_ = step.tables
-    assert table.to_dict("records") == [{"code": "0x10", "catalog": "aicore_error", "meaning": "(no code page yet)"}]
+    assert "No code page yet for 0x10." in step.findings, "said once, and nowhere contradicted"
+
+
+# -- the root-cause step of a case still open ----------------------------------------------------------------
+def test_an_open_case_asks_three_questions_sets_three_causes_side_by_side_and_folds_the_rest(every_triage):
+    t = every_triage["corpus/modelarts-8rank-job"]
+    root = walk.build(t)[4]
+    assert t.diagnosis is None and len(t.family.open_causes) > 3
+    assert len(root.questions) > 3 and root.questions_shown == root.questions[:3]
+    assert root.questions_more == root.questions[3:]
+    assert [c.id for c in root.causes] == t.family.open_causes[:3]
+    assert root.causes[0].for_ and root.causes[0].against, "the leading cause says why and why not"
+    captions = [f.caption for f in root.folds]
+    assert captions == [f"All {len(t.candidates)} candidates", captions[1]] and captions[1].startswith(
+        "Unexplained error templates (")
+    said = " ".join(root.findings)
+    assert t.family.open_causes[3] not in said, "the open causes past the leading three are folded away"
+    assert not [h.case.id for h in t.candidates[3:] if h.case.id in said]
+
+
+def test_the_first_question_best_separates_the_leading_causes(every_triage):
+    from casebook.judging.families import separation
+    for name, t in every_triage.items():
+        asked = hypotheses.questions(t)
+        lead = hypotheses.leading(t)
+        if len(asked) < 2 or not lead:
+            continue
+        causes, weights = [c for c, _, _ in lead], {c.id: w for c, _, w in lead}
+        scores = [separation(q.fact, causes, weights) for q in asked]
+        assert scores[0] == max(scores), name
+        assert len(lead) <= hypotheses.LEADING
+
+
+def test_leading_causes_that_tie_are_said_to_tie_with_the_question_that_splits_them(every_triage):
+    from casebook.judging.families import separation
+    t = every_triage["sdma-copy-exception/family-ei0012-only"]
+    root = walk.build(t)[4]
+    tied = [c.id for c in root.causes]
+    (tie,) = [f for f in root.findings if f.startswith("Cannot tell")]
+    q = next(q for q in root.questions if tie.endswith(root.ask(q)))
+    assert tie == (f"Cannot tell `{tied[0]}`, `{tied[1]}` and `{tied[2]}` apart yet: ask: {root.ask(q)}")
+    assert separation(q.fact, [t.kb.cases[c] for c in tied], dict.fromkeys(tied, 1.0))[0] > 0
+    zh = walk.build(t, "zh")[4]
+    assert any(f.startswith("目前还无法区分") for f in zh.findings)
+    unsplit = every_triage["op-rejects-dtype/negative-kernel-config-missing"]
+    assert any("no question in the knowledge base splits them" in f for f in walk.build(unsplit)[4].findings)
+
+
+def test_a_faults_own_argument_and_register_dump_is_not_unexplained(every_triage):
+    t = every_triage["corpus/aicore-gatherv2-asys"]
+    root = walk.build(t)[4]
+    templates = [str(x) for f in root.folds for _, df in f.tables for x in df["template"]]
+    assert templates and not [x for x in templates if "args after execute" in x or "module_type=" in x]
+    assert "fftsplus task execute failed" not in " ".join(templates)
+
+
+def test_answers_read_as_words_under_their_question():
+    from casebook.judging.triage import triage
+    from conftest import SAMPLES
+    t = triage(SAMPLES / "task-queue-shared-cache-race" / "positive-info",
+               facts={"TASK_QUEUE_ENABLE": "1", "failure_vanished_with_debug": True})
+    for lang, yes in (("en", "Yes (the engineer's answer)"), ("zh", "是（工程师的回答）")):
+        root = walk.build(t, lang)[4]
+        said = [x for c in root.causes for x in (*c.for_, *c.against)]
+        assert any(x.endswith(yes) for x in said), lang
+        assert not [x for x in said if re.search(r"= (True|False)|failure_vanished_with_debug =", x)]
+
+
+def test_the_error_code_step_says_each_meaning_once_and_never_contradicts_it(every_triage):
+    t = every_triage["corpus/aicore-gatherv2-asys"]
+    for lang in ("en", "zh"):
+        code = walk.build(t, lang)[1]
+        said = [f.split(":" if lang == "en" else "：", 1) for f in code.findings]
+        meanings = [(head, rest) for head, *rest in said if rest]
+        assert len({h for h, _ in meanings}) == len(meanings), [h for h, _ in meanings]
+        bits = {str(n) for _, df in code.tables for n in df.iloc[:, 5]} if code.tables else set()
+        assert not {h.strip() for h, _ in meanings} & bits, "a bit's meaning is in its table only"
+        assert not [f for f in code.findings if "no code page" in f.lower() and "0x7150026" in f]
+

@@ -80,7 +80,7 @@ def test_answering_task_queue_confirms_the_case(positive_app):
     question.value = "1"
     assert app.triage.diagnosis.verdict == CONFIRMED
     assert "confirmed" in app.header.value and "confirmed" in app.head.value
-    assert any(question in row.children for row in app.question_box.children), "answered question stays visible"
+    assert any(question in row.children for row in app.question_rows), "answered question stays visible"
     question.value = "unknown"
     assert app.triage.diagnosis.verdict == LIKELY
 
@@ -95,11 +95,11 @@ def test_questions_follow_language_and_bool_facts_take_yes_no(positive_app):
     assert [label for label, _ in toggle.options] == ["未知", "是", "否"]
     assert app.questions["TASK_QUEUE_ENABLE"].value == "1" and app.triage.answers["TASK_QUEUE_ENABLE"] == "1", \
         "relabelling keeps the answers"
-    texts = [row.children[0].value for row in app.question_box.children]
+    texts = [row.children[0].value for row in app.question_rows]
     assert any("TASK_QUEUE_ENABLE 的取值" in t for t in texts)
     toggle.value = "yes"
     assert app.triage.answers["failure_vanished_with_debug"] is True
-    assert any(toggle in row.children for row in app.question_box.children)
+    assert any(toggle in row.children for row in app.question_rows)
 
 
 def test_given_answers_get_a_widget_that_can_take_them_back(tmp_path):
@@ -144,7 +144,7 @@ def test_each_step_opens_with_its_conclusion_then_questions_then_findings_then_e
 def test_root_cause_questions_come_in_the_walks_order(positive_app):
     app = positive_app()
     app.goto("root_cause")
-    shown = [next(f for f, box in app.questions.items() if box in row.children) for row in app.question_box.children]
+    shown = [next(f for f, box in app.questions.items() if box in row.children) for row in app.question_rows]
     assert shown[:len(app.step.questions)] == [q.fact for q in app.step.questions]
     assert app.question_title.value and shown[0] == "TASK_QUEUE_ENABLE"
 
@@ -186,7 +186,7 @@ def test_opening_another_bundle_leaves_nothing_of_the_first(tmp_path, positive_a
     shown = [app.header.value, app.files_table.value, app.export.status.value, app.status.value]
     for key in STEP_KEYS:
         app.goto(key)
-        shown += [app.head.value, app.body.value, *(row.children[0].value for row in app.question_box.children)]
+        shown += [app.head.value, app.body.value, *(row.children[0].value for row in app.question_rows)]
     assert not [s for s in shown if CASE in s or "plog-48213" in s]
 
 
@@ -198,7 +198,7 @@ def test_path_box_opens_a_bundle_and_moves_the_progress_bar(tmp_path):
     app.opener.path_box.value = str(tmp_path / "plog")
     app.opener.open_button.click()
     assert app.triage is not None and app.opener.progress.value == app.opener.progress.max
-    assert "1 file(s), 1 lines" in app.opener.stage.value
+    assert "1 file, 1 line, 0 warnings" in app.opener.stage.value
     assert app.files_table.value == ""                     # built when its section opens
     app.files.selected_index = 0
     assert "plog-100_20260101100000000.log" in app.files_table.value and "<script>" not in app.files_table.value
@@ -243,9 +243,10 @@ def test_export_writes_both_formats_with_options(tmp_path, hostile_app):
     app.export.redact.value = True
     app.export.collect_more.value = True
     app.export.export_button.click()
-    html = (tmp_path / "case-report.html").read_text(encoding="utf-8")
+    assert app.export.name.value == "plog-report", "named after the bundle"
+    html = (tmp_path / "plog-report.html").read_text(encoding="utf-8")
     assert "Collect more" in html and "&lt;script&gt;" in html and "<script>" not in html
-    assert (tmp_path / "case-report.md").is_file()
+    assert (tmp_path / "plog-report.md").is_file()
     assert "Report written" in app.export.status.value and "data:text/html;base64," in app.export.status.value
 
 
@@ -254,7 +255,7 @@ def test_export_speaks_the_apps_language(tmp_path, hostile_app):
     hostile_app.language.value = "zh"
     hostile_app.export.export_button.click()
     assert "报告已写入" in hostile_app.export.status.value
-    assert re.search(r"^### 1\. 现象", (tmp_path / "case-report.md").read_text(encoding="utf-8"), re.M)
+    assert re.search(r"^### 1\. 现象", (tmp_path / "plog-report.md").read_text(encoding="utf-8"), re.M)
 
 
 def test_save_and_resume_restore_answers_notes_and_step(tmp_path, positive_app):
@@ -454,3 +455,54 @@ def test_the_progress_bar_moves_a_bounded_number_of_times_and_always_reaches_the
     for done in range(1, 4):
         small._reading(done, 3)
     assert moves == [1, 2, 3]
+
+
+# -- the root-cause step of a case still open --------------------------------------------------------------
+def test_an_open_case_shows_three_questions_and_three_causes_before_more_and_an_answer_keeps_its_place():
+    from casebook.presenting.step import QUESTIONS_SHOWN
+    from conftest import CORPUS
+    app = TriageApp(triage(CORPUS / "modelarts-8rank-job"))
+    app.goto("root_cause")
+    assert app.triage.diagnosis is None and len(app.step.questions) > QUESTIONS_SHOWN
+    in_view = [r for r in app.question_box.children if r is not app.more_questions]
+    assert len(in_view) == QUESTIONS_SHOWN and app.question_box.children[-1] is app.more_questions
+    assert app.more_questions.selected_index is None, "the other questions wait folded"
+    assert len(app.more_box.children) == len(app.step.questions) - QUESTIONS_SHOWN
+    html = app.body.value
+    assert 1 <= html.count("class='casebook-cause'") <= 3
+    assert html.index("casebook-causes") < html.index("<details class='casebook-fold'>")
+    facts = [next(f for f, box in app.questions.items() if box in row.children) for row in app.question_rows]
+    second = facts[1]
+    box = app.questions[second]
+    assert not box.description, "the question above the input is its label, not the fact's id"
+    box.value = "no"
+    after = [next(f for f, b in app.questions.items() if b in row.children) for row in app.question_rows]
+    assert after[1] == second and box.value == "no", "an answered question stays where it was"
+    box.value = "yes"
+    again = [next(f for f, b in app.questions.items() if b in row.children) for row in app.question_rows]
+    assert app.triage.answers[second] is True and again[1] == second
+
+
+def test_a_new_case_clears_the_path_the_report_name_and_the_answers_and_never_overwrites_a_report(tmp_path):
+    app = TriageApp(triage(POSITIVE), folder=tmp_path)
+    app.opener.path_box.value = str(POSITIVE)
+    assert app.export.name.value == "positive-info-report"
+    app.goto("root_cause")
+    app.questions["TASK_QUEUE_ENABLE"].value = "1"
+    app.export.notes.value = "first case"
+    first = app.export.export()
+    assert [p.name for p in first] == ["positive-info-report.html", "positive-info-report.md"]
+    app.opener.paste.text.value = HOSTILE
+    app.opener.paste.read_button.click()
+    assert app.triage.answers == {} and app.opener.path_box.value == ""
+    assert app.export.name.value != "positive-info-report" and app.export.notes.value == ""
+    app.goto("root_cause")
+    shown = [box.value for row in app.question_rows for box in row.children[1:]]
+    assert "1" not in shown, "no answer of the last case is shown"
+    app.export.name.value = "positive-info-report"   # typed over: the first case's report stays as it was
+    before = first[1].read_text(encoding="utf-8")
+    second = app.export.export()
+    assert first[1].read_text(encoding="utf-8") == before and second[0].name == "positive-info-report-2.html"
+    assert "another case" in app.export.status.value
+    again = TriageApp(triage(POSITIVE), folder=tmp_path)   # a later session: the name on disk is taken
+    assert again.export.name.value == "positive-info-report-3"

@@ -26,6 +26,9 @@ _API = {
     "Quiz": "casebook.widgets.quiz",
     "KbBrowser": "casebook.widgets.kb_browser",
     "PlogExplorer": "casebook.widgets.plog_explorer",
+    "CompareApp": "casebook.widgets.compare",
+    "compare": "casebook.judging.comparison",
+    "compare_ranks": "casebook.judging.comparison",
 }
 
 __all__ = sorted(_API)

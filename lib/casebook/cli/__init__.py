@@ -1,16 +1,16 @@
-"""`casebook triage|report|kb|synth|bench`: the command line."""
+"""`casebook triage|report|kb|memory|synth|bench`: the command line."""
 from __future__ import annotations
 
 import os
 import sys
 
 from .arguments import Parser, fail
-from . import bench, kb, triage
+from . import bench, diff, kb, memory, triage
 from ..reading.spool import remove_live
-from ..streams import OutputError, discard_stdout, stdout
+from .streams import OutputError, discard_stdout, stdout
 
 # each module adds its subcommands, in the order `casebook --help` lists them
-COMMANDS = (triage, kb, bench)
+COMMANDS = (triage, diff, kb, memory, bench)
 
 
 def parser() -> Parser:

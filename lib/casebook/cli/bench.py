@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from .arguments import count
-from ..streams import out
+from .streams import out
 
 
 def _synth(args: argparse.Namespace) -> int:
@@ -26,21 +26,46 @@ def _synth(args: argparse.Namespace) -> int:
 
 
 def _bench(args: argparse.Namespace) -> int:
+    if args.memory:
+        from ..bench.memory import bench as memory_bench
+        result = memory_bench(Path(args.cache), args.memory)
+        out(json.dumps(result.as_dict(), indent=1) if args.json else result.table())
+        return 0
     from ..bench import benchmark as bench
     from ..bench.workload import parse_size
-    extra = ["--engine", args.engine] + (["--workers", str(args.workers)] if args.workers else [])
-    if args.sizes and not args.path:
+    if args.compare:   # `casebook diff` on two bundles of a size (bench/compare.py)
+        from ..bench import compare
         try:
-            sizes = [(s.strip(), parse_size(s.strip())) for s in args.sizes.split(",") if s.strip()]
+            result = compare.bench(parse_size(args.compare), Path(args.cache), runs=args.runs)
         except ValueError as e:
-            print(f"casebook: --sizes: {e}", file=sys.stderr)
+            print(f"casebook: --compare: {e}", file=sys.stderr)
             return 2
-        results = [(name, bench.bench(bench.default_bundle(n, Path(args.cache)), extra, runs=args.runs))
-                   for name, n in sizes]
+        out(json.dumps(compare.as_dict(result), indent=1) if args.json else compare.table(result))
+        return 0
+    extra = ["--engine", args.engine] + (["--workers", str(args.workers)] if args.workers else [])
+    if (args.sizes or args.asys or args.corpus) and not args.path:
+        sizes: dict[str, list[tuple[str, int]]] = {}
+        for key, option in (("sizes", args.sizes), ("asys", args.asys)):
+            try:
+                sizes[key] = [(s.strip(), parse_size(s.strip())) for s in (option or "").split(",") if s.strip()]
+            except ValueError as e:
+                print(f"casebook: --{key}: {e}", file=sys.stderr)
+                return 2
+        make = {"sizes": bench.default_bundle, "asys": bench.asys_bundle}
+        groups = {key: [(name, make[key](n, Path(args.cache))) for name, n in named] for key, named in sizes.items()}
+        if args.corpus:
+            if not Path(args.corpus).is_dir():
+                print(f"casebook: --corpus: {args.corpus}: not a folder", file=sys.stderr)
+                return 2
+            groups["corpus"] = [(p.name, p) for p in bench.collections(Path(args.corpus))]
+        results = {key: [(name, bench.bench(path, extra, runs=args.runs)) for name, path in named]
+                   for key, named in groups.items() if named}
         if args.json:
-            out(json.dumps({"sizes": [{"size": name, **bench.as_dict(r)} for name, r in results]}, indent=1))
+            label = {"sizes": "size", "asys": "size", "corpus": "collection"}
+            out(json.dumps({key: [{label[key]: name, **bench.as_dict(r)} for name, r in done]
+                            for key, done in results.items()}, indent=1))
         else:
-            out("\n\n".join(f"{name}\n{bench.table(r)}" for name, r in results))
+            out("\n\n".join(f"{key} {name}\n{bench.table(r)}" for key, done in results.items() for name, r in done))
         return 0
     path = Path(args.path) if args.path else bench.default_bundle(parse_size(args.size), Path(args.cache))
     if not path.exists():
@@ -63,10 +88,21 @@ def register(sub) -> None:
     b.add_argument("--size", default="1GB", help="size of the generated bundle (default 1GB)")
     b.add_argument("--sizes", metavar="S,S,...",
                    help="several generated bundles, e.g. 10MB,50MB,1GB; --json prints {\"sizes\": [...]}")
+    b.add_argument("--asys", metavar="S,S,...",
+                   help="generated asys collections (OS, install, driver and device-OS logs beside a few plogs, in a "
+                        "real collection's proportions), e.g. 10MB,50MB; --json adds {\"asys\": [...]}")
+    b.add_argument("--corpus", metavar="DIR",
+                   help="each collection (sub-folder) of DIR as it lies, e.g. tests/corpus; --json adds "
+                        "{\"corpus\": [...]}")
+    b.add_argument("--compare", metavar="SIZE",
+                   help="time `casebook diff` on two generated bundles of SIZE (e.g. 50MB): one, and a copy with a "
+                        "version and a first departure planted")
     b.add_argument("--cache", default=str(Path.home() / ".cache" / "casebook"),
                    help="where generated bundles are kept between runs")
     b.add_argument("--engine", default="local", choices=("local", "dask"), help="engine of the triage run")
     b.add_argument("--workers", type=count, help="reading workers of the triage run (default: one per core)")
     b.add_argument("--runs", type=count, default=3, help="rounds of the three runs; figures are medians (default 3)")
     b.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
+    b.add_argument("--memory", nargs="?", const=100_000, type=count, metavar="N",
+                   help="time instead a \"Seen before\" lookup in a case memory of N synthetic cases (default 100000)")
     b.set_defaults(run=_bench)

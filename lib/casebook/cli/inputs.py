@@ -6,6 +6,8 @@ import sys
 from contextlib import contextmanager
 
 from ..reading.bundle import BundleError, Pasted
+from ..reading.limits import LimitExceeded, Limits
+from ..reading.spool import Spool
 
 
 @contextmanager
@@ -27,21 +29,40 @@ def progress_bar(mode: str):
         bar.close()
 
 
-def inputs(paths: list[str]) -> list:
-    """The paths given, with `-` standing for a capture read from standard input."""
+def inputs(paths: list[str], limits: Limits | None = None) -> list:
+    """The paths given, with `-` standing for a capture read from standard input (within `limits`)."""
     if paths.count("-") > 1:
         raise BundleError("-: standard input can be read once")
-    return [Pasted(stdin_bytes()) if p == "-" else p for p in paths]
+    return [stdin_pasted(limits or Limits()) if p == "-" else p for p in paths]
 
 
-def stdin_bytes() -> bytes:
-    """Standard input, read whole; a closed or unreadable one is unusable input."""
+def stdin_pasted(limits: Limits) -> Pasted:
+    """Standard input, copied into a spool file as it comes (never held in memory), as a capture; refused in one
+    line past `limits.max_bytes`, the bound of everything an archive expands to, as an endless stream would
+    be. A closed or unreadable one is unusable input."""
     if sys.stdin is None:   # started with fd 0 closed (`0<&-`)
         raise BundleError("-: standard input is closed")
+
+    def spend(n: int, so_far: int) -> None:
+        if so_far > limits.max_bytes:
+            raise LimitExceeded(f"-: refused: standard input goes on past {limits.max_bytes} bytes (--max-bytes), as "
+                                f"an endless stream would")
+
+    spool = Spool()
     try:
-        return sys.stdin.buffer.read()
-    except OSError as e:   # EIO from a terminal that went away, EISDIR from a folder opened as stdin
-        raise BundleError(f"-: cannot read standard input: {e.strerror or e}") from None
+        try:
+            fd = sys.stdin.fileno()
+        except (OSError, ValueError):   # a stream of the embedding program's, with no descriptor
+            member = spool.copy(sys.stdin.buffer, "-", spend)
+        else:
+            member = spool.copy_fd(fd, "-", spend)
+    except LimitExceeded as e:
+        spool.close()
+        raise BundleError(str(e)) from None
+    except (OSError, ValueError) as e:   # EIO from a terminal that went away, EISDIR from a folder opened as stdin
+        spool.close()
+        raise BundleError(f"-: cannot read standard input: {getattr(e, 'strerror', None) or e}") from None
+    return Pasted(b"", source=member.source, spool=spool)
 
 
 @contextmanager

@@ -9,7 +9,7 @@ from pathlib import Path
 from .arguments import fail, shown
 from ..knowledge.vocabulary import FactError, parse_assignments
 from ..reading.bundle import BundleError
-from ..streams import out
+from .streams import out
 
 
 def _kb_check(args: argparse.Namespace) -> int:
@@ -47,8 +47,12 @@ def _kb_accuracy(args: argparse.Namespace) -> int:
         folders = [f for f in folders if accuracy.read_expected(f).batch == args.batch]
     if not folders:
         return _no_captures(args.folders)
-    scores = accuracy.score_folders(folders, kb=load_kb(Path(args.root) if args.root else None))
+    kb = load_kb(Path(args.root) if args.root else None)
+    scores = accuracy.score_folders(folders, kb=kb)
     total = accuracy.figures(scores, "all" if args.batch is None else str(args.batch))
+    if args.write_proven:
+        from ..knowledge import proven
+        (kb.root / proven.FILE).write_text(proven.dump(accuracy.proven(scores)), encoding="utf-8")
     if args.json:
         out(json.dumps({"figures": total.as_dict(), "captures": [s.__dict__ for s in scores]},
                        indent=1, ensure_ascii=False))
@@ -87,6 +91,8 @@ def _kb_new(args: argparse.Namespace) -> int:
     from ..knowledge.kb import default_root
     from ..presenting.casefile import CaseFileError, load
     from ..presenting.draft import draft
+    if args.memory_id is not None:
+        return _kb_new_from_memory(args)
     if bool(args.case_file) == bool(args.paths):
         print("casebook: kb new takes --from CASE.json or PATH..., not both or neither", file=sys.stderr)
         return 2
@@ -105,6 +111,27 @@ def _kb_new(args: argparse.Namespace) -> int:
     out("`casebook kb check` lists what the draft still needs.")
     return 0
 
+
+def _kb_new_from_memory(args: argparse.Namespace) -> int:
+    from ..knowledge.kb import default_root
+    from ..memory.recall import open_memory
+    from ..memory.store import MemoryUnavailable
+    from ..presenting.draft import draft_from_memory
+    if args.case_file or args.paths:
+        return fail("kb new takes --from-memory ID alone, without --from CASE.json or PATH...")
+    try:
+        with open_memory(args.db) as store:
+            case = store.get(args.memory_id)
+        if case is None:
+            return fail(f"no case {args.memory_id!r} in the case memory {store.where}")
+        made = draft_from_memory(case, Path(args.root) if args.root else default_root(), args.family, args.id)
+    except (MemoryUnavailable, FileExistsError, ValueError) as e:
+        return fail(str(e))
+    out(str(made.case))
+    out("`casebook kb check` lists what the draft still needs.")
+    return 0
+
+
 def register(sub) -> None:
     """The `kb` subcommand and its own subcommands."""
     k = sub.add_parser("kb", help="knowledge base tools")
@@ -121,6 +148,8 @@ def register(sub) -> None:
     ka.add_argument("--batch", type=int, help="only the captures of this collection batch")
     ka.add_argument("--root", help="knowledge base folder (default: the project's kb/)")
     ka.add_argument("--json", action="store_true", help="one JSON object: figures and each capture's score")
+    ka.add_argument("--write-proven", action="store_true",
+                    help="write kb/proven.yaml: the cases right on at least one of these captures (all of them)")
     ka.set_defaults(run=_kb_accuracy)
     kp = ksub.add_parser("priors", help="count how often each case is the stated cause of the real captures")
     kp.add_argument("folders", nargs="+", metavar="FOLDER", help="a folder of capture folders (e.g. tests/captures)")
@@ -130,6 +159,9 @@ def register(sub) -> None:
     kn = ksub.add_parser("new", help="draft a root-cause case and its regression sample from a solved case")
     kn.add_argument("paths", nargs="*", metavar="PATH", help="the bundle (with --family and --fact answers)")
     kn.add_argument("--from", dest="case_file", metavar="CASE.json", help="a saved case (the triage app's case file)")
+    kn.add_argument("--from-memory", dest="memory_id", metavar="ID",
+                    help="a resolved case of the case memory (`casebook memory add`, then `memory resolve`)")
+    kn.add_argument("--db", metavar="LOCATION", help="the case memory (default: $CASEBOOK_DB, else the user's data folder)")
     kn.add_argument("--family", help="the family the new cause belongs to (default: the one the evidence supports)")
     kn.add_argument("--fact", action="append", default=[], metavar="K=V", help="an answer given on the ticket")
     kn.add_argument("--id", help="the new case's id (default: <family>-<op or code>-draft)")

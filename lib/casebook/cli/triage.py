@@ -8,6 +8,7 @@ from pathlib import Path
 
 from .arguments import count, fail, ratio, shown
 from .inputs import inputs, progress_bar, set_aside
+from .memory import seen_before
 from ..judging.objdump import ObjdumpError
 from ..knowledge.messages import LANGS
 from ..knowledge.vocabulary import FactError, parse_assignments
@@ -16,7 +17,7 @@ from ..reading.bundle import BundleError
 from ..reading.engine import ENGINES, EngineError
 from ..reading.entries import printable
 from ..reading.limits import Limits
-from ..streams import out
+from .streams import out
 
 
 def _triage(args: argparse.Namespace) -> int:
@@ -29,19 +30,20 @@ def _triage(args: argparse.Namespace) -> int:
             return fail(str(e))
         try:
             with progress_bar(args.progress) as progress:
-                t = triage(*inputs(args.paths), facts=answers, objdump=args.objdump,
-                           limits=Limits(max_bytes=args.max_bytes, max_ratio=args.max_ratio),
+                limits = Limits(max_bytes=args.max_bytes, max_ratio=args.max_ratio)
+                t = triage(*inputs(args.paths, limits), facts=answers, objdump=args.objdump, limits=limits,
                            engine=args.engine, scheduler=args.scheduler, workers=args.workers, progress=progress)
         except (BundleError, ObjdumpError, EngineError) as e:
             return fail(str(e))
         if t.log.unusable_reason():
             return fail(f"{shown(args.paths)}: {t.log.unusable_reason()}")
+        seen = seen_before(t)
         if args.json:
             # one string written at once: dump() writes an indented object piece by piece, twice as slow
-            out(inert_json(json.dumps(to_dict(t), indent=1, ensure_ascii=False)))
+            out(inert_json(json.dumps(to_dict(t, [m.as_dict() for m in seen]), indent=1, ensure_ascii=False)))
             return 0
         from ..presenting.console import WIDTH, walk_lines
-        out("\n".join(walk_lines(t, args.lang, WIDTH, args.wide)))
+        out("\n".join(walk_lines(t, args.lang, WIDTH, args.wide, seen=seen)))
         for w in t.log.warnings:
             print(f"warning: {visible(w)}", file=sys.stderr)
         return 0
@@ -58,8 +60,18 @@ def _report(args: argparse.Namespace) -> int:
         return fail(str(e))
     if t.log.unusable_reason():
         return fail(f"{shown(args.paths)}: {t.log.unusable_reason()}")
+    beside = None
+    if args.beside:   # a good run set beside this one, as `casebook diff` words it
+        from ..judging.comparison import Run, compare
+        from ..judging.readings import read_case
+        try:
+            good = Run(*read_case(args.beside))
+        except BundleError as e:
+            return fail(str(e))
+        beside = compare(good, t, good_label=printable(args.beside), bad_label=shown(args.paths))
     try:
-        written = report.write(t, args.output, redact=args.redact, collect_more=args.collect_more, lang=args.lang)
+        written = report.write(t, args.output, redact=args.redact, collect_more=args.collect_more, lang=args.lang,
+                               seen=seen_before(t), comparison=beside)
     except OSError as e:   # a folder of that name, a place no file can be made (/proc), a full disk
         return fail(f"{printable(args.output)}: cannot write the report: {e.strerror or e}")
     out(str(written))
@@ -101,4 +113,6 @@ def register(sub) -> None:
     r.add_argument("--collect-more", action="store_true",
                    help="append what to ask the customer for, derived from the missing evidence")
     r.add_argument("--lang", default="en", choices=LANGS, help="language of the report: en or zh (default en)")
+    r.add_argument("--beside", metavar="GOOD",
+                   help="a good run (folder, file or archive) to compare this one with, as a section of the report")
     r.set_defaults(run=_report)

@@ -14,7 +14,7 @@ import re
 import pandas as pd
 
 from ..knowledge import formats
-from ..reading.bundle import ROLE_DEVICE_LOG
+from ..reading.bundle import ROLE_DEVICE_LOG, ROLE_HOST_PLOG
 from ..reading.plog import LogTable
 from ..reading.scan import any_of
 from . import ranks
@@ -60,9 +60,32 @@ def extract(log: LogTable) -> Topology:
         p.ranks[info.rank] = info.device
         if info.ref is not None:
             p.refs.append(info.ref)
+    # every process the text shows counts, whether or not its own lines name a device (a pasted console too)
+    named = r[r["pid"].notna()]
+    aliases = _aliases(log, named)
+    for file, pid, src in named[["file", "pid", "src_file"]].drop_duplicates().itertuples(index=False):
+        if int(pid) >= 0:
+            node = log.origin(file, src).node
+            procs.setdefault((node, int(pid)), ProcessTopology(node=node, pid=int(pid)))
     # the device-side copy of a process's log (`device-<id>/device-<pid>_<time>.log`) shows it ran on that device;
-    # it names no thread, so it is kept apart from `devices` as well; a path a grep prefix quotes shows it too
+    # it names no thread, so it is kept apart from `devices` as well; a path a grep prefix quotes shows it too.
+    # The pid in a file name is the host's view of the process: when its plog's lines carry another pid (a
+    # container's), the process is that one, not a second
     for f in log.files + log.sources:
         if f.role == ROLE_DEVICE_LOG and f.pid is not None and f.device is not None and not f.skipped:
-            procs.setdefault((f.node, f.pid), ProcessTopology(node=f.node, pid=f.pid)).path_devices[f.device] = f.path
+            pid = aliases.get((f.node, f.pid), f.pid)
+            procs.setdefault((f.node, pid), ProcessTopology(node=f.node, pid=pid)).path_devices[f.device] = f.path
     return Topology(processes=sorted(procs.values(), key=lambda p: (p.node or "", p.pid)), ranks=ranks.extract(log))
+
+
+def _aliases(log: LogTable, named: pd.DataFrame) -> dict[tuple, int]:
+    """(node, pid in a host plog's file name) -> the one pid its lines carry, where the two differ."""
+    carried = named.groupby("file")["pid"].unique()
+    out = {}
+    for f in log.files:
+        if f.role == ROLE_HOST_PLOG and f.pid is not None and f.path in carried.index:
+            pids = {int(p) for p in carried[f.path] if int(p) >= 0}
+            if len(pids) == 1 and f.pid not in pids:
+                out[(f.node, f.pid)] = pids.pop()
+    return out
+

@@ -13,7 +13,7 @@ from ..reading.plog import LogTable
 from .families import FamilyVerdict
 from .ranking import Hypothesis, explained_lines
 from .triage import Triage
-from .unexplained import mine
+from .unexplained import coverage
 
 SCHEMA_VERSION = 1
 
@@ -101,12 +101,11 @@ def _hypothesis(h: Hypothesis, log: LogTable) -> dict:
     }
 
 
-def to_dict(t: Triage) -> dict:
-    """The triage result as the contract's JSON object."""
+def to_dict(t: Triage, similar: list[dict] | tuple = ()) -> dict:
+    """The triage result as the contract's JSON object; `similar` holds the case memory's matches (their
+    as_dict()), which the memory stage, above this one, looks up."""
     log, ev = t.log, t.evidence
-    explained = explained_lines(t.candidates)
-    err = log.errors()
-    error_keys = set(zip(err["file"], err["line"].astype(int)))
+    explained, unexplained = coverage(log.errors(), explained_lines(t.candidates), ev.aicore_faults)
     return {
         "schema": SCHEMA_VERSION,
         "input": {
@@ -136,12 +135,13 @@ def to_dict(t: Triage) -> dict:
                        "because": i.because, "roles": i.roles} for i in ev.incidents],
         "facts": {name: {"value": f.value, "source": f.source, "file": f.file, "line": f.line,
                          **_quoted(log, f.file, f.line), "note": f.note} for name, f in sorted(t.facts.items())},
-        "coverage": {"error_lines": ev.error_lines, "explained": len(explained & error_keys)},
+        "coverage": {"error_lines": ev.error_lines, "explained": len(explained)},
         "unexplained": [{"template": u.template, "count": u.count, "file": u.file, "line": u.line, "time": u.time,
-                         "text": u.text} for u in mine(err, explained)],
+                         "text": u.text} for u in unexplained],
         "candidates": [_hypothesis(h, log) for h in t.candidates],
         "diagnosis": t.diagnosis.case.id if t.diagnosis else None,
         "family": _family(t.family),
+        "similar": list(similar),
     }
 
 

@@ -62,6 +62,18 @@ def _answers(fact: str, conditions: list[Condition]) -> list[object]:
     return seen + ["(another value)"]
 
 
+def separation(fact: str, causes: list[KnownCase], weights: dict[str, float]) -> tuple[float, float]:
+    """How well an answer to `fact` separates `causes`: the expected product of the mass it rules out and the
+    mass it keeps (zero when every answer keeps them all or removes them all), then the expected mass removed."""
+    if fact not in FACTS:
+        return 0.0, 0.0
+    conditions = [c for case in causes for c in (*case.against, *case.requires) if c.fact == fact]
+    answers = _answers(fact, conditions)
+    total = sum(weights[case.id] for case in causes)
+    removed = [sum(weights[case.id] for case in causes if _rules_out(case, fact, a)) for a in answers]
+    return (sum(r * (total - r) for r in removed) / len(answers), sum(removed) / len(answers))
+
+
 def _ask(fact: str, family: Family, causes: list[KnownCase]) -> Condition | None:
     """Where the question for a fact is worded: the family's own questions first, then a cause's."""
     for cond in family.questions:

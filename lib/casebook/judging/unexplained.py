@@ -26,6 +26,14 @@ MASKS = (
 )
 #: Banners and table borders of HCCL's link table carry no message of their own.
 _DECORATION = re.compile(r"^\s*(?:_{3,}|\|?\s*-{3,}|\|\s*$)")
+#: What a fault's own report goes on to log: its kernel arguments, its registers, the module banner the runtime
+#: prints before each part, the task and kernel it names again.
+DUMP = re.compile(r"\[AIC_INFO\]|args (?:after|before) execute|report error module_type=|AICORE_INFO|"
+                  r"kernel_name=|Kernel task happen error|Task exception!|"
+                  r"\b[A-Za-z_]{2,}\w*\s*[=:]\s*0x[0-9a-fA-F]+(?:\s*,\s*[A-Za-z_]\w*\s*[=:]\s*0x[0-9a-fA-F]+)+")
+#: Lines before the first line of a fault's report, and after its last, that can still be part of its dump: the
+#: runtime prints the dump again when the stream synchronize that waited on the task fails.
+DUMP_BEFORE, DUMP_AFTER = 8, 64
 
 
 @dataclass(frozen=True)
@@ -64,6 +72,39 @@ def mine(errors: pd.DataFrame, explained: set[tuple[str, int]] = frozenset()) ->
         first.setdefault(result["cluster_id"], (file, int(line), None if pd.isna(time) else time, str(msg).strip()))
     out = [Template(c.get_template(), c.size, *first[c.cluster_id]) for c in miner.drain.clusters]
     return sorted(out, key=lambda t: (-t.count, t.time or "~", t.file, t.line))
+
+
+def dump_lines(errors: pd.DataFrame, faults) -> dict[tuple[str, int], object]:
+    """The error lines that belong to a fault's own dump, each with its fault: in a file of the fault's report,
+    from DUMP_BEFORE lines before it to DUMP_AFTER after, and shaped like a dump (arguments, registers, the
+    runtime's banners)."""
+    spans: dict[str, list[tuple[int, int, object]]] = {}
+    for f in faults:
+        lines: dict[str, list[int]] = {}
+        for r in f.refs:
+            if r.file and r.line is not None:
+                lines.setdefault(r.file, []).append(r.line)
+        for file, ns in lines.items():
+            spans.setdefault(file, []).append((min(ns) - DUMP_BEFORE, max(ns) + DUMP_AFTER, f))
+    out: dict[tuple[str, int], object] = {}
+    if not spans:
+        return out
+    rows = errors[errors["file"].isin(list(spans))]
+    for file, line, msg in zip(rows["file"], rows["line"], rows["msg"]):
+        fault = next((f for lo, hi, f in spans[file] if lo <= int(line) <= hi), None)
+        if fault is not None and DUMP.search(str(msg)):
+            out[(file, int(line))] = fault
+    return out
+
+
+def coverage(errors: pd.DataFrame, explained: set[tuple[str, int]], faults) -> tuple[set, list[Template]]:
+    """The error lines the matched cases explain, a fault's own dump with its fault when the fault is explained,
+    and the templates of the rest; a fault's dump is never a template of its own."""
+    explained = explained & set(zip(errors["file"], errors["line"].astype(int)))
+    dumps = dump_lines(errors, faults)
+    told = {id(f) for key, f in dumps.items() if key in explained}
+    explained |= {key for key, f in dumps.items() if id(f) in told}
+    return explained, mine(errors, explained | set(dumps))
 
 
 def template_regex(template: str) -> str:

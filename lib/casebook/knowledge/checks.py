@@ -6,7 +6,7 @@ from pathlib import Path
 
 import yaml
 
-from . import compat, formats
+from . import compat, formats, threads
 from .codes import CATALOGS
 from .kb import KnowledgeBase, Problem, load_kb
 from .rules import bits_only
@@ -213,8 +213,14 @@ def check_tables(kb: KnowledgeBase) -> list[Problem]:
             for file, line in compat.unsourced(kb.root)]
 
 
+def check_threads(kb: KnowledgeBase) -> list[Problem]:
+    """Every solved public thread (threads/*.yaml) has its fields, en and zh texts, and names cases, families and
+    captures that exist."""
+    return threads.problems(threads.folder(kb.root), set(kb.cases), set(kb.families), project=kb.root.parent)
+
+
 CHECKS = (check_case_ids, check_families, check_bit_cases, check_chinese, check_code_pages, check_code_links,
-          check_samples, check_drafts, check_references, check_index, check_tables)
+          check_samples, check_drafts, check_references, check_index, check_tables, check_threads)
 
 
 def check(root: Path | None = None) -> list[Problem]:

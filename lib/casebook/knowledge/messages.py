@@ -33,14 +33,27 @@ def catalog() -> dict[str, dict[str, str]]:
             for k, v in data.items()}
 
 
+class _Counted(string.Formatter):
+    """Formats `{n:file|files}` as `1 file` or `2 files`: a count with its noun in the right number."""
+
+    def format_field(self, value, spec: str) -> str:
+        if "|" in spec:
+            one, many = spec.split("|", 1)
+            return f"{value} {one if value == 1 else many}"
+        return super().format_field(value, spec)
+
+
+_COUNTED = _Counted()
+
+
 def say(lang: str, msg_id: str, /, **values) -> str:
-    """The message in one language with its values filled in."""
+    """The message in one language with its values filled in; `{n:line|lines}` words a count with its noun."""
     entry = catalog().get(msg_id)
     if entry is None:
         raise MessageError(f"{PATH.name}: no message {msg_id!r}")
     template = entry.get(lang) or entry[EN]
     try:
-        return template.format(**values)
+        return _COUNTED.vformat(template, (), values) if "|" in template else template.format(**values)
     except (KeyError, IndexError) as e:
         raise MessageError(f"{PATH.name}: message {msg_id!r} needs the value {e}") from None
 
@@ -73,8 +86,10 @@ class Note(str):
         return self
 
     def text(self, lang: str) -> str:
-        """The remark in one language (values that are remarks too are worded in it as well)."""
-        return say(lang, self.msg_id, **{k: words(lang, v) for k, v in self.values.items()})
+        """The remark in one language (values that are remarks too are worded in it as well, and a list reads as
+        its items, not as Python writes it)."""
+        return say(lang, self.msg_id, **{k: say(lang, "list.sep").join(map(str, v)) if isinstance(v, (list, tuple))
+                                         else words(lang, v) for k, v in self.values.items()})
 
     def __reduce__(self):
         # pickled and copied as id and values: the English text is worded again from them

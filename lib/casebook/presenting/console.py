@@ -15,7 +15,7 @@ import pandas as pd
 
 from ..judging.triage import Triage
 from ..knowledge.messages import EN, say
-from . import walk
+from . import similar, walk
 from .citation import ELLIPSIS
 from .step import Step
 from .terminal import visible
@@ -179,27 +179,79 @@ def _cited(s: Step, width: int, wide: bool) -> list[str]:
     return out
 
 
+def _question(s: Step, q, w: int) -> list[str]:
+    """A question, and how to answer it on the command line."""
+    return wrap(s.ask(q), w, "  ? ", "    ") + wrap(s.say("cli.answer", fact=q.fact), w, "    ", "    ")
+
+
+def _findings(findings: list[str], w: int) -> list[str]:
+    out = []
+    for f in findings:
+        detail = f.startswith("  ")
+        out += wrap(f.strip(), w, "    · " if detail else "  - ", "      " if detail else "    ")
+    return out
+
+
+def _causes(s: Step, w: int) -> list[str]:
+    """The leading causes one block each: the cause, then its reasons for, against, and what is unknown."""
+    if not s.causes:
+        return []
+    out = wrap(s.say("root.leading") + s.say("cli.colon"), w, "  ", "  ")
+    for n, c in enumerate(s.causes, start=1):
+        out += wrap(s.say("root.cause", title=c.title, id=c.id, verdict=c.verdict), w, f"  {n}. ", "     ")
+        for mark, key, texts in (("+", "for", c.for_), ("-", "against", c.against), ("?", "missing", c.missing)):
+            for text in texts:
+                out += wrap(s.say("root.cause.line", label=s.say(f"root.cause.{key}"), text=text), w,
+                            f"     {mark} ", "       ")
+    return out
+
+
+def verdict_lines(steps: list[Step], width: int = WIDTH, wide: bool = False) -> list[str]:
+    """The verdict before the walk: the root cause (or the family, and the question to ask first) and the fix."""
+    by = {s.key: s for s in steps}
+    root, fix = by.get("root_cause"), by.get("fix")
+    if root is None:
+        return []
+    w = 10 ** 6 if wide else width
+    out = ["", f"== {root.say('cli.verdict')}"]
+    out += wrap(root.conclusion, w, "  ", "  ")
+    if root.questions:
+        out += _question(root, root.questions[0], w)
+    if fix is not None and fix.conclusion:
+        out += wrap(fix.conclusion, w, "  ", "  ")
+    return out
+
+
 def step_lines(s: Step, n: int, width: int = WIDTH, wide: bool = False) -> list[str]:
     """One step: heading, conclusion, questions, findings, tables, evidence."""
     w = 10 ** 6 if wide else width
     out = ["", f"== {n}. {s.title}"]
     out += wrap(s.conclusion, w, "  ", "  ")
-    for q in s.questions:
-        out += wrap(s.ask(q), w, "  ? ", "    ")
-        out += wrap(s.say("cli.answer", fact=q.fact), w, "    ", "    ")
-    for f in s.findings:
-        detail = f.startswith("  ")
-        out += wrap(f.strip(), w, "    · " if detail else "  - ", "      " if detail else "    ")
+    for q in (s.questions if wide else s.questions_shown):
+        out += _question(s, q, w)
+    if s.questions_more and not wide:
+        out += wrap(s.say("cli.more_questions", n=len(s.questions_more)), w, "  ", "    ")
+    out += _causes(s, w)
+    out += _findings(s.findings, w)
     for caption, frame in s.tables:
         out += wrap(caption + s.say("cli.colon"), w, "  ", "  ")
         out += table(frame, width, "    ", wide)
+    for fold in s.folds:   # folded away: the caption says it is there; --wide opens it
+        if not wide:
+            out += wrap(s.say("cli.folded", caption=fold.caption), w, "  ▸ ", "    ")
+            continue
+        out += wrap(fold.caption + s.say("cli.colon"), w, "  ", "  ")
+        out += _findings(fold.findings, w)
+        for caption, frame in fold.tables:
+            out += table(frame, width, "    ", wide)
     if s.cited:
         out += _cited(s, width, wide)
     return out
 
 
-def walk_lines(t: Triage, lang: str = EN, width: int = WIDTH, wide: bool = False) -> list[str]:
-    """The whole walk of a case as terminal lines: what was read, then the six steps."""
+def walk_lines(t: Triage, lang: str = EN, width: int = WIDTH, wide: bool = False, seen: list | None = None) -> list[str]:
+    """The whole walk of a case as terminal lines: what was read, then the six steps; `seen`, the case memory's
+    matches (memory.recall), shows as "Seen before" at the root cause."""
     log = t.log
     skipped = [f for f in log.files if f.skipped]
     out = wrap(say(lang, "cli.input", files=len(log.files), read=len(log.files) - len(skipped), skipped=len(skipped),
@@ -208,7 +260,11 @@ def walk_lines(t: Triage, lang: str = EN, width: int = WIDTH, wide: bool = False
         path = visible(f.path)
         out += wrap(say(lang, "cli.skipped", path=path if wide else shorten_where(path, width // 2), why=f.skipped),
                     10 ** 6 if wide else width, "  ", "    ")
-    for n, s in enumerate(walk.build(t, lang), start=1):
+    steps = walk.build(t, lang)
+    out += verdict_lines(steps, width, wide)
+    for n, s in enumerate(steps, start=1):
         out += step_lines(s, n, width, wide)
+        if s.key == "root_cause":
+            out += similar.console_lines(seen, lang, 10 ** 6 if wide else width, wrap)
     # the promise whatever a step holds: a heading or a caption quoting a log name is made inert too
     return [visible(line) for line in out]

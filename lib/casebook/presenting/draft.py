@@ -9,6 +9,7 @@ from pathlib import Path
 import yaml
 
 from ..judging.triage import Triage
+from ..memory.case import Case
 from ..judging.unexplained import template_regex
 from ..reading.archive import MEMBER_SEP
 from .redact import Redactor
@@ -22,7 +23,7 @@ class Draft:
     """What `draft()` wrote."""
 
     case: Path      #: kb/cases/<id>.md
-    sample: Path    #: kb/samples/<id>/positive-ticket/
+    sample: Path | None   #: kb/samples/<id>/positive-ticket/ (none for a draft from the case memory)
     lines: int      #: cited lines copied into the sample
 
 
@@ -127,3 +128,80 @@ def draft(t: Triage, kb_root: str | Path, family: str, case_id: str | None = Non
               "runs": [{"facts": {k: v for k, v in sorted(t.answers.items())}, "diagnosis": case_id}]}
     (sample / "expect.yaml").write_text(yaml.safe_dump(expect, sort_keys=False, allow_unicode=True), encoding="utf-8")
     return Draft(page, sample, copied)
+
+
+def memory_page(c: Case, case_id: str, family: str) -> str:
+    """The text of a draft case page from a resolved case of the memory: its template as the signature, its
+    codes, and the cause, fix and confirmation as its resolver wrote them, for the author to finish."""
+    fp, r = c.fingerprint, c.resolution
+    signatures = [{"id": "first_error", "field": "message", "regex": template_regex(fp.template), "key": True,
+                   "weight": 3, "why": "The first error of the remembered case this draft was made from."}] \
+        if fp.template else []
+    said = lambda text: text.strip() if text and text.strip() else "To be written."
+    front = {
+        "id": case_id, "title": f"Draft: {(c.title or fp.template or case_id)[:100]}", "title_zh": "",
+        "family": family, "status": "draft", "severity": "medium", "action": "collect-more",
+        "summary": f"Drafted from the case memory's {c.id}: {said(r.cause if r else None)[:160]}",
+        "components": [], "codes": list(fp.codes), "signatures": signatures, "requires": [], "against": [],
+        "fix": {"workaround": r.fix if r and r.fix else "", "confirm": r.confirmed_by if r and r.confirmed_by else ""},
+        "references": [{"url": c.url, "title": c.title or c.url}] if c.url else [],
+    }
+    seen = "\n".join(f"- {k}: `{v}`" for k, v in (("codes", ", ".join(fp.codes)), ("ops", ", ".join(fp.ops)),
+                                                 ("error bits", ", ".join(fp.error_bits)), ("chip", fp.chip),
+                                                 *sorted(fp.versions.items())) if v) or "- nothing recorded"
+    ticket = f" (ticket {r.ticket})" if r and r.ticket else ""
+    body = f"""
+## Symptom
+
+The first error of the remembered case {c.id}{ticket}, its variable parts masked:
+
+```
+{fp.template or "no error line recorded"}
+```
+
+What else identified it:
+
+{seen}
+
+## Root cause
+
+{said(r.cause if r else None)}
+
+## How to confirm
+
+To be written.
+
+## Fix
+
+{said(r.fix if r else None)}
+
+## Confirming the fix
+
+{said(r.confirmed_by if r else None)}
+
+## References
+
+To be added: a verified case cites public sources.
+"""
+    return "---\n" + yaml.safe_dump(front, sort_keys=False, allow_unicode=True, width=110) + "---\n" + body
+
+
+def draft_from_memory(c: Case, kb_root: str | Path, family: str | None = None, case_id: str | None = None) -> Draft:
+    """Write a draft case page from a resolved case of the memory under `kb_root` (no regression sample: the
+    memory keeps a fingerprint, not the bundle); nothing existing is overwritten."""
+    if c.resolution is None or not (c.resolution.cause or c.resolution.fix):
+        raise ValueError(f"{c.id} has no resolution yet: `casebook memory resolve {c.id} --cause ... --fix ...` first")
+    family = family or c.fingerprint.family
+    if not family:
+        raise ValueError(f"{c.id} names no family; name one with --family")
+    what = (c.fingerprint.ops[0] if c.fingerprint.ops else None) or (c.fingerprint.codes[0] if c.fingerprint.codes
+                                                                     else "memory")
+    case_id = case_id or "-".join(p for p in re.split(r"[^a-z0-9]+", f"{family}-{what}-draft".lower()) if p)
+    if not _ID.fullmatch(case_id):
+        raise ValueError(f"case id {case_id!r}: use lowercase words joined by '-'")
+    page = Path(kb_root) / "cases" / f"{case_id}.md"
+    if page.exists():
+        raise FileExistsError(f"{page}: exists; choose another id")
+    page.parent.mkdir(parents=True, exist_ok=True)
+    page.write_text(memory_page(c, case_id, family), encoding="utf-8")
+    return Draft(page, None, 0)

@@ -8,21 +8,22 @@ from __future__ import annotations
 
 import re
 
+from ..judging.families import PRIOR, separation
 from ..judging.ranking import CONFIRMED, LIKELY, RULED_OUT, Hypothesis, Item, Missing, explained_lines
 from ..judging.triage import Triage
-from ..judging.unexplained import mine
+from ..judging.unexplained import coverage
+from ..knowledge.kb import KnownCase
 from ..knowledge.messages import EN, Note, pick, say, words
 from ..knowledge.rules import Signature
+from ..knowledge.vocabulary import FACTS
 from . import tables
 from .citation import cited
-from .step import Step, line_text
+from .step import Cause, Fold, Step, line_text
 
 #: Keys of a case's fix, in the order the fix step shows them.
 FIX_KEYS = ("workaround", "fix", "version_advice", "confirm")
-#: Candidates whose evidence the root-cause step lists in detail; the rest get one line each.
-DETAILED = 3
-#: Unexplained templates whose first line the root-cause step cites.
-UNEXPLAINED_CITED = 5
+#: Causes the root-cause step sets side by side with their evidence; the rest get one line each, folded away.
+LEADING = 3
 
 
 def verdict_words(lang: str, verdict: str) -> str:
@@ -30,9 +31,23 @@ def verdict_words(lang: str, verdict: str) -> str:
     return say(lang, f"verdict.{verdict}")
 
 
+def leading(t: Triage) -> list[tuple[KnownCase, Hypothesis | None, float]]:
+    """The causes the root-cause step sets side by side, best first, at most LEADING: the diagnosis and the
+    candidates after it, or, with no diagnosis, the open causes of the family; each with its weight."""
+    d, family = getattr(t, "diagnosis", None), getattr(t, "family", None)
+    judged = {h.case.id: h for h in getattr(t, "candidates", [])}
+    if d is None and family is not None and family.open_causes:
+        out = [(t.kb.cases[c], judged.get(c), max(judged[c].score, PRIOR) if c in judged else PRIOR)
+               for c in family.open_causes if c in t.kb.cases]
+    else:
+        out = [(h.case, h, h.score) for h in judged.values() if h.verdict != RULED_OUT]
+    return out[:LEADING]
+
+
 def questions(t: Triage) -> list[Missing]:
-    """The root-cause step's questions: the family's most splitting one first, then those of the cases in play
-    as ranking orders them, then the family's other splitting questions; each fact once."""
+    """The root-cause step's questions, each fact once: the one whose answer best separates the leading causes
+    first; among equals, the family's most splitting one, then those of the cases in play as ranking orders them,
+    then the family's other splitting questions."""
     family = getattr(t, "family", None)
     first = [family.next_question] if family is not None and family.next_question is not None else []
     rest = family.questions[1:] if family is not None else []
@@ -41,10 +56,15 @@ def questions(t: Triage) -> list[Missing]:
         if q.fact not in seen:
             seen.add(q.fact)
             out.append(q)
+    lead = leading(t) if hasattr(t, "kb") else []
+    if len(out) > 1 and lead:
+        causes, weights = [c for c, _, _ in lead], {c.id: w for c, _, w in lead}
+        score = {q.fact: separation(q.fact, causes, weights) for q in out}
+        out.sort(key=lambda q: (-score[q.fact][0], -score[q.fact][1]))   # stable: equals keep the order above
     return out
 
 
-def _signatures(t: Triage, h: Hypothesis) -> dict[str, Signature]:
+def signatures(t: Triage, h: Hypothesis) -> dict[str, Signature]:
     family = t.kb.families.get(h.case.family)
     sigs = [*h.case.signatures, *h.case.contradicted_by, *(family.signatures if family else ())]
     return {s.id: s for s in sigs}
@@ -66,49 +86,79 @@ def is_fact(t: Triage, item: Item) -> bool:
     return item.id in t.facts and item.text.startswith(f"{item.id} = ")
 
 
-def fact_words(t: Triage, lang: str, item: Item) -> str:
-    """A fact item in words: its value, where the value comes from, and the note on it."""
+def asks(t: Triage) -> dict[str, tuple[str, str | None]]:
+    """How the knowledge base asks for each fact it asks about: (English, Chinese), the families' wording first."""
+    out: dict[str, tuple[str, str | None]] = {}
+    conditions = [c for f in t.kb.families.values() for c in f.questions]
+    conditions += [c for case in t.kb.cases.values() for c in (*case.requires, *case.supports, *case.against)]
+    for c in conditions:
+        if c.ask and (c.fact not in out or (c.ask_zh and not out[c.fact][1])):
+            out[c.fact] = (c.ask, c.ask_zh)
+    return out
+
+
+def answer_words(lang: str, value: object) -> str:
+    """A fact's value as a reader says it: Yes or No for a yes/no fact, the value itself otherwise."""
+    if isinstance(value, bool):
+        return say(lang, "root.answer.yes" if value else "root.answer.no")
+    return str(value)
+
+
+def fact_words(t: Triage, lang: str, item: Item, asked: dict | None = None) -> str:
+    """A fact item in words: the question it answers (or what it states), the answer, its source and note."""
     fact = t.facts[item.id]
-    return say(lang, "root.fact", fact=item.id, value=fact.value, source=say(lang, f"source.{fact.source}"),
-               note=say(lang, "root.fact_note", note=words(lang, fact.note)) if fact.note else "")
+    ask, ask_zh = (asked if asked is not None else asks(t)).get(item.id, (None, None))
+    values = dict(answer=answer_words(lang, fact.value), source=say(lang, f"source.{fact.source}"),
+                  note=say(lang, "root.fact_note", note=words(lang, fact.note)) if fact.note else "")
+    if ask and (lang == EN or ask_zh):
+        return say(lang, "root.answered", question=pick(lang, ask, ask_zh), **values)
+    spec = FACTS.get(item.id)
+    text = spec.doc.rstrip(".") + ":" if spec is not None and lang == EN else item.id
+    return say(lang, "root.holds", text=text.rstrip(":"), **values)
 
 
-def _evidence(t: Triage, s: Step, kind: str, item: Item) -> str:
-    """One line of evidence for or against a case: a signature's id, or a fact with its value and source."""
-    what = fact_words(t, s.lang, item) if is_fact(t, item) else f"[{item.id}]"
-    # a signature's `why` is the knowledge base's English; in Chinese the id and its cited line speak
-    why = s.say("root.why", why=item.why) if item.why and s.lang == EN else ""
-    return s.say(f"root.{kind}", what=what, why=why)
+def reason(t: Triage, lang: str, kind: str, item: Item, sig: Signature | None, asked: dict) -> str:
+    """Why an item speaks for or against a cause, as a sentence: the knowledge base's reason in English, the
+    fact with its answer, or what the logs show."""
+    if is_fact(t, item):
+        return fact_words(t, lang, item, asked)
+    if item.why and lang == EN:
+        return item.why
+    if isinstance(item.text, Note):
+        return words(lang, item.text)
+    focus = _focus(sig)
+    hit = (focus.search(item.text) if isinstance(focus, re.Pattern) else
+           re.search(re.escape(focus), item.text) if focus else None)
+    if hit and 0 < len(hit.group(0)) <= 80:
+        return say(lang, f"root.shows.{kind}", match=hit.group(0).strip())
+    if sig is not None and sig.field == "aicore_fault":
+        return say(lang, "root.shows.fault")
+    return say(lang, "root.shows.line")
 
 
-def _candidate(t: Triage, s: Step, h: Hypothesis, detailed: bool) -> None:
-    """A candidate in one line; the best few with their evidence, and every case's reasons against."""
-    s.add("root.candidate", id=h.case.id, verdict=verdict_words(s.lang, h.verdict), score=f"{h.score:.2f}",
-          title=pick(s.lang, h.case.title, h.case.title_zh))
-    sigs = _signatures(t, h)
-    shown = [("against", i) for i in h.against]
-    if detailed and h.verdict != RULED_OUT:
-        shown += [("for", i) for i in h.for_]
-    seen = set()
-    # without the knowledge base's English `why`, a case's plain signature ids share one line
-    ids = [f"[{i.id}]" for kind, i in shown if kind == "for" and not is_fact(t, i)] if s.lang != EN else []
-    if ids:
-        s.add("root.for_ids", ids=", ".join(dict.fromkeys(ids)))
-    for kind, i in shown:
-        if (kind, i.id) in seen:
-            continue
-        seen.add((kind, i.id))
-        if not (ids and kind == "for" and not is_fact(t, i)):
-            s.findings.append(_evidence(t, s, kind, i))
-        if i.file and i.line:
-            # a fact's or a derived value's item words it; the evidence shows the line itself
-            derived = is_fact(t, i) or isinstance(i.text, Note)
-            text = line_text(t, i.file, i.line) if derived else i.text
-            if text is not None:
-                s.cite(cited(i.file, i.line, text, None if derived else _focus(sigs.get(i.id))))
-    if detailed and h.verdict != RULED_OUT:
-        for m in h.missing:
-            s.add("root.missing" if m.required else "root.missing_optional", fact=m.fact)
+def _cause(t: Triage, s: Step, case: KnownCase, h: Hypothesis | None, asked: dict) -> Cause:
+    """One leading cause beside the others: its reasons for and against, each once, and what is still unknown;
+    the lines behind them are cited."""
+    verdict = h.verdict if h is not None else "possible"
+    out = Cause(case.id, pick(s.lang, case.title, case.title_zh), verdict_words(s.lang, verdict))
+    if h is None:   # an open cause none of whose own evidence matched: what would settle it is all there is
+        out.missing = list(dict.fromkeys(pick(s.lang, c.ask, c.ask_zh) for c in case.requires
+                                         if c.ask and c.fact not in t.facts))
+        return out
+    sigs = signatures(t, h)
+    for kind, items, into in (("for", h.for_, out.for_), ("against", h.against, out.against)):
+        for i in items:
+            text = reason(t, s.lang, kind, i, sigs.get(i.id), asked)
+            if text not in into:
+                into.append(text)
+            if i.file and i.line:
+                # a fact's or a derived value's item words it; the evidence shows the line itself
+                derived = is_fact(t, i) or isinstance(i.text, Note)
+                line = line_text(t, i.file, i.line) if derived else i.text
+                if line is not None:
+                    s.cite(cited(i.file, i.line, line, None if derived else _focus(sigs.get(i.id))))
+    out.missing = list(dict.fromkeys(s.ask(m) for m in sorted(h.missing, key=lambda m: not m.required)))
+    return out
 
 
 def _open_among(msg_id: str, causes: list[str]) -> str:
@@ -117,7 +167,8 @@ def _open_among(msg_id: str, causes: list[str]) -> str:
 
 
 def root_cause(t: Triage, s: Step) -> None:
-    """Fill the root-cause step."""
+    """Fill the root-cause step: the conclusion, the question that best splits the leading causes, the leading
+    causes side by side, then every candidate and the unexplained errors folded away."""
     d, family = t.diagnosis, getattr(t, "family", None)
     in_play = [h for h in t.candidates if h.verdict != RULED_OUT]
     if d is not None:
@@ -131,31 +182,66 @@ def root_cause(t: Triage, s: Step) -> None:
     else:
         s.conclusion = s.say("root.conclusion.none")
     s.questions = questions(t)
+    lead = leading(t)
+    asked = asks(t)
+    s.causes = [_cause(t, s, case, h, asked) for case, h, _ in lead]
+    if d is None and len(lead) > 1 and lead[0][2] == lead[1][2]:
+        _tie(t, s, lead)
     if family is not None:
         s.add("root.family", family=pick(s.lang, family.family.title, family.family.title_zh), id=family.family.id,
-              verdict=verdict_words(s.lang, family.verdict),
-              causes=", ".join(family.open_causes) or s.say("root.no_open_cause"))
+              verdict=verdict_words(s.lang, family.verdict), n=len(family.open_causes))
         if d is None and family.most_often:
             case, n, of = family.most_often
             s.add("root.most_often", case=case, n=n, of=of)
-    if not t.candidates:
+    if not t.candidates and family is None:
         s.add("root.no_case")
-    for n, h in enumerate(t.candidates):
-        _candidate(t, s, h, detailed=n < DETAILED)
+    if t.candidates:
+        s.folds.append(_all_candidates(t, s, family))
     _coverage(t, s)
 
 
-def _coverage(t: Triage, s: Step) -> None:
-    """How many error lines the confirmed and likely cases explain, and the rest grouped by template."""
-    errors = t.log.errors()
-    explained = explained_lines(t.candidates) & set(zip(errors["file"], errors["line"].astype(int)))
-    s.add("root.coverage", explained=len(explained), errors=t.evidence.error_lines)
-    rest = mine(errors, explained)
+def _tie(t: Triage, s: Step, lead: list) -> None:
+    """Say that the leading causes cannot be told apart yet, and the question that would tell them apart."""
+    tied = [case.id for case, _, w in lead if w == lead[0][2]]
+    quoted = [f"`{c}`" for c in tied]
+    names = (s.say("root.tie.pair", a=quoted[0], b=quoted[1]) if len(quoted) == 2 else
+             s.say("root.tie.many", some=s.say("list.sep").join(quoted[:-1]), last=quoted[-1]))
+    causes = {c.id: c for c, _, _ in lead}
+    weights = {c: 1.0 for c in tied}
+    splitting = [q for q in s.questions if separation(q.fact, [causes[c] for c in tied], weights)[0] > 0]
+    if splitting:
+        s.add("root.tie", causes=names, question=s.ask(splitting[0]))
+    else:
+        s.add("root.tie.none", causes=names)
+
+
+def _all_candidates(t: Triage, s: Step, family) -> Fold:
+    """Every candidate in one line, best first, with the family's open causes that have no evidence of their own."""
+    n = len(t.candidates)
+    fold = Fold("candidates", s.say("root.all_candidates", n=n) if n != 1 else s.say("root.all_candidates_one"))
+    for h in t.candidates:
+        fold.findings.append(s.say("root.candidate", id=h.case.id, verdict=verdict_words(s.lang, h.verdict),
+                                   score=f"{h.score:.2f}", title=pick(s.lang, h.case.title, h.case.title_zh)))
+    judged = {h.case.id for h in t.candidates}
+    rest = [c for c in (family.open_causes if family is not None else []) if c not in judged]
     if rest:
-        s.add("root.unexplained", n=len(rest), template=rest[0].template, count=rest[0].count)
-        s.tables.append((s.say("table.unexplained"), tables.unexplained(rest, s.lang)))
-        for u in rest[:UNEXPLAINED_CITED]:
-            s.cite(cited(u.file, u.line, line_text(t, u.file, u.line) or u.template))
+        fold.findings.append(s.say("root.family_rest", causes=", ".join(rest)))
+    return fold
+
+
+def _coverage(t: Triage, s: Step) -> None:
+    """How many error lines the confirmed and likely cases explain (a fault's own dump with its fault), and the
+    rest grouped by template, folded away."""
+    explained, rest = coverage(t.log.errors(), explained_lines(t.candidates), t.evidence.aicore_faults)
+    s.add("root.coverage", explained=len(explained), errors=t.evidence.error_lines)
+    if rest:
+        fold = Fold("unexplained", s.say("root.unexplained_fold", n=len(rest)))
+        fold.findings.append(s.say("root.unexplained", n=len(rest), template=rest[0].template, count=rest[0].count))
+        fold.tables.append((s.say("table.unexplained"), tables.unexplained(rest, s.lang)))
+        # each template's first line as logged, unless the step's evidence cites it already
+        fold.cited = [c for c in (cited(u.file, u.line, line_text(t, u.file, u.line) or u.text) for u in rest)
+                      if not s.cites(c)]
+        s.folds.append(fold)
 
 
 def fix(t: Triage, s: Step) -> None:

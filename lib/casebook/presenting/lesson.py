@@ -32,6 +32,10 @@ class Lesson:
         """The step as plain text: what the logs show, the cited lines, and why it matters."""
         s = self.step
         out = [f"== {s.title} / {s.title_zh}", *[f"  {f}" for f in s.findings]]
+        for c in s.causes:   # the leading causes, one block each: what speaks for and against, what is unknown
+            out.append(f"  {s.say('root.cause', title=c.title, id=c.id, verdict=c.verdict)}")
+            out += [f"    {s.say('root.cause.line', label=s.say(f'root.cause.{key}'), text=text)}" for key, texts in
+                    (("for", c.for_), ("against", c.against), ("missing", c.missing)) for text in texts]
         out += [f"    > {c.where}: {c.text[:width]}" for c in s.cited[:4]]
         out += ["  Why it matters:", *[f"  - {r}" for r in self.reasons]] if self.reasons else []
         return "\n".join(out)

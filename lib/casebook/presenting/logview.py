@@ -25,13 +25,15 @@ def records(log: LogTable) -> pd.DataFrame:
 
 def level_counts(log: LogTable) -> pd.DataFrame:
     """Lines per level and file role, most frequent level first. A file read selectively has records only
-    for some of its header lines: its header lines are counted from the scan, its other lines from records."""
+    for some of its header lines: its header lines are counted from the scan, its empty lines from their count
+    (a file read line by line), its other lines from records."""
     roles = {f.path: f.role for f in log.files}
-    scanned = {f.path for f in log.files if f.selective}
+    scanned = {f.path for f in log.files if f.selective and f.line_index}   # a scan counted its header lines
     r = log.records
     r = r[~(r["file"].isin(scanned) & (r["kind"] == KIND_PLOG))]
     counted = pd.DataFrame({"level": r["level"].fillna(NO_LEVEL), "role": r["file"].map(roles), "lines": 1})
-    headers = pd.DataFrame([(level, f.role, n) for f in log.files if f.selective for level, n in f.levels.items()],
+    headers = pd.DataFrame([(level, f.role, n) for f in log.files if f.selective for level, n in f.levels.items()]
+                           + [(NO_LEVEL, f.role, f.blank) for f in log.files if f.blank],
                            columns=["level", "role", "lines"])
     both = pd.concat([counted, headers], ignore_index=True)
     table = both.pivot_table(index="level", columns="role", values="lines", aggfunc="sum", fill_value=0).astype("int64")

@@ -7,7 +7,7 @@ plain text: a `$` in a kernel name is a dollar sign, never the start of math tex
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from matplotlib.figure import Figure
 from matplotlib.text import Text
@@ -23,6 +23,8 @@ _ROLE_COLOURS = {"cause": "tab:red", "consequence": "tab:orange"}
 BREAK_AT = 0.75
 #: Half-width of a panel around a lone address, in bytes.
 LONE_PAD = 0x100
+#: The longest stretch of time a timeline draws; incidents further away are counted, not drawn.
+WINDOW = timedelta(days=2)
 
 
 def plain(fig: Figure) -> Figure:
@@ -176,21 +178,47 @@ def _when(t: str | None) -> datetime | None:
         return None
 
 
-def timeline(incidents: list[Incident]) -> Figure:
-    """One row per node / device / process: each incident from its first failure to its last line."""
+def window(times: list[datetime], span=None) -> tuple[datetime, datetime] | None:
+    """The stretch of time to draw: all of it when it fits in `span` (WINDOW), else the `span`-wide stretch that
+    holds the most of the times, so one stray timestamp years away does not squash the rest to a dot."""
+    span = span or WINDOW
+    if not times:
+        return None
+    times = sorted(times)
+    if times[-1] - times[0] <= span:
+        return times[0], times[-1]
+    best, lo = (0, 0), 0
+    for hi, t in enumerate(times):
+        while t - times[lo] > span:
+            lo += 1
+        if hi - lo + 1 > best[1] - best[0] + 1:
+            best = (lo, hi)
+    return times[best[0]], times[best[1]]
+
+
+def timeline(incidents: list[Incident]) -> Figure | None:
+    """One row per node / device / process: each incident from its first failure to its last line; None when no
+    incident has a time. Incidents outside the stretch `window` picks are left out, and the figure says so."""
+    timed = [(inc, _when(inc.first.time)) for inc in incidents]
+    timed = [(inc, t0) for inc, t0 in timed if t0 is not None]
+    shown = window([t0 for _, t0 in timed])
+    if shown is None:
+        return None
+    inside = [(inc, t0) for inc, t0 in timed if shown[0] <= t0 <= shown[1]]
     rows: dict[str, int] = {}
-    fig = Figure(figsize=(8, 0.5 + 0.35 * max(1, len({_label(i) for i in incidents}))), layout="constrained")
+    fig = Figure(figsize=(8, 0.5 + 0.35 * max(1, len({_label(i) for i, _ in inside}))), layout="constrained")
     ax = fig.add_subplot()
-    for inc in incidents:
-        t0, t1 = _when(inc.first.time), _when(inc.last_time) or _when(inc.first.time)
-        if t0 is None:
-            continue
+    for inc, t0 in inside:
+        t1 = _when(inc.last_time) or t0
+        t1 = min(max(t1, t0), shown[1])   # a burst running past the stretch is cut at its edge
         y = rows.setdefault(_label(inc), len(rows))
         colour = _ROLE_COLOURS.get(inc.role, "tab:gray")
-        ax.plot([t0, t1 or t0], [y, y], color=colour, linewidth=4, alpha=0.5)
+        ax.plot([t0, t1], [y, y], color=colour, linewidth=4, alpha=0.5)
         ax.plot([t0], [y], marker="o", color=colour)
-    if not rows:
-        ax.text(0.5, 0.5, "no timed error lines", ha="center", va="center", transform=ax.transAxes)
+    left_out = len(timed) - len(inside)
+    if left_out:
+        ax.set_title(f"{left_out} {'incident' if left_out == 1 else 'incidents'} outside "
+                     f"{shown[0]:%Y-%m-%d %H:%M} – {shown[1]:%Y-%m-%d %H:%M} not drawn", fontsize=8, loc="left")
     ax.set_yticks(range(len(rows)), list(rows))
     ax.tick_params(axis="y", labelsize=8)
     ax.tick_params(axis="x", labelsize=8, labelrotation=20)
@@ -198,10 +226,12 @@ def timeline(incidents: list[Incident]) -> Figure:
 
 
 def _label(inc: Incident) -> str:
+    """A timeline row's name: the node, rank, device and pid the logs show, and only those."""
     parts = [inc.node] if inc.node else []
     if inc.rank is not None:
         parts.append(f"rank {inc.rank}")
-    parts.append(f"device {inc.device}" if inc.device is not None else "device ?")
+    if inc.device is not None:
+        parts.append(f"device {inc.device}")
     if inc.pid is not None:
         parts.append(f"pid {inc.pid}")
-    return " / ".join(parts)
+    return " / ".join(parts) or "place not logged"

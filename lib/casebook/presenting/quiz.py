@@ -6,6 +6,7 @@ decoded errcode bits, the pc verdict and the ranking; a step that does not apply
 """
 from __future__ import annotations
 
+import hashlib
 import random
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -94,11 +95,14 @@ def samples(kb: KnowledgeBase | None = None) -> list[Path]:
 
 
 def pick_sample(rng: random.Random, kb: KnowledgeBase, cases: list[str] | None = None) -> Path:
-    """The sample the generator picks among those of `cases` (default: every case)."""
+    """The sample the generator picks among those of `cases` (default: every case). Each sample draws a number
+    from the generator's key and its own name, and the highest wins: a seed keeps its sample as samples are
+    added to the knowledge base, unless the new one wins."""
     pool = [p for p in samples(kb) if cases is None or p.parent.name in cases]
     if not pool:
         raise ValueError(f"{kb.root / 'samples'}: no samples to quiz on" + (f" for {', '.join(cases)}" if cases else ""))
-    return rng.choice(pool)
+    key = rng.getrandbits(64)
+    return max(pool, key=lambda p: hashlib.sha256(f"{key}:{p.parent.name}/{p.name}".encode()).digest())
 
 
 def make_quiz(seed: int, kb: KnowledgeBase | None = None, sample: str | Path | None = None,
@@ -197,8 +201,9 @@ def _case(t: Triage, kb: KnowledgeBase) -> Question:
             q = f.next_question
             why += f". Nothing tells the {len(f.open_causes)} open causes apart yet" + (
                 f"; the first question to ask: {q.ask}" if q else ".")
+        # the prompt names no family: the question before it asks which one it is
         return Question("case", "root_cause",
-                        f"Family: {f.family.title}. Which of its known causes fits (before any question is answered)?",
+                        "Among the known causes of that family, which one fits (before any question is answered)?",
                         tuple(causes) + (ROOT_OPEN,), answer, why)
     ids = [h.case.id for h in t.candidates]
     why = _verdicts(t, ids)

@@ -1,4 +1,4 @@
-"""The walk's tables as DataFrames: incidents, codes, error bits, pc arithmetic, ranks, unexplained templates,
+"""The walk's tables as DataFrames: incidents, error bits, pc arithmetic, ranks, unexplained templates,
 and the files read; column headers in the walk's language, cells ready to show.
 
 Every table goes through `tidy`: an unknown value is an empty cell (never None or NaN), a whole number is an
@@ -8,6 +8,7 @@ integer (a pid never reads 48213.0), yes/no are words. Columns holding text quot
 from __future__ import annotations
 
 import math
+import re
 
 import pandas as pd
 
@@ -60,24 +61,16 @@ def incidents(items: list, lang: str = EN) -> pd.DataFrame:
                                             "later_lines"]), lang)
 
 
-def codes(t, seen: list[str], lang: str = EN) -> pd.DataFrame:
-    """One row per code seen: its catalog and meaning (the step cites where each is first seen)."""
-    rows = []
-    for code in seen:
-        first = next(c for c in t.evidence.codes if c.code == code)
-        page = t.kb.code_page(code, first.family)
-        text = code_meaning(t, code, lang, first.family) if page else say(lang, "table.no_code_page")
-        rows.append({"code": code, "family": first.family, "meaning": text})
-    return tidy(pd.DataFrame(rows, columns=["code", "family", "meaning"]), lang)
-
-
 def code_meaning(t, code: str, lang: str, sighting: str | None = None) -> str | None:
     """What a code or error bit means, from its KB page (or the bit table), in `lang`; None when not written.
     `sighting` is what named the code in the log (evidence/codes.py): a page of another catalog is not its."""
     page = t.kb.code_page(code, sighting) if t is not None else None
     if lang != EN:
         return (page.meaning_zh or page.title_zh or None) if page is not None else None
-    return page.meaning if page is not None else (meaning(code) or None)
+    if page is not None:
+        return page.meaning
+    # the bit table spells out an error bit's name; a number of another catalog is no bit
+    return (meaning(code) or None) if sighting is None and re.fullmatch(r"[A-Z][A-Z0-9]*_[A-Z0-9_]+", code) else None
 
 
 def error_bits(f: AicoreFault, lang: str = EN, t=None) -> pd.DataFrame:
@@ -133,7 +126,9 @@ def unexplained(templates: list, lang: str = EN) -> pd.DataFrame:
                              columns=["count", "template", "time"]), lang, log_columns=("template",))
 
 
-def files(log, lang: str = EN) -> pd.DataFrame:
-    """One row per file found: its role, device, pid, lines, times, and why it was skipped."""
+def files(log, lang: str = EN, only: set[str] | None = None) -> pd.DataFrame:
+    """One row per file found (or per file of `only`): its role, device, pid, lines, times, and why it was skipped."""
     df = log.files_frame()[["path", "role", "device", "pid", "lines", "unparsed", "first_time", "last_time", "skipped"]]
+    if only is not None:
+        df = df[df["path"].isin(only)]
     return tidy(df, lang, log_columns=("skipped",))

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 from ..evidence.items import AicoreFault, CodeSighting
+from ..judging.comparison import healthy_pair
 from ..judging.triage import Triage
 from ..knowledge.addresses import hexs, mask48, offset
 from ..knowledge.errcode import NO_BIT_TEXT
@@ -98,8 +99,11 @@ def _symptom(t: Triage, s: Step) -> None:
               code=s.say("symptom.code", code=e.code) if e.code else "")
         s.cite(cited(e.file, e.line, e.text, e.code))
     for f in ev.aicore_faults[:3]:
-        s.add("symptom.fault", where=place(s, f.device), serial=f.serial if f.serial is not None else "?",
-              cores=", ".join(map(str, f.cores)) or "?", kernel=f.kernel or s.say("kernel.unknown"),
+        known = ([s.say("symptom.serial", serial=f.serial)] if f.serial is not None else []) + (
+            [s.say("symptom.cores" if len(f.cores) > 1 else "symptom.core", cores=", ".join(map(str, f.cores)))]
+            if f.cores else [])
+        s.add("symptom.fault", where=place(s, f.device), kernel=f.kernel or s.say("kernel.unknown"),
+              detail=s.say("symptom.detail", detail=s.say("list.sep").join(known)) if known else "",
               op=s.say("symptom.op", op=f.op) if f.op else "")
         s.cite(fault_cite(f))
     for i in ev.incidents:   # where each burst starts; the table lists them in the same order
@@ -111,8 +115,8 @@ def _symptom(t: Triage, s: Step) -> None:
         for i in consequences[:3]:
             earlier = getattr(i.because, "values", {})   # the incident it follows; its first line is cited below
             s.add("symptom.consequence", where=place(s, i.device, i.rank), kind=kind_words(s, i.kind),
-                  after=words(s.lang, earlier.get("kind", "?")), device=earlier.get("device", "?"),
-                  time=earlier.get("time") or s.say("time.unknown"))
+                  after=words(s.lang, earlier["kind"]) if earlier.get("kind") else s.say("symptom.a_failure"),
+                  there=place(s, earlier.get("device")), time=earlier.get("time") or s.say("time.unknown"))
         s.tables.append((s.say("table.incidents"), tables.incidents(ev.incidents, s.lang)))
         if len(ev.incidents) > 1:   # a timeline of one burst shows nothing the table does not
             s.figures.append(figure(s.say("figure.timeline"), "timeline", ev.incidents))
@@ -152,20 +156,23 @@ def _error_code(t: Triage, s: Step) -> None:
         s.conclusion = s.say("error_code.conclusion.none")
     if codes:
         s.add("error_code.seen", codes=", ".join(codes))
-    for code in codes:
+    unknown = []
+    for code in codes:   # each code's meaning once, here; the fault's bits have theirs in the bits table
         text = tables.code_meaning(t, code, s.lang, first[code].family)
         if text:
             s.add("error_code.meaning", code=code, meaning=text)
-    if codes:
-        s.tables.append((s.say("table.codes"), tables.codes(t, codes, s.lang)))
+        else:
+            unknown.append(code)
+    if unknown:
+        s.add("error_code.no_page", codes=", ".join(unknown))
     for code in codes:   # where each code is first seen
         c = first[code]
         s.cite(cited(c.file, c.line, c.text, c.code))
     for f in faults:
-        _fault_bits(t, s, f)
+        _fault_bits(t, s, f, set(codes))
 
 
-def _fault_bits(t: Triage, s: Step, f: AicoreFault) -> None:
+def _fault_bits(t: Triage, s: Step, f: AicoreFault, said: set[str] = frozenset()) -> None:
     """What one fault's error registers decode to, and where they are logged."""
     names = ", ".join(f.error_bits)
     if f.errcode:
@@ -176,13 +183,11 @@ def _fault_bits(t: Triage, s: Step, f: AicoreFault) -> None:
         s.add("error_code.bit_list", bits_logged=f.error_bit_list, bits=names or s.say("error_code.no_950_bit"))
     elif f.error_code is not None:
         s.add("error_code.register", code=hexs(f.error_code), bits=names or s.say("error_code.zero"))
-    for bit in f.error_bits:
-        text = tables.code_meaning(t, bit, s.lang)
-        if text:
-            s.add("error_code.meaning", code=bit, meaning=text)
     if f.error_str:
         s.add("error_code.error_str", text=f.error_str)
-    if f.ret_code:
+    if f.ret_code in said:   # a code the step has explained already is named, not explained again
+        s.add("error_code.ret_code_said", code=f.ret_code)
+    elif f.ret_code:
         text = tables.code_meaning(t, f.ret_code, s.lang, "retcode")
         s.add("error_code.ret_code", code=f.ret_code, meaning=s.say("error_code.colon", text=text) if text else "")
     s.findings += [words(s.lang, n) for n in f.notes if getattr(n, "msg_id", "").startswith("bits.")]
@@ -213,7 +218,8 @@ def _pc_start(t: Triage, s: Step) -> None:
               offset=hexs(offset(f.pc_start_raw, f.current_raw)),
               bin_size=hexs(f.bin_size) if f.bin_size else s.say("pc.not_logged"))
         if f.pc:
-            s.add("pc.verdict", verdict=name(s.lang, "pc_verdict", f.pc.verdict), code=f.pc.verdict, reason=words(s.lang, f.pc.reason))
+            s.add("pc.verdict" if f.pc.verdict != "unknown" else "pc.verdict.open",
+                  verdict=name(s.lang, "pc_verdict", f.pc.verdict), code=f.pc.verdict, reason=words(s.lang, f.pc.reason))
             if f.pc.collect:
                 s.add("pc.collect", what=words(s.lang, f.pc.collect))
         s.findings += [words(s.lang, n) for n in f.notes if not getattr(n, "msg_id", "").startswith("bits.")]
@@ -231,22 +237,33 @@ def _topology(t: Triage, s: Step) -> None:
     s.conclusion = s.say({True: "topology.conclusion.several", False: "topology.conclusion.single"}.get(
         value, "topology.conclusion.unknown"), processes=len(topo.processes))
     s.questions = [q for q in t.questions if q.fact == "single_process_multi_device"]
+    quiet = []
     for p in topo.processes:
         parts = [s.say("topology.device_threads", device=d, threads=", ".join(sorted(ts)))
                  for d, ts in sorted(p.devices.items())]
         parts += [s.say("topology.physical_device_threads", device=d, threads=", ".join(sorted(ts)))
                   for d, ts in sorted(p.physical_devices.items())]
-        parts += [s.say("topology.rank_on", rank=r, device=d if d is not None else "?") for r, d in sorted(p.ranks.items())]
+        parts += [s.say("topology.rank_on", rank=r, device=d) if d is not None else s.say("topology.rank", rank=r)
+                  for r, d in sorted(p.ranks.items())]
         parts += [s.say("topology.device_path", device=d, path=path) for d, path in sorted(p.path_devices.items())]
+        if not parts:   # a process the text shows without naming its device: counted below, in one line
+            quiet.append(p)
+            continue
         s.add("topology.process", pid=p.pid, node=s.say("topology.on", node=p.node) if p.node else "",
               parts=s.say("list.semi").join(parts))
         for r in p.refs[:4]:
             s.cite(cited(r.file, r.line, r.text, re.compile(r"device_?[iI]d[=:\s]*\d+|set device \d+|device\s*\[?\d+")))
+    if quiet:
+        s.add("topology.quiet", n=len(quiet), pids=s.say("list.sep").join(
+            str(p.pid) + (s.say("topology.on", node=p.node) if p.node else "") for p in quiet))
     if spmd is None:
         s.add("topology.unknown")
     if fact is not None and fact.source == "engineer":
-        s.add("topology.engineer", value=fact.value)
+        s.add("topology.engineer", value=s.say("word.yes" if fact.value else "word.no"))
     _ranks(topo.ranks, s)
+    pair = healthy_pair(t)   # a failing rank beside a healthy one: `casebook diff --ranks` is at hand
+    if pair is not None:
+        s.add("topology.compare_ranks", bad=pair[0], good=pair[1], path=" ".join(map(str, t.log.paths)))
 
 
 def _ranks(view, s: Step) -> None:
@@ -256,7 +273,7 @@ def _ranks(view, s: Step) -> None:
         s.add("ranks.order", ranks=s.say("list.sep").join(
             s.say("ranks.at", rank=r.rank, time=r.first_error.time or s.say("time.unknown")) for r in view.order))
     for link in view.links:
-        s.add("ranks.link", rank=link.rank if link.rank is not None else "?",
+        s.add("ranks.link" if link.rank is not None else "ranks.link_unranked", rank=link.rank,
               node=s.say("topology.on", node=link.node) if link.node else "", peer=link.peer,
               ip=f" ({link.peer_ip})" if link.peer_ip else "", status=link.status)
         s.cite(cited(link.file, link.line, link.text, link.status))

@@ -50,6 +50,10 @@ class Pasted:
 
     data: bytes
     name: str = "<stdin>"
+    #: text already copied into a spool file as it came (standard input: cli/inputs.py), read from there; `data` is
+    #: then empty, and `spool` keeps the file until the reading is closed
+    source: Path | None = None
+    spool: Spool | None = field(default=None, compare=False, repr=False)
 
     def __str__(self) -> str:
         return self.name
@@ -86,6 +90,7 @@ class LogFile:
     #: a big file gets records only for the lines that matter (plog.FULL_RECORDS_BELOW); the rest are counted
     selective: bool = False
     levels: dict[str, int] = field(default_factory=dict)  #: slog header lines per level
+    blank: int = 0            #: empty lines a triage's line-by-line reading counted without a record
     #: of a file read selectively: the byte offset of lines 1, 1 + scan.INDEX_STEP, 1 + 2 * INDEX_STEP, …
     line_index: list[int] = field(default_factory=list, repr=False)
     spool: Spool | None = field(default=None, repr=False, compare=False)  #: keeps an archive member's copy alive
@@ -252,6 +257,8 @@ def _entry(rel: str, full: Path, expander: Expander, given: bool = False) -> lis
 
 
 def _pasted(given: Pasted, spool: Spool) -> LogFile:
+    if given.source is not None:
+        return _log_file(given.name, given.source, size=given.source.stat().st_size, spool=given.spool)
     path, fh = spool.create()
     with fh:
         fh.write(given.data)

@@ -103,6 +103,9 @@ class LineTexts:
     def text(self, no: int, raw: bytes) -> str:
         """The text of line `no`: decoded, without a byte-order mark, a leading NUL run or the CR of a CRLF, and
         cut at LONG_LINE. Whenever it is not an exact decoding of the bytes, they are kept in `raw_lines`."""
+        if not raw:   # what the steps below make of an empty line (a file of millions of them is read at once)
+            self.how["utf-8"] += 1
+            return ""
         text, enc = decode(raw)
         self.how[enc] += 1
         if enc != "utf-8":

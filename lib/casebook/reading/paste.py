@@ -269,6 +269,8 @@ def _recognised(rest: str, state: PasteState) -> bool:
 
 def peel(line: str, state: PasteState) -> Peeled:
     """The line with every wrapper it carries peeled, and what they named; the state learns from it."""
+    if not line:   # no rule takes an empty line, and `"" in first` would let every rule try it
+        return Peeled(line)
     for name, test, first in FURNITURE:
         if (not first or line[:1] in first) and test(line, state):
             if name == "prompt":   # a new command: what follows is its output (grep's has grep's prefixes)

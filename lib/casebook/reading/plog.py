@@ -207,7 +207,7 @@ def read_file(f: LogFile, keep: tuple[str, ...] | None = None, selective_from: i
     except OSError as e:
         f.skipped = f"cannot read: {e.strerror}"
         return []
-    return parse_bytes(f, data)
+    return parse_bytes(f, data, blank_records=keep is None)
 
 
 def _parse_mapped(f: LogFile, fd: int, keep: tuple[str, ...]) -> list[tuple] | None:
@@ -233,9 +233,12 @@ def read_one(f: LogFile, keep: tuple[str, ...] | None = None,
     return f, rows
 
 
-def parse_bytes(f: LogFile, data: bytes) -> list[tuple]:
+def parse_bytes(f: LogFile, data: bytes, blank_records: bool = True) -> list[tuple]:
     """Parse the bytes of one file, line by line, into record tuples and fill its counts, times, role and
-    identity (big files on disk are read selectively first: read_file)."""
+    identity (big files on disk are read selectively first: read_file). Without `blank_records` (a triage's
+    reading) an empty line is counted and gets no record: no evidence reads one, and a file of millions of them
+    would otherwise cost a record each; the file is then `selective`, its records built in full on demand
+    (backfill.py)."""
     if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
         f.warnings.append(f"{f.path}: UTF-16 text, read as UTF-8 after conversion (line bytes are the converted ones)")
     data = as_read(data)
@@ -258,9 +261,11 @@ def parse_bytes(f: LogFile, data: bytes) -> list[tuple]:
     first_kind = None
     wrapped = 0   # lines that came inside a paste's wrappers
     texts = [decoding.text(no, raw) for no, raw in enumerate(split_lines(data), start=1)]
+    # an empty line's kind is blank, without a time or a wrapper, whatever is around it: counted at once
+    f.blank = 0 if blank_records else texts.count("")
     # only a capture has a paste's wrappers and broken lines: a CANN log's path says what it is
-    lines = (rejoin.read_capture(texts, state, paste) if f.role == ROLE_TEXT
-             else ((k, parse_line(text, state), None, 0) for k, text in enumerate(texts)))
+    lines = (rejoin.read_capture(texts, state, paste, blanks=blank_records) if f.role == ROLE_TEXT
+             else ((k, parse_line(text, state), None, 0) for k, text in enumerate(texts) if text or blank_records))
     for k, fl, peeled, more in lines:
         wrapped += peeled is not None and not peeled.furniture
         if fl.time is None and fl.kind in _FILE_TIME_KINDS:
@@ -281,7 +286,8 @@ def parse_bytes(f: LogFile, data: bytes) -> list[tuple]:
         for piece in range(k + 1, k + 1 + more):
             kinds[KIND_CONTINUATION] += 1
             rows.append(_record(f.path, piece + 1, Fields(KIND_CONTINUATION, msg=texts[piece])))
-    f.lines = len(rows)
+    f.lines = len(texts)
+    f.selective = f.selective or f.blank > 0
     times = [r[7] for r in rows if r[7] is not None]
     f.first_time, f.last_time = (min(times), max(times)) if times else (None, None)
     f.encoding = decoding.encoding
@@ -289,7 +295,7 @@ def parse_bytes(f: LogFile, data: bytes) -> list[tuple]:
     rows = identity.settle(f, rows, kinds, wrapped, texts[:SAMPLE_LINES], first_kind,
                            pids.most_common(1)[0][0] if pids else None, ranks)
     f.quoted = quoted_files(f, rows, PLOG_COLUMNS)
-    if not rows and not f.skipped:
+    if not texts and not f.skipped:
         f.warnings.append(f"{f.path}: empty file")
     return rows
 

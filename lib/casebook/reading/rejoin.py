@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import Iterator
 
-from .grammar import BlockState, Fields, opens_line, parse_header
+from .grammar import KIND_BLANK, BlockState, Fields, opens_line, parse_header
 from .paste import GREP, PasteState, Peeled, open_line, peel, read_line, read_peeled
 
 #: A re-wrapped capture shows at least this many breaks at its width.
@@ -96,18 +96,26 @@ def _split(text: str, header: Fields | None, p: Peeled | None, cont: str, paste:
     return "" if text.endswith(" ") or cont.startswith(" ") else " "
 
 
-def read_capture(texts: list[str], state: BlockState, paste: PasteState) -> Iterator[tuple[int, Fields, Peeled | None,
-                                                                                            int]]:
-    """(index of the first piece, fields, wrappers peeled, pieces that follow) for every line of a capture."""
+def read_capture(texts: list[str], state: BlockState, paste: PasteState,
+                 blanks: bool = True) -> Iterator[tuple[int, Fields, Peeled | None, int]]:
+    """(index of the first piece, fields, wrappers peeled, pieces that follow) for every line of a capture; without
+    `blanks`, for every line but the empty ones (never a piece of a joined line: a piece holds text)."""
     wrapped = {j.first: j for j in rewrapped(texts)}
     k = 0
     while k < len(texts):
+        if not blanks and not texts[k]:
+            k += 1
+            continue
         if wrapped:
             j = wrapped.get(k, Join(k, 0, ""))
             yield (k, *read_line(j.sep.join(texts[k:k + j.more + 1]), state, paste), j.more)
             k += j.more + 1
             continue
         text = texts[k]
+        if not text:   # what the steps below make of an empty line, without them: a flood of them costs little
+            yield k, Fields(KIND_BLANK), None, 0
+            k += 1
+            continue
         header, p = open_line(text, paste)
         sep = _split(text, header, p, texts[k + 1], paste) if k + 1 < len(texts) else None
         if sep is not None and header is not None:

@@ -15,6 +15,7 @@ import fcntl
 import os
 import shutil
 import signal
+import stat
 import tempfile
 import threading
 import weakref
@@ -99,6 +100,31 @@ class Spool:
             path.unlink(missing_ok=True)
             m.source = None
         return m
+
+    def copy_fd(self, fd: int, display: str, spend: Callable[[int, int], None]) -> Member:
+        """Copy what can be read from the descriptor `fd` (a pipe, a file, a terminal) into a new numbered file,
+        calling `spend(chunk, so_far)` for each chunk; a limit raises LimitExceeded and leaves nothing, as does an
+        OSError (reading or writing), raised as it is. A pipe is spliced in the kernel, no byte of it passing
+        through Python: an endless standard input reaches its limit in a few seconds."""
+        pipe = hasattr(os, "splice") and stat.S_ISFIFO(os.fstat(fd).st_mode)
+        path, out = self.create()
+        m = Member(display, source=path)
+        try:
+            with out:
+                while True:
+                    if pipe:
+                        n = os.splice(fd, out.fileno(), CHUNK)
+                    else:
+                        chunk = os.read(fd, CHUNK)
+                        out.write(chunk)
+                        n = len(chunk)
+                    if not n:
+                        return m
+                    m.size += n
+                    spend(n, m.size)
+        except BaseException:
+            path.unlink(missing_ok=True)
+            raise
 
     def close(self) -> None:
         """Remove the folder and everything in it (only the Spool that created it can)."""

@@ -25,10 +25,11 @@ class CaseWalk:
         self.why = w.HTML()
         self.back.on_click(lambda _: self.show(self.index - 1))
         self.next.on_click(lambda _: self.show(self.index + 1))
-        self.widget = styled(self.title, w.HBox([self.back, self.step_label, self.next]),
-                             w.HBox([self.evidence, self.why]))
-        self.evidence.layout.width = "55%"
-        self.why.layout.width = "45%"
+        # side by side where the page is wide enough, the reasons below the evidence where it is not; neither
+        # is drawn over the other (step_view.STYLE: a column scrolls its own wide tables)
+        columns = w.HBox([self.evidence, self.why])
+        columns.add_class("casebook-walk")
+        self.widget = styled(self.title, w.HBox([self.back, self.step_label, self.next]), columns)
         self.show(0)
 
     def _repr_mimebundle_(self, **kwargs):

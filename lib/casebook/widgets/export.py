@@ -3,6 +3,7 @@ and saving / resuming the case as a small JSON file."""
 from __future__ import annotations
 
 import base64
+import re
 from html import escape
 from pathlib import Path
 from typing import Callable
@@ -42,6 +43,7 @@ class ExportPanel:
         self.save_button = w.Button(icon="save")
         self.resume_button = w.Button(icon="folder-open")
         self.status = w.HTML()
+        self._mine: dict[str, int] = {}   # report stem -> id of the case this panel wrote it for
         self.export_button.on_click(lambda _: self.export())
         self.save_button.on_click(lambda _: self._guard(self.save))
         self.resume_button.on_click(lambda _: self._guard(self.resume))
@@ -56,6 +58,22 @@ class ExportPanel:
         for name, attr, msg_id in _LABELS:
             setattr(getattr(self, name), attr, say(lang, msg_id))
 
+    def new_case(self, bundle: str) -> None:
+        """A new case is open: a report name of its own, from its bundle's (one no report in the folder has yet),
+        no notes, no status."""
+        self.name.value = self._free(f"{_stem(bundle)}-report")
+        self.notes.value = ""
+        self.status.value = ""
+
+    def _free(self, stem: str, case: int = 0) -> str:
+        """`stem`, or `stem-2`, `stem-3`...: the first whose report files are absent or were written for `case` (the
+        id of a case; 0, no case, for a name to start from)."""
+        n, out = 1, stem
+        while self._mine.get(out) != case and any((self.folder / f"{out}{x}").exists() for x in (".html", ".md")):
+            n += 1
+            out = f"{stem}-{n}"
+        return out
+
     def _guard(self, action: Callable[[], object]) -> None:
         try:
             action()
@@ -69,12 +87,15 @@ class ExportPanel:
         if t is None:
             self.status.value = escape(say(self.lang, "ui.open_first"))
             return []
-        stem = Path(self.name.value.strip() or "case-report").name
+        asked = _stem(self.name.value.strip() or "case-report")
+        stem = self._free(asked, id(t))   # a report of another case is never written over
+        self.name.value, self._mine[stem] = stem, id(t)
         written = [report.write(t, self.folder / f"{stem}{suffix}", redact=self.redact.value,
                                 collect_more=self.collect_more.value, lang=self.lang) for suffix in (".html", ".md")]
         data = base64.b64encode(written[0].read_bytes()).decode("ascii")
         links = ", ".join(f"<code>{escape(str(p))}</code>" for p in written)
-        self.status.value = (f"<span class='casebook-exported'>{say(self.lang, 'ui.written', paths=links)}</span> · "
+        kept = escape(say(self.lang, "ui.name_taken", name=asked)) + " " if stem != asked else ""
+        self.status.value = (f"<span class='casebook-exported'>{kept}{say(self.lang, 'ui.written', paths=links)}</span> · "
                              f"<a download='{escape(written[0].name)}' href='data:text/html;base64,{data}'>"
                              f"{escape(say(self.lang, 'ui.download'))}</a>")
         return written
@@ -93,7 +114,18 @@ class ExportPanel:
         """Load the case file, read its bundle again and hand the case to the app."""
         cf = casefile.load(self.folder / self.case_path.value.strip())
         t = cf.resume()
-        self.notes.value = cf.notes
         self.on_resume(t, cf)
+        self.notes.value = cf.notes   # after the app took the case: a new case starts with no notes
         self.status.value = escape(say(self.lang, "ui.resumed", answers=len(cf.answers), paths=len(cf.paths)))
         return t
+
+
+def _stem(name: str) -> str:
+    """A file name stem from a bundle's name or a typed one: no folder, no suffix, no character a path mangles."""
+    base = Path(name).name
+    for suffix in (".html", ".md", ".tar.gz", ".tgz", ".zip", ".tar", ".gz", ".log", ".txt"):
+        if base.lower().endswith(suffix) and len(base) > len(suffix):
+            base = base[:-len(suffix)]
+            break
+    return re.sub(r"[^\w.-]+", "-", base).strip("-.") or "case-report"
+

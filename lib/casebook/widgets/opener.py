@@ -118,6 +118,11 @@ class BundleOpener:
         except (BundleError, FactError, OSError) as e:
             self._fail(e)
             return
+        # the boxes show how this case was opened, nothing of the last one: a paste leaves no old path behind
+        if any(isinstance(p, Pasted) for p in paths):
+            self.path_box.value = ""
+        else:
+            self.paste.text.value = ""
         self.on_open(t)
 
     def _open_upload(self, files) -> None:

@@ -19,7 +19,8 @@ class Quiz:
         self.feedback: dict[str, w.HTML] = {}
         panels = []
         for n, q in enumerate(quiz.questions, start=1):
-            radio = w.RadioButtons(options=q.choices, value=None, layout=w.Layout(width="auto"))
+            radio = w.RadioButtons(options=q.choices, value=None, layout=w.Layout(width="100%"))
+            radio.add_class("casebook-choices")   # long choices wrap, each on lines of its own (step_view.STYLE)
             check = w.Button(description="Check", icon="check")
             out = w.HTML()
             check.on_click(lambda _, key=q.key: self.check(key))

@@ -14,7 +14,7 @@ import mistune
 
 from ..knowledge.messages import EN, say
 from ..presenting.citation import Burst, Cited, bursts
-from ..presenting.report import png_of
+from ..presenting.contents import png_of
 from ..presenting.step import Step
 from ..presenting.tables import cell
 
@@ -41,6 +41,19 @@ STYLE = f"""<style>
   color: var(--jp-ui-font-color1, #222); }}
 .{ROOT_CLASS} .casebook-lineno {{ color: var(--jp-ui-font-color2, #666); margin-right: 0.6em; }}
 .{ROOT_CLASS} mark {{ background: #ffe58a; color: inherit; }}
+.{ROOT_CLASS} .casebook-causes {{ display: flex; flex-wrap: wrap; gap: 0.8em; margin-bottom: 0.8em; }}
+.{ROOT_CLASS} .casebook-cause {{ flex: 1 1 16em; min-width: 0; padding: 0.4em 0.6em; overflow-wrap: anywhere;
+  border: 1px solid var(--jp-border-color1, #ccc); border-radius: 4px; }}
+.{ROOT_CLASS} .casebook-cause ul {{ margin: 0.2em 0 0.4em 0; padding-left: 1.2em; }}
+.{ROOT_CLASS} .casebook-choices .widget-radio-box {{ gap: 0.3em; }}
+.{ROOT_CLASS} .casebook-choices .widget-radio-box label {{ height: auto; line-height: 1.35; white-space: normal;
+  overflow-wrap: anywhere; align-items: flex-start; }}
+.{ROOT_CLASS} .casebook-choices input {{ flex: none; margin-top: 0.2em; }}
+.{ROOT_CLASS} .casebook-walk {{ flex-wrap: wrap; gap: 1em; }}
+.{ROOT_CLASS} .casebook-walk > .widget-html {{ flex: 1 1 30em; min-width: 0; overflow-x: auto; }}
+.{ROOT_CLASS} .casebook-walk table.casebook-table {{ display: block; overflow-x: auto; max-width: 100%; }}
+.{ROOT_CLASS} .casebook-fold {{ margin: 0 0 0.6em 0; }}
+.{ROOT_CLASS} .casebook-fold > summary {{ cursor: pointer; font-weight: bold; }}
 </style>"""
 # KB pages are Markdown: raw HTML inside them is shown as text, not rendered
 _MARKDOWN = mistune.create_markdown(escape=True, plugins=["table"])
@@ -157,16 +170,57 @@ def evidence_html(step: Step) -> str:
     return f"<h4>{escape(say(step.lang, 'ui.evidence', n=len(step.cited)))}</h4>{cited_html(step.cited, step.lang)}"
 
 
+def causes_html(step: Step) -> str:
+    """The leading causes side by side, each with its reasons for and against and what is still unknown."""
+    if not step.causes:
+        return ""
+    cols = []
+    for c in step.causes:
+        parts = [f"<b>{escape(c.title)}</b> <i>({escape(c.id)}, {escape(c.verdict)})</i>"]
+        for key, texts in (("for", c.for_), ("against", c.against), ("missing", c.missing)):
+            items = "".join(f"<li>{escape(t)}</li>" for t in texts) or \
+                f"<li><i>{escape(say(step.lang, 'root.cause.nothing'))}</i></li>"
+            parts.append(f"<div class='casebook-cause-{key}'>{escape(say(step.lang, f'root.cause.{key}'))}"
+                         f"<ul>{items}</ul></div>")
+        cols.append(f"<div class='casebook-cause' data-case='{escape(c.id, quote=True)}'>{''.join(parts)}</div>")
+    return (f"<h4>{escape(say(step.lang, 'root.leading'))}</h4>"
+            f"<div class='casebook-causes'>{''.join(cols)}</div>")
+
+
+def folds_html(step: Step) -> str:
+    """The parts of a step folded away, each opened by a click on its caption."""
+    return "".join(f"<details class='casebook-fold'><summary>{escape(f.caption)}</summary>"
+                   f"{findings_html(f.findings)}{tables_html(f.tables)}{_fold_lines(f.cited)}</details>"
+                   for f in step.folds)
+
+
+def _fold_lines(lines: list[Cited]) -> str:
+    """The lines behind a folded part, as logged: `file:line` and text, outside the step's own evidence."""
+    rows = "".join(f"<div class='casebook-cite'><span class='casebook-lineno'>{escape(c.where)}</span>"
+                   f"{escape(c.text)}</div>" for c in lines)
+    return f"<div class='casebook-fold-lines'>{rows}</div>" if rows else ""
+
+
 def body_html(step: Step, cache: dict | None = None, pending: bool = False) -> str:
-    """Everything after the questions: findings, tables, figures, evidence; with `pending`, the figures not in
-    the cache are announced as being drawn instead of drawn now."""
-    parts = [findings_html(step.findings), tables_html(step.tables),
+    """Everything after the questions: leading causes, findings, tables, folded parts, figures, evidence; with
+    `pending`, the figures not in the cache are announced as being drawn instead of drawn now."""
+    parts = [causes_html(step), findings_html(step.findings), tables_html(step.tables), folds_html(step),
              figures_html(step.figures, cache, step.lang if pending else None), evidence_html(step)]
     return "".join(p for p in parts if p)
 
 
+def questions_html(step: Step) -> str:
+    """The step's questions as text: the most useful few in view, the rest folded under "more questions"."""
+    if not step.questions:
+        return ""
+    shown = "".join(f"<li>{escape(step.ask(q))}</li>" for q in step.questions_shown)
+    more = "".join(f"<li>{escape(step.ask(q))}</li>" for q in step.questions_more)
+    folded = (f"<details class='casebook-fold casebook-more-questions'><summary>"
+              f"{escape(say(step.lang, 'root.more_questions', n=len(step.questions_more)))}</summary>"
+              f"<ul>{more}</ul></details>") if more else ""
+    return f"<p><b>{escape(say(step.lang, 'ui.questions'))}</b></p><ul class='casebook-questions'>{shown}</ul>{folded}"
+
+
 def step_html(step: Step, title: str, cache: dict | None = None) -> str:
     """A whole step where its questions are text, not widgets (the training walk)."""
-    asks = "".join(f"<li>{escape(step.ask(q))}</li>" for q in step.questions)
-    questions = f"<p><b>{escape(say(step.lang, 'ui.questions'))}</b></p><ul>{asks}</ul>" if asks else ""
-    return f"<h3>{escape(title)}</h3>" + head_html(step) + questions + body_html(step, cache)
+    return f"<h3>{escape(title)}</h3>" + head_html(step) + questions_html(step) + body_html(step, cache)

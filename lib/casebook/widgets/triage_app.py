@@ -18,9 +18,10 @@ from ..knowledge.messages import EN, ZH, pick, say
 from ..knowledge.vocabulary import FACTS, FactError
 from ..presenting import tables, walk
 from ..presenting.casefile import CaseFile
-from ..presenting.step import Step
+from ..presenting.step import QUESTIONS_SHOWN, Step
 from .export import ExportPanel
 from .figures import FigureDrawer
+from .memory_form import MemoryPanel
 from .opener import BundleOpener
 from .step_view import body_html, head_html, styled, table_html
 
@@ -43,6 +44,7 @@ class TriageApp:
         self._asks: dict[str, tuple[str, str | None]] = {}   # fact -> (ask, ask_zh), kept once closed
         self._homes: dict[str, set[str]] = {}                # fact -> keys of the steps that asked it
         self._rows: dict[str, w.VBox] = {}
+        self._order: dict[str, list[str]] = {}               # step key -> the facts in the order last shown
         self._pngs: dict = {}   # figure key -> PNG: a step answers at once, not after a redraw
         self._drawer = FigureDrawer()
         self._screen = threading.Lock()   # the drawing thread and the page's own events both write the body
@@ -51,6 +53,7 @@ class TriageApp:
         self.opener = BundleOpener(self.load, kb=kb or (triage.kb if triage else None))
         self.export = ExportPanel(lambda: self.triage, lambda: self.step.key if self.steps else None,
                                   self._resumed, folder)
+        self.memory = MemoryPanel(lambda: self.triage)
         self._build_widgets()
         if triage is not None:
             self.load(triage)
@@ -71,6 +74,9 @@ class TriageApp:
         self.question_title = w.HTML()
         self.question_box = w.VBox()
         self.question_box.add_class("casebook-questions")
+        self.more_box = w.VBox()
+        self.more_questions = w.Accordion(children=[self.more_box], selected_index=None)
+        self.more_questions.add_class("casebook-more-questions")
         self.body = w.HTML()
         self.status = w.HTML()
         self.back.on_click(lambda _: self._move(-1))
@@ -80,7 +86,7 @@ class TriageApp:
         self.files.observe(lambda _: self._render_files(), names="selected_index")
         nav = w.HBox([self.back, self.step_label, self.next, self.language])
         self.widget = styled(self.opener.widget, self.header, self.files, nav, self.head, self.question_title,
-                             self.question_box, self.body, self.status, self.export.widget)
+                             self.question_box, self.body, self.memory.widget, self.status, self.export.widget)
         self._label_widgets()
 
     def _repr_mimebundle_(self, **kwargs):
@@ -111,10 +117,13 @@ class TriageApp:
         self.triage = triage
         self.step_index = 0
         self.questions, self._asks, self._homes, self._rows = _Inputs(self._new_input), {}, {}, {}
-        self.status.value = self.export.status.value = ""
+        self._order = {}
+        self.status.value = ""
+        self.export.new_case(_report_name(triage))
         self._adopt_given_answers()
         # kept with the reading (figures draw its evidence): a bundle opened again shows them without a redraw
         self._pngs = triage.log.derive("figure_pngs", lambda _: {})
+        self.memory.load()
         self.refresh()
 
     def _resumed(self, triage: Triage, case: CaseFile) -> None:
@@ -208,14 +217,15 @@ class TriageApp:
         options = self._options(fact)
         spec = FACTS.get(fact)
         if options is not None and spec.kind == "bool":
-            box = w.ToggleButtons(options=options, value=value, description=fact)
+            box = w.ToggleButtons(options=options, value=value)
             box.style.button_width = "6em"
         elif options is not None:
-            box = w.Dropdown(options=options, value=value, description=fact)
+            box = w.Dropdown(options=options, value=value)
         else:
             box = w.Text(value="" if value == UNKNOWN else value, placeholder=self._say("ui.unknown"),
-                         description=fact, continuous_update=False)
-        box.style.description_width = "initial"
+                         continuous_update=False)
+        # the question above the input is its label: a fact's id names nothing a reader asks
+        box.add_class(f"casebook-fact-{fact}")
         box.observe(lambda change, f=fact: self._on_answer(f, change["new"]), names="value")
         return box
 
@@ -246,6 +256,7 @@ class TriageApp:
         self.files.set_title(0, self._say("ui.files"))
         self.opener.relabel(self.lang)
         self.export.relabel(self.lang)
+        self.memory.relabel(self.lang)
         with self._quietly():
             for fact, box in self.questions.items():
                 options = self._options(fact)
@@ -285,27 +296,47 @@ class TriageApp:
         if not self.steps:
             self.step_label.value, self.head.value, self.body.value, self.question_title.value = "", "", "", ""
             self.back.disabled = self.next.disabled = True
-            self.question_box.children = []
+            self.question_box.children = self.more_box.children = []
             return
         s = self.step
+        self.memory.show(s.key == _ROOT)
         self.step_label.value = f"{self.step_index + 1}/{len(self.steps)} · {s.title}"
         self.back.disabled = self.step_index == 0
         self.next.disabled = self.step_index == len(self.steps) - 1
         self.head.value = head_html(s)
         facts = self._visible_questions()
         self.question_title.value = f"<b>{escape(self._say('ui.questions'))}</b>" if facts else ""
-        self.question_box.children = [self._question_row(f) for f in facts]
+        rows = [self._question_row(f) for f in facts]
+        self.more_box.children = rows[QUESTIONS_SHOWN:]
+        self.more_questions.set_title(0, self._say("root.more_questions", n=len(rows) - QUESTIONS_SHOWN))
+        self.question_box.children = rows[:QUESTIONS_SHOWN] + ([self.more_questions] if rows[QUESTIONS_SHOWN:] else [])
         html = body_html(s, self._pngs, pending=True)
         with self._screen:
             self.body.value = html
 
+    @property
+    def question_rows(self) -> list[w.VBox]:
+        """The question rows of the step on screen, in order: those in view, then those under "more questions"."""
+        return [r for r in self.question_box.children if r is not self.more_questions] + list(self.more_box.children)
+
     def _visible_questions(self) -> list[str]:
-        """The step's open questions in its order (the most useful first), then the answered ones asked here."""
+        """The step's open questions in its order (the most useful first) and the answered ones asked here; an
+        answered question keeps the place it had when it was answered, the open ones fill the other places."""
         s = self.step
         open_here = [q.fact for q in s.questions if q.fact in self._asks]
         answered = [f for f in self._asks
                     if f not in open_here and f in self.triage.answers and s.key in self._homes[f]]
-        return open_here + answered
+        before = self._order.get(s.key, [])
+        kept = {before.index(f): f for f in answered if f in before}
+        rest, out = iter(open_here), []
+        while len(out) < len(open_here) + len(answered):
+            nxt = kept.pop(len(out), None) or next(rest, None)
+            if nxt is None:
+                break
+            out.append(nxt)
+        out += [f for _, f in sorted(kept.items())] + list(rest) + [f for f in answered if f not in out]
+        self._order[s.key] = out
+        return out
 
     def _question_row(self, fact: str) -> w.VBox:
         """The question text, in the app's language, above its input; one row per fact, reused."""
@@ -339,3 +370,10 @@ def _shown(value: object) -> str:
     if isinstance(value, bool):
         return "yes" if value else "no"
     return str(value)
+
+
+def _report_name(t: Triage) -> str:
+    """What a case's report is named after: its (first) bundle, or the paste."""
+    paths = [str(p) for p in t.log.paths]
+    return paths[0] if paths else "case"
+
