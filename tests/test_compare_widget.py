@@ -1,6 +1,7 @@
 """CompareApp driven the way an engineer drives it: paths typed, buttons clicked, values picked."""
 from __future__ import annotations
 
+from casebook.knowledge.messages import ZH
 from casebook.widgets import CompareApp
 from casebook.widgets.compare import BUNDLES, RANKS
 from conftest import CORPUS
@@ -54,3 +55,23 @@ def test_one_bundle_and_two_ranks():
     assert "Bad run: rank 3" in app.result.value
     app.mode.value = BUNDLES
     assert app.good_box.layout.display is None and app.ranks_box.layout.display == "none"
+
+
+def test_the_triage_app_offers_the_case_opened_before_as_the_good_run(tmp_path):
+    from casebook.widgets import TriageApp
+    good, bad = pair(tmp_path, CORPUS / "modelarts-8rank-job")
+    edit(bad / RANK3, 2, insert=LOST)
+    app = TriageApp(folder=tmp_path / "cases")
+    app.open(good)
+    assert app.beside.widget.layout.display == "none"   # nothing opened before: nothing offered
+    app.open(good)
+    assert app.beside.widget.layout.display == "none"   # the same bundle again is no second run
+    app.open(bad)
+    assert app.beside.widget.layout.display != "none" and str(good) in app.beside.button.description
+    app.beside.button.click()
+    c = app.beside.comparison
+    assert c is not None and c.first.bad.where == f"{RANK3}:2" and f"{RANK3}:2" in app.beside.result.value
+    app.language.value = ZH
+    assert "消息流" in app.beside.result.value and "之前打开的案例" in app.beside.button.description
+    app.open(good)   # a new case: the last comparison is gone, the bad run is now the one offered
+    assert app.beside.result.value == "" and str(bad) in app.beside.button.description

@@ -190,11 +190,12 @@ def test_the_report_command_writes_chinese(tmp_path):
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_every_corpus_report_is_under_25_kb_of_markdown_with_the_summary_box_first(every_triage, lang):
+def test_every_corpus_report_is_under_25_kb_of_markdown_with_the_summary_box_first(every_triage, lang, tmp_path):
     from conftest import COLLECTIONS
     for name in COLLECTIONS:
         t = every_triage[f"corpus/{name}"]
-        md = report.render(t, "md", figures=False, lang=lang)
+        written = report.write(t, tmp_path / f"{name}.md", lang=lang)   # figures and all, as a ticket gets it
+        md = written.read_text(encoding="utf-8")
         assert len(md.encode("utf-8")) < 25_000, (name, len(md.encode("utf-8")))
         box = md.split("\n\n")[1]
         assert box.startswith("> **") and box.count("\n>\n") >= 1, (name, box[:80])
@@ -208,3 +209,17 @@ def test_every_corpus_report_is_under_25_kb_of_markdown_with_the_summary_box_fir
                 cited = re.findall(r"^- `+([^`]+:\d+)`+", part, re.M)
                 assert len(cited) == len(set(cited)), (name, "a line cited twice in one list")
 
+
+def test_a_markdown_report_links_its_figures_written_beside_it(confirmed, tmp_path):
+    stale = tmp_path / "case-figures" / "figure-9.png"
+    stale.parent.mkdir()
+    stale.write_bytes(b"an earlier report's figure")
+    md = report.write(confirmed, tmp_path / "case.md").read_text(encoding="utf-8")
+    pngs = sorted(p.name for p in (tmp_path / "case-figures").iterdir())
+    assert pngs == [f"figure-{n}.png" for n in range(1, len(pngs) + 1)] and pngs, "the earlier figure removed"
+    assert "data:image/png;base64," not in md
+    for name in pngs:
+        assert f"](case-figures/{name})" in md
+        assert (tmp_path / "case-figures" / name).read_bytes().startswith(b"\x89PNG")
+    html = report.write(confirmed, tmp_path / "case.html").read_text(encoding="utf-8")
+    assert html.count("data:image/png;base64,") == len(pngs)   # the page stands alone

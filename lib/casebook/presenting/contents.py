@@ -6,6 +6,7 @@ from __future__ import annotations
 import base64
 import io
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Callable
 
 import pandas as pd
@@ -30,6 +31,7 @@ class Plot:
 
     caption: str
     png: bytes
+    href: str | None = None   #: where a Markdown report finds the figure as a file of its own (None: embedded)
 
     @property
     def b64(self) -> str:
@@ -218,3 +220,17 @@ def more_rows(c: Contents, df: pd.DataFrame) -> list[str]:
 def folds(s: Step) -> list:
     """A step's folded parts the report shows: every candidate is in the hypotheses section already."""
     return [f for f in s.folds if f.key != "candidates"]
+
+
+def keep_figures(c: Contents, folder: Path) -> None:
+    """Write each figure as a PNG file into `folder` (its earlier figures removed first) and point the figure at it
+    by a path relative to the folder's parent, where the report goes."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for old in folder.glob("figure-*.png"):
+        old.unlink()
+    n = 0
+    for plots_of_step in c.plots.values():
+        for p in plots_of_step:
+            n += 1
+            (folder / f"figure-{n}.png").write_bytes(p.png)
+            p.href = f"{folder.name}/figure-{n}.png"

@@ -81,7 +81,7 @@ def _md_step(c: Contents, n: int, s: Step, R) -> list[str]:
             out += md_block([f"{R(x.where)}: {R(x.text)}" for x in fold.cited[:FOLD_ROWS]])
         out += ["</details>", ""]
     for p in c.plots.get(s.key, []):
-        out += [f"![{md_log(p.caption)}](data:image/png;base64,{p.b64})", ""]
+        out += [f"![{md_log(p.caption)}]({p.href or 'data:image/png;base64,' + p.b64})", ""]
     if s.cited:
         out += [c.say("report.evidence"), ""] + md_block(evidence_lines(s, R))
     if s.key == "root_cause":

@@ -1,9 +1,11 @@
 """CompareApp: a good run beside a bad one in the notebook: two bundle boxes (the triage app's opener), or one
-bundle and two ranks, a language, and the comparison as the command line prints it."""
+bundle and two ranks, a language, and the comparison as the command line prints it. BesidePanel: in the triage
+app, the case opened before offered as the good run beside the one open now."""
 from __future__ import annotations
 
 from html import escape
 from pathlib import Path
+from typing import Callable
 
 import ipywidgets as w
 
@@ -130,3 +132,53 @@ class CompareApp:
         self.good.relabel(lang)
         self.bad.relabel(lang)
         self._render()
+
+
+def _shown(t: Triage) -> str:
+    return ", ".join(map(str, t.log.paths))
+
+
+class BesidePanel:
+    """The triage app's offer of a comparison: once a second bundle is opened, the first is at hand as the good run."""
+
+    def __init__(self, current: Callable[[], Triage | None]) -> None:
+        self.current = current
+        self.previous: Triage | None = None
+        self.comparison: Comparison | None = None
+        self.button = w.Button(icon="columns")
+        self.result = w.HTML()
+        self.widget = w.VBox([self.button, self.result])
+        self.button.on_click(lambda _: self.compare())
+        self.lang = EN
+        self.widget.layout.display = "none"
+
+    def new_case(self, previous: Triage | None) -> None:
+        """A case is open; the one open before it (None for the first, or the same bundle again) is offered."""
+        now = self.current()
+        same = previous is not None and now is not None and list(previous.log.paths) == list(now.log.paths)
+        self.previous = None if same else previous
+        self.comparison = None
+        self.result.value = ""
+        self.widget.layout.display = None if self.previous is not None else "none"
+        self.relabel(self.lang)
+
+    def compare(self) -> Comparison | None:
+        """The case opened before (good) beside the one open now (bad); the text shows below the button."""
+        now = self.current()
+        if self.previous is None or now is None:
+            return None
+        self.comparison = compare(self.previous, now, good_label=_shown(self.previous), bad_label=_shown(now))
+        self._render()
+        return self.comparison
+
+    def relabel(self, lang: str) -> None:
+        self.lang = lang if lang in LANGS else EN
+        if self.previous is not None:
+            self.button.description = say(self.lang, "ui.compare.previous", path=_shown(self.previous))
+            self.button.tooltip = self.button.description
+        self._render()
+
+    def _render(self) -> None:
+        if self.comparison is not None:
+            text = "\n".join(lines(self.comparison, self.lang))
+            self.result.value = f"<pre style='font-size:12px; line-height:1.35'>{escape(text)}</pre>"

@@ -21,6 +21,7 @@ from ..presenting.casefile import CaseFile
 from ..presenting.step import QUESTIONS_SHOWN, Step
 from .export import ExportPanel
 from .figures import FigureDrawer
+from .compare import BesidePanel
 from .memory_form import MemoryPanel
 from .opener import BundleOpener
 from .step_view import body_html, head_html, styled, table_html
@@ -54,6 +55,7 @@ class TriageApp:
         self.export = ExportPanel(lambda: self.triage, lambda: self.step.key if self.steps else None,
                                   self._resumed, folder)
         self.memory = MemoryPanel(lambda: self.triage)
+        self.beside = BesidePanel(lambda: self.triage)
         self._build_widgets()
         if triage is not None:
             self.load(triage)
@@ -86,7 +88,8 @@ class TriageApp:
         self.files.observe(lambda _: self._render_files(), names="selected_index")
         nav = w.HBox([self.back, self.step_label, self.next, self.language])
         self.widget = styled(self.opener.widget, self.header, self.files, nav, self.head, self.question_title,
-                             self.question_box, self.body, self.memory.widget, self.status, self.export.widget)
+                             self.question_box, self.body, self.memory.widget, self.beside.widget, self.status,
+                             self.export.widget)
         self._label_widgets()
 
     def _repr_mimebundle_(self, **kwargs):
@@ -113,8 +116,9 @@ class TriageApp:
         return t
 
     def load(self, triage: Triage) -> None:
-        """Walk this case from the first step; questions start from its answers; nothing of the last case stays."""
-        self.triage = triage
+        """Walk this case from the first step; questions start from its answers; nothing of the last case stays
+        (but the offer to compare it with this one)."""
+        previous, self.triage = self.triage, triage
         self.step_index = 0
         self.questions, self._asks, self._homes, self._rows = _Inputs(self._new_input), {}, {}, {}
         self._order = {}
@@ -124,6 +128,7 @@ class TriageApp:
         # kept with the reading (figures draw its evidence): a bundle opened again shows them without a redraw
         self._pngs = triage.log.derive("figure_pngs", lambda _: {})
         self.memory.load()
+        self.beside.new_case(previous)
         self.refresh()
 
     def _resumed(self, triage: Triage, case: CaseFile) -> None:
@@ -257,6 +262,7 @@ class TriageApp:
         self.opener.relabel(self.lang)
         self.export.relabel(self.lang)
         self.memory.relabel(self.lang)
+        self.beside.relabel(self.lang)
         with self._quietly():
             for fact, box in self.questions.items():
                 options = self._options(fact)
