@@ -135,7 +135,9 @@ def test_walk_shows_decode_tables_and_the_address_plot(corpus):
     captions = [c for c, _ in steps["error_code"].tables]
     bits = dict(steps["error_code"].tables)["Error bits of the fault on device 0, serial 367"]
     assert bits.iloc[0][["word", "bit", "mask", "name"]].tolist() == ["a", 4, "0x10", "CCU_ILLEGAL_INSTR"]
-    assert "Codes in the error lines" in captions
+    assert captions == ["Error bits of the fault on device 0, serial 367"]   # the codes are said once, in words
+    said = [f for f in steps["error_code"].findings if f.strip().startswith("0x26:")]
+    assert len(said) == 1 and "AI Core exception" in said[0]
     (caption, pc), = steps["pc_start"].tables
     values = dict(zip(pc["quantity"], pc["value"]))
     assert (values["offset = current - pc start"], values["msaicerr offset (low 20 bits)"]) == ("0x3d2c", "0x3d2c")
