@@ -9,12 +9,16 @@ from pathlib import Path
 
 import pytest
 from hypothesis import settings
+from hypothesis.configuration import set_hypothesis_home_dir
 from hypothesis.database import DirectoryBasedExampleDatabase
 
 ROOT = Path(__file__).resolve().parents[1]
-#: Where the property tests keep the examples that failed, replayed first on the next run: a folder of the system's
-#: temporary space, never the checkout (one profile for every test; none sets a database of its own)
-EXAMPLES = Path(tempfile.gettempdir()) / "casebook-hypothesis"
+#: Where the property tests keep what they keep (the examples that failed, replayed first on the next run, and
+#: Hypothesis's own caches): a folder of the system's temporary space, never the checkout (one profile for every
+#: test; none sets a database of its own)
+HYPOTHESIS_HOME = Path(tempfile.gettempdir()) / "casebook-hypothesis"
+EXAMPLES = HYPOTHESIS_HOME / "examples"
+set_hypothesis_home_dir(str(HYPOTHESIS_HOME))
 settings.register_profile("casebook", database=DirectoryBasedExampleDatabase(str(EXAMPLES)), deadline=None,
                           print_blob=True)
 settings.load_profile("casebook")

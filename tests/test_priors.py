@@ -30,7 +30,7 @@ def test_the_shipped_priors_are_what_the_captures_state():
 
 
 def test_an_open_family_names_its_most_frequent_cause():
-    folder = ROOT / "tests" / "captures" / "209-hiascend-faq-aicpu-gatherv2-scalar-input"
+    folder = ROOT / "tests" / "captures" / "356-ascend-docs-llamafactory-sampling-507018"
     doc = to_dict(triage(folder / "capture.txt", kb=KB))
     rates = priors.load(KB.root)
     assert doc["diagnosis"] is None

@@ -8,9 +8,10 @@ from casebook.bench import hostile, probe
 
 @pytest.mark.parametrize("scenario", hostile.SCENARIOS, ids=[s.name for s in hostile.SCENARIOS])
 def test_each_scenario_holds(scenario, tmp_path):
+    # memory is make probe's to measure: a child's peak starts from its parent's, and the test process is large
     outcome = scenario.run(tmp_path)
     assert outcome.held, outcome.said
-    assert outcome.seconds < probe.MAX_SECONDS * 4 and outcome.peak_rss < probe.MAX_RSS
+    assert outcome.seconds < probe.MAX_SECONDS * 4
 
 
 def test_the_items_are_the_nine_of_round_two():
