@@ -1,4 +1,4 @@
-"""The copies kept on disk never run code (issue 26): only a copy this user's process signed is unpickled, and a
+"""The copies kept on disk never run code: only a copy this user's process signed is unpickled, and a
 damaged, foreign, planted or odd one is ignored and rebuilt without a traceback. Every input is built here."""
 import os
 import pickle

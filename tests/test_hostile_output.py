@@ -1,4 +1,4 @@
-"""What Casebook writes when the logs are built to hurt whoever reads its output (issue 26, items 2, 5, 6, 8): no
+"""What Casebook writes when the logs are built to hurt whoever reads its output: no
 escape code from a log reaches the terminal, `--redact` leaves none of the listed values in any output (figures
 included), a `$` in a name is drawn as a dollar sign, and an I/O error on a standard stream or on the report's
 file ends in exit 2 and one line. Each test builds its own input."""

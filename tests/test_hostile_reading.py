@@ -1,4 +1,4 @@
-"""Hostile reading, round two (issue 26): a file truncated while it is read, changed bytes inside a compressed tar,
+"""Hostile reading, round two: a file truncated while it is read, changed bytes inside a compressed tar,
 zstd files, and a file rewritten with its old size and modification time. Every input is built here."""
 import gzip
 import io
