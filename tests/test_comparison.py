@@ -187,8 +187,9 @@ def test_the_report_can_include_the_comparison(tmp_path):
 
 def test_package_and_python_versions_are_named(tmp_path):
     good, bad = pair(tmp_path, SAMPLES / "hccl-env-var-invalid" / "positive-rdma-tc")
-    for side, npu, python in ((good, "2.1.0.post3", "3.9"), (bad, "2.1.0.post6", "3.10")):
-        (side / "pip_freeze.txt").write_text(f"numpy==1.26.4\ntorch==2.1.0\ntorch_npu=={npu}\n", encoding="utf-8")
+    for side, npu, python, numpy in ((good, "2.1.0.post3", "3.9", "1.26.4"), (bad, "2.1.0.post6", "3.10", "2.0.1")):
+        (side / "pip_freeze.txt").write_text(f"numpy=={numpy}\ntorch==2.1.0\ntorch_npu=={npu}\ndecorator==5.1.1\n"
+                                             f"{'attrs==23.1.0' if side == bad else ''}\n", encoding="utf-8")
         with open(side / "capture.txt", "a", encoding="utf-8") as fh:
             fh.write(f'  File "/usr/local/lib/python{python}/site-packages/torch/nn/modules/module.py", line 1501\n')
     c = compare(triage(good), triage(bad))
@@ -196,7 +197,9 @@ def test_package_and_python_versions_are_named(tmp_path):
     assert got["torch_npu_version"] == ("2.1.0.post3", "2.1.0.post6", "pip_freeze.txt:3")
     lines = (bad / "capture.txt").read_text(encoding="utf-8").count("\n")
     assert got["python_version"] == ("3.9", "3.10", f"capture.txt:{lines}")
-    assert "torch_version" not in got
+    assert "torch_version" not in got and "decorator_version" not in got   # the same on both sides
+    assert got["numpy_version"] == ("1.26.4", "2.0.1", "pip_freeze.txt:1")   # any package a pip list names
+    assert got["attrs_version"] == (None, "23.1.0", "pip_freeze.txt:5")      # one the good run did not have
 
 
 def test_nodes_pair_by_their_place_when_their_names_differ(tmp_path):

@@ -178,7 +178,7 @@ def _mine(facts: dict[str, Fact], files: set[str] | None) -> dict[str, Fact]:
 
 def _shown(flow: Flow, facts: dict[str, Fact], files: set[str] | None) -> dict[str, tuple[str, str, int]]:
     """name -> (value, file, line) of every version and setting a run shows: the triage's facts, then what its
-    attachments state (every variable of an env dump, the torch packages of a pip list, CANN's version.info),
+    attachments state (every variable of an env dump, every package of a pip list, CANN's version.info),
     then the first value any of its lines shows."""
     out = {n: (str(f.value), f.file, f.line) for n, f in _mine(facts, files).items()
            if (n.isupper() or n.endswith("_version")) and f.value is not None and f.file is not None}
@@ -187,6 +187,9 @@ def _shown(flow: Flow, facts: dict[str, Fact], files: set[str] | None) -> dict[s
             rows = flow.log.records[flow.log.records["file"] == f.path]
             for name, value, line in attachments.settings(f.attachment, zip(rows["line"], rows["msg"])):
                 out.setdefault(name, (value, f.path, int(line)))
+            if f.attachment == attachments.PIP:   # every package a pip list names, not only the torch ones
+                for package, value, line in attachments.packages(zip(rows["line"], rows["msg"])):
+                    out.setdefault(package.replace("-", "_") + "_version", (value, f.path, int(line)))
     for path, found in flow.settings.items():
         if files is None or path in files:
             for name, (value, line) in found.items():

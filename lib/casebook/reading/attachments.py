@@ -69,6 +69,24 @@ def kind_of(name: str, lines: Iterable[str]) -> str | None:
     return None
 
 
+def packages(lines: Iterable[tuple[int, str]]) -> list[tuple[str, str, int]]:
+    """(package in pip's normal form, version, line) for every package a `pip list`, `pip freeze`, `pip show` or
+    `conda list` names with a version, in the order listed."""
+    out = []
+    shown = None   # the package a `pip show` block is about
+    for no, text in lines:
+        if m := _PIP_SHOW.match(text.strip()):
+            if m["key"] == "Name":
+                shown = _package(m["value"])
+            elif shown is not None:
+                out.append((shown, m["value"], no))
+            continue
+        m = _PIP_ROW.match(text.strip()) or _FREEZE.match(text.strip())
+        if m and m["version"]:
+            out.append((_package(m["name"]), m["version"], no))
+    return out
+
+
 def settings(kind: str, lines: Iterable[tuple[int, str]]) -> list[tuple[str, str, int]]:
     """(name, value, line) for everything the attachment states; the first statement of a name wins."""
     found: dict[str, tuple[str, str, int]] = {}
@@ -83,19 +101,9 @@ def settings(kind: str, lines: Iterable[tuple[int, str]]) -> list[tuple[str, str
             if m := _ASSIGN.match(text.strip()):
                 put(m["name"], _value(m["value"]), no)
     elif kind == PIP:
-        shown = None   # the package a `pip show` block is about
-        for no, text in rows:
-            if m := _PIP_SHOW.match(text.strip()):
-                if m["key"] == "Name":
-                    shown = _package(m["value"])
-                elif shown in ("torch", "torch-npu"):
-                    put(shown.replace("-", "_") + "_version", m["value"], no)
-                continue
-            m = _PIP_ROW.match(text.strip()) or _FREEZE.match(text.strip())
-            if m and m["version"]:
-                package = _package(m["name"])
-                if package in ("torch", "torch-npu"):
-                    put(package.replace("-", "_") + "_version", m["version"], no)
+        for package, version, no in packages(rows):
+            if package in ("torch", "torch-npu"):
+                put(package.replace("-", "_") + "_version", version, no)
     elif kind == CANN_VERSION:
         keys = {m["name"] for _, t in rows if (m := _ASSIGN.match(t.strip()))}
         target = "npu_driver_version" if any(_DRIVER_KEY.match(k) for k in keys) else "cann_version"
