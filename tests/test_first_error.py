@@ -68,6 +68,24 @@ def test_a_pastes_coded_lines_without_a_level_are_error_lines():
     assert extract(hwts).line == 4 and {c.code for c in codes(hwts)} == {"0x26"}
 
 
+def test_a_paste_with_no_error_line_has_the_lines_that_say_it_failed(tmp_path):
+    """A line or two copied out of a console has no level and no block: its failure is said in words."""
+    oom = capture("369")   # "NPU out of memory. Tried to allocate ..." and the allocator's totals under it
+    assert (extract(oom).line, extract(oom).text) == (1, "NPU out of memory. Tried to allocate 258.00 MiB")
+    assert extract(capture("443")).text == "unknown type name bfloat16_t"
+    said = tmp_path / "said.txt"
+    said.write_text("loading the model\nwarmup done\nshape of x is not equal to the batch size (20 vs 21)\n")
+    assert [e.line for e in ordered(read_plog(said))] == [3]
+    # a paste that has an error line of its own keeps to its error lines
+    leveled = tmp_path / "leveled.txt"
+    leveled.write_text("the cache cannot grow\n[ERROR] RUNTIME(1,python):2024-06-11-09:31:42.318.604 "
+                       "[api_impl.cc:1]1 Run: ctx is NULL!\n")
+    assert [e.line for e in ordered(read_plog(leveled))] == [2]
+    quiet = tmp_path / "quiet.txt"   # and one that says nothing failed has no error line
+    quiet.write_text("epoch 1 loss 0.31\nepoch 2 loss 0.28\n")
+    assert extract(read_plog(quiet)) is None
+
+
 def test_the_same_history_line_in_a_device_log_folder_is_no_error_line(tmp_path):
     line = ("[2024-08-14-03:12:51.640218] system exception code [0x68020002]: ModuleName [DRIVER], ExceptionReason "
             "[DEVICE_HBL_EXCEPTION], TimeStamp [20240814031247-120538906].\n")

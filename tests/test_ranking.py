@@ -270,8 +270,23 @@ def test_a_required_fact_that_holds_is_evidence_of_its_own_beside_the_family_and
     h = judge(c, obs("aicore exception"), {"single_process_multi_device": fact("single_process_multi_device", True)},
               family)
     assert (h.verdict, h.score) == (CONFIRMED, 0.5)   # the family's unit and the held fact: 1 of 2, confirmed
-    # the family's unit is in the total even when none of its signs show
-    assert judge(case(KEY), obs("alpha"), {}, family).score == 0.75
+    # the family's unit is in the total even when none of its signs show; and without them the case is not settled
+    alone = judge(case(KEY), obs("alpha"), {}, family)
+    assert (alone.verdict, alone.score) == (LIKELY, 0.6)
+
+
+def test_a_key_line_its_family_does_not_surround_is_likely_at_most():
+    """'No such file or directory' of a compiler is not a data loader's: a case is confirmed on its key line only when
+    a sign of its family shows too, or a fact of its own holds."""
+    family = (Signature("fam", "message", "contains", "DataLoader worker", 1, True, "family"),)
+    shared = case(sig("key", "No such file", weight=3), sig("ctx", "Caught", weight=1, key=False))
+    assert judge(shared, obs("fatal error: acl/acl.h: No such file or directory"), {}, family).verdict == LIKELY
+    assert judge(shared, obs("Caught OSError in DataLoader worker process 0", "No such file or directory"), {},
+                 family).verdict == CONFIRMED
+    held = case(sig("key", "No such file", weight=3), requires=[ONE_PROCESS])
+    assert judge(held, obs("No such file"), {"single_process_multi_device": fact("single_process_multi_device", True)},
+                 family).verdict == CONFIRMED
+    assert judge(shared, obs("No such file"), {}, ()).verdict == CONFIRMED   # a case of no family: its own lines
 
 
 def test_a_retcode_the_case_does_not_name_keeps_it_from_confirmed():

@@ -29,6 +29,10 @@ def _kb_stats(args: argparse.Namespace) -> int:
     return 0
 
 
+#: The known gaps of a folder of captures.
+GAPS = "known-gaps.yaml"
+
+
 def _captures(roots: list[str]) -> list[Path]:
     """The capture folders (each holding an expect.yaml) under the folders given."""
     from ..judging.accuracy import capture_folders
@@ -53,6 +57,11 @@ def _kb_accuracy(args: argparse.Namespace) -> int:
     if args.write_proven:
         from ..knowledge import proven
         (kb.root / proven.FILE).write_text(proven.dump(accuracy.proven(scores)), encoding="utf-8")
+    if args.write_gaps:
+        from ..judging import expectations
+        if args.batch is not None or len(args.folders) != 1:
+            return fail("--write-gaps: give one folder of captures and no --batch (the file lists them all)")
+        expectations.write_gaps(Path(args.folders[0]) / GAPS, expectations.gaps(folders, kb=kb))
     if args.json:
         out(json.dumps({"figures": total.as_dict(), "captures": [s.__dict__ for s in scores]},
                        indent=1, ensure_ascii=False))
@@ -150,6 +159,9 @@ def register(sub) -> None:
     ka.add_argument("--json", action="store_true", help="one JSON object: figures and each capture's score")
     ka.add_argument("--write-proven", action="store_true",
                     help="write kb/proven.yaml: the cases right on at least one of these captures (all of them)")
+    ka.add_argument("--write-gaps", action="store_true",
+                    help=f"write FOLDER/{GAPS}: per capture, what the triage does not get right yet, in words (the "
+                         "strict xfails of the capture tests)")
     ka.set_defaults(run=_kb_accuracy)
     kp = ksub.add_parser("priors", help="count how often each case is the stated cause of the real captures")
     kp.add_argument("folders", nargs="+", metavar="FOLDER", help="a folder of capture folders (e.g. tests/captures)")

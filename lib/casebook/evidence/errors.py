@@ -1,6 +1,6 @@
-"""The records that report an error: ERROR-level lines and error blocks, and in a paste the lines of tools that
+"""The records that report an error: ERROR-level lines and error blocks, in a paste the lines of tools that
 report an error without a level (torch_npu's warnings, a device's history and exception stream, msaicerr,
-DCMI, the kernel)."""
+DCMI, the kernel), and in a paste that has no such line at all, the lines that say in words that something failed."""
 from __future__ import annotations
 
 import re
@@ -25,6 +25,15 @@ _REPORTS = re.compile("|".join((
     r"\bOther info\[\d+\]:.*\berror code=0x",            # ... and the task scheduler's code in it
 )))
 
+# What a line says when it states a failure in words. A paste of one or two lines copied out of a console
+# ("NPU out of memory. Tried to allocate ...", "unknown type name bfloat16_t") has no level and no block: its
+# failure is said in words, and these are the words
+_STATES = re.compile(r"(?i)\b(?:out of (?:device )?memory|not supported?|unsupported|unknown type|cannot|can't|"
+                     r"could ?n[o']t|unable to|fail(?:ed|s|ure)?|errors?|invalid|incorrect|wrong|illegal|"
+                     r"is not equal|mismatch(?:ed)?|not found|no such file|not implemented|not registered|"
+                     r"has not been|exceed(?:s|ed)?|overflow|timed? ?out|denied|refused|abort(?:ed)?|"
+                     r"segmentation fault|core dumped|killed|but (?:got|actual(?:ly)?))\b|\bexpected:? ?[\[(]")
+
 
 def records(log: LogTable) -> pd.DataFrame:
     """The error records of the log table, in its record order."""
@@ -36,6 +45,11 @@ def _build(log: LogTable) -> pd.DataFrame:
     r = log.records
     candidates = r[r["file"].isin(_pastes(log)) & ~r.index.isin(err.index)]
     extra = candidates[candidates["msg"].str.contains(_REPORTS, na=False)]
+    # a paste with no error line of any kind: the lines that say it failed are its errors
+    silent = set(candidates["file"]) - set(err["file"]) - set(extra["file"])
+    stated = candidates[candidates["file"].isin(silent)]
+    stated = stated[stated["msg"].str.contains(_STATES, na=False)]
+    extra = pd.concat([extra, stated]) if len(stated) else extra
     return err if extra.empty else pd.concat([err, extra]).sort_index(kind="stable")
 
 

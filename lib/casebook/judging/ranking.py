@@ -79,11 +79,12 @@ class Hypothesis:
 CONTINUED = 3
 
 
-def error_lines(records: pd.DataFrame) -> pd.DataFrame:
-    """The error records, each with the lines right after it that no grammar reads (no header, no form of their own):
-    the rest of a message that holds newlines (the graph engine's reason per op store, a RuntimeError's second
-    line), as `message` signatures read it."""
-    error = records["level"] == "ERROR"
+def error_lines(records: pd.DataFrame, errors: pd.Index | None = None) -> pd.DataFrame:
+    """The error records (`errors`, the index of evidence.errors.records; else the ERROR-level ones), each with the
+    lines right after it that no grammar reads (no header, no form of their own): the rest of a message that holds
+    newlines (the graph engine's reason per op store, a RuntimeError's second line), as `message` signatures read it."""
+    error = records["level"] == "ERROR" if errors is None else records.index.isin(errors)
+    error = pd.Series(error, index=records.index)
     bare = (records["kind"] == KIND_UNPARSED) & records["msg"].astype(str).str.strip().ne("")
     follows = (records["file"] == records["file"].shift(1)) & (records["line"] == records["line"].shift(1) + 1)
     keep, run = error.copy(), error
@@ -257,6 +258,9 @@ def judge(case: KnownCase, obs: Observed | list[Observation], facts: dict[str, F
               and not excluded and distinct)
     # which bit fired names a kind of fault, not which of its causes: that takes a fact of the case that holds
     settled = not bits_only(case.signatures) or bool(required_known) or supported
+    # a line that its family's own signs do not surround may belong to any failure that prints it ("No such file or
+    # directory" of a compiler, not of a data loader): the cause is not settled before the family shows
+    settled = settled and (not inherited or bool(family) or bool(required_known) or supported)
     if ruled_out:
         h.verdict = RULED_OUT
     elif strong and not required_unknown and not required_failing and settled:

@@ -5,6 +5,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Callable
 
+from ..evidence import errors
 from ..evidence.items import Evidence, Fact
 from ..evidence.registry import KEEP, extract_evidence
 from ..knowledge import compat
@@ -33,7 +34,8 @@ class Triage:
 
     def __post_init__(self) -> None:
         # the observations depend on the evidence only; answers change facts, not what the logs show
-        self._observed = Observed(observations(self.evidence, error_lines(self.log.records)))
+        said = errors.records(self.log).index
+        self._observed = Observed(observations(self.evidence, error_lines(self.log.records, said)))
         self.rerank()
 
     def rerank(self) -> None:

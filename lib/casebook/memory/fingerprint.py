@@ -38,7 +38,12 @@ _FILLER = {"error", "errors", "failed", "fail", "failure", "with", "from", "that
            "traceback", "most", "recent", "last", "line", "file", "detail", "details", "inner", "unknown"}
 #: Lines of a console paste looked at for its first failure and its codes.
 SCAN = 2000
-_FAILED = r"(?i)\b(?:error|failed|fail|exception|E[0-9A-Z]\d{4})\b"
+_FAILED = (r"(?i)\b(?:error|failed|fail|exception|E[0-9A-Z]\d{4}|\w+(?:Error|Exception)|cannot|can't|unable|"
+           r"invalid|incorrect|mismatch|not (?:been )?(?:found|loaded|supported|implemented|registered)|"
+           r"no such|denied|refused|timed? ?out|abort(?:ed)?)\b")
+#: A message that only announces the lines after it ("Ascend error occurred, error message:"): too few words of its
+#: own to tell one failure from another, so the next failure line stands for the case.
+_ANNOUNCES = re.compile(r":\s*$")
 #: Chip names as the runtime reports them (Ascend910B3, Ascend910_9391, Ascend310P3) and as threads write them.
 _CHIPS = ((re.compile(r"910_?93|910C", re.I), "910_93"), (re.compile(r"910B", re.I), "910B"),
           (re.compile(r"910(?:A|Pro[AB]?|Premium[AB]?)?(?![0-9_A-Z])", re.I), "910A"), (re.compile(r"310P", re.I), "310P"),
@@ -124,13 +129,19 @@ def _first_failure(t: Triage) -> str | None:
     """The first error's text; in a pasted console text with no log levels, the first op rejection, else the
     first line that says it failed."""
     ev = t.evidence
-    if ev.first_error is not None:
-        return ev.first_error.text
-    if ev.rejections:
-        return ev.rejections[0].text
+    said = [e.text for e in ([ev.first_error] if ev.first_error is not None else []) + list(ev.first_errors)]
+    said += [r.text for r in ev.rejections]
+    telling = [s for s in said if not _announces(s)]
+    if telling or said:
+        return (telling or said)[0]
     msgs = t.log.records["msg"].head(SCAN)
     hit = msgs[msgs.astype(str).str.contains(_FAILED, regex=True)]
     return str(hit.iloc[0]) if len(hit) else None
+
+
+def _announces(text: str | None) -> bool:
+    """Whether a line only announces the lines after it: it ends with a colon and says three words or fewer."""
+    return bool(text and _ANNOUNCES.search(text) and len(words(template(text))) <= 3)
 
 
 def of_triage(t: Triage) -> Fingerprint:
