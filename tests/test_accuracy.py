@@ -52,3 +52,33 @@ def test_a_folder_without_captures_is_refused_in_one_line(tmp_path, capsys):
     assert main(["kb", "priors", str(tmp_path / "missing")]) == 2
     assert main(["kb", "accuracy", str(tmp_path)]) == 2
     assert capsys.readouterr().err.count("no capture folder") == 2
+
+
+def test_the_known_gaps_are_written_in_the_words_of_the_capture_tests(tmp_path, capsys):
+    """`kb accuracy FOLDER --write-gaps` lists, per check, what each capture misses today; the file's opening
+    comment and its `codes` list stay."""
+    import shutil
+    from pathlib import Path
+    import yaml
+    from casebook.cli import main
+    captures = Path(__file__).resolve().parent / "captures"
+    for name in ("369", "051", "084"):   # right now; no case for its cause and no first error; a wrong confirmation
+        src = next(captures.glob(f"{name}-*"))
+        shutil.copytree(src, tmp_path / src.name)
+    gaps = tmp_path / "known-gaps.yaml"
+    gaps.write_text("# what is not right yet\ncodes:\n  - E19025\ncause:\n  gone-capture: an old reason\n", encoding="utf-8")
+    assert main(["kb", "accuracy", str(tmp_path), "--write-gaps"]) == 0
+    text = gaps.read_text(encoding="utf-8")
+    doc = yaml.safe_load(text)
+    assert text.startswith("# what is not right yet\n") and doc["codes"] == ["E19025"]
+    assert set(doc) == {"codes", "cause", "confirmed_wrong", "reading"}
+    assert doc["cause"] == {
+        "051-vllm-ascend-tbe-subprocess-orphaned-at-exit": "no case of the knowledge base covers "
+        "unclean-exit-orphans-tbe-subprocess; the triage names no diagnosis (no family)",
+        "084-pr-vllm-ascend-ci-step-without-set-env-invalid-device": "the case exists; the triage names "
+        "device-id-beyond-visible-devices"}
+    assert doc["confirmed_wrong"] == {
+        "084-pr-vllm-ascend-ci-step-without-set-env-invalid-device": "device-id-beyond-visible-devices is confirmed"}
+    assert "369-mindspeedmm-ep-lora-experts-unfrozen-oom" not in doc["reading"]
+    assert main(["kb", "accuracy", str(tmp_path), "--write-gaps", "--batch", "1"]) == 2
+    assert "--write-gaps" in capsys.readouterr().err
