@@ -343,3 +343,17 @@ def test_the_bare_lines_right_after_an_error_go_on_its_message():
     records = pd.DataFrame(rows, columns=["file", "line", "kind", "level", "msg"])
     assert list(error_lines(records)["line"]) == [1, 2, 3, 4, 12]
 
+
+
+def test_the_function_a_header_names_is_evidence_where_the_message_is_only_values(tmp_path):
+    """The task scheduler's timeout handler names the failure; its message is a list of values."""
+    from casebook.judging.triage import triage
+    line = ("[ERROR] TSCH(-1,null):2022-11-17-08:14:52.330.118 31 (cpuid:0) ai_core_dispatcher.c:1012 "
+            "bs_done_exception_proc_timeout: slot_id=0,TS_ctrl=0x4,exception_core_list=0x0,current core usage=0x1,"
+            "AI_CORES_COUNT=2, fault_task=7\n")
+    (tmp_path / "device.log").write_text(line, encoding="utf-8")
+    t = triage(tmp_path / "device.log")
+    h = next(h for h in t.candidates if h.case.id == "aicore-kernel-execution-timeout")
+    assert {"tsch_timeout_handler", "tsch_timeout_fault"} <= {i.id for i in h.for_}
+    assert h.verdict == LIKELY   # the device's record alone: nothing of the family's on the host side
+    assert t.diagnosis is h

@@ -56,6 +56,10 @@ FORMS = [
     ("AclNN_Parameter_Error(EZ1001): The formats of self and mat1 should be ND and ND, but the actual formats are "
      "[FRACTAL_NZ] and [FRACTAL_NZ]", "format", "self and mat1", "FRACTAL_NZ and FRACTAL_NZ", ("ND", "ND")),
     ("aclnnMoeGatingTopK failed: renorm is: 1, but currently only support 0", "attribute", "renorm", "1", ("0",)),
+    ("NotImplementedError: (Unimplemented) npu npu only support mode=constant right now,but received mode is reflect .",
+     "attribute", "mode", "reflect", ("constant",)),
+    ('[Hint: Expected axis == 0, but received axis:2 != 0:0.] (at /opt/backends/npu/kernels/concat_kernel.cc:88)',
+     "attribute", "axis", "2", ("0",)),
     ("RuntimeError: Backend not supported!", None, None, None, ()),
     ("Tiling failed", "call", None, None, ()),
     ("launch failed for FlashAttentionScore, errno:561103.", None, None, None, ()),
@@ -85,6 +89,19 @@ def test_the_op_comes_from_the_call_line_before_the_complaint(tmp_path):
     (r,) = extract(read_plog(path))
     assert (r.op, r.aspect, r.line) == ("aclnnRmsNorm", "dtype_or_format", 3)
     assert r.said() == "aclnnRmsNorm rejects dtype or format x(DT_BFLOAT16, ND)"
+
+
+def test_a_device_plugins_kernel_file_names_the_op_and_marks_the_op_layer(tmp_path):
+    path = write_log(tmp_path, "console.log", "NotImplementedError: (Unimplemented) npu npu only support "
+                     "mode=constant right now,but received mode is replicate . [Hint: Expected mode == \"constant\", "
+                     "but received mode:replicate != \"constant\":constant.] (at /paddle/backends/npu/kernels/"
+                     "pad3d_kernel.cc:43)\n")
+    (r,) = extract(read_plog(path))
+    assert (r.op, r.aspect, r.param, r.value, r.allowed) == ("pad3d", "attribute", "mode", "replicate", ("constant",))
+    # the same wording outside an op's check (no kernel file, no op layer's code) is no op's complaint
+    plain = write_log(tmp_path / "b", "console.log", "ValueError: this tool only support format=csv for now, but "
+                      "received format is xml\n")
+    assert extract(read_plog(plain)) == []
 
 
 def test_the_graph_engines_op_store_and_a_missing_binary_are_not_an_ops_check():

@@ -30,3 +30,31 @@ def test_the_stated_fact_is_not_asked_again(tmp_path):
     assert t.diagnosis is not None and t.diagnosis.case.id == "oom-memory-held-outside-job"
     assert t.diagnosis.verdict == "confirmed"
     assert all(m.fact != "other_processes_on_card" for m in t.questions)
+
+
+def test_the_kernel_saying_another_container_holds_the_card_states_the_fact(tmp_path):
+    log = read_plog(write_log(tmp_path, "dmesg.txt",
+                              "[61207.451028] [ascend] [ERROR] [devdrv] [devdrv_manager_container_get_devlist_ns 1210] "
+                              "<python3:2189> some devices are used by other docker, mnt_ns = 0xffff9c41e2a87d40\n"))
+    fact = extract(log)["card_held_by_other_container"]
+    assert (fact.value, fact.file, fact.line) == (True, "dmesg.txt", 1)
+
+
+def test_pip_naming_a_missing_requirement_of_a_cann_package_states_the_fact(tmp_path):
+    log = read_plog(write_log(tmp_path, "console.log",
+                              "ERROR: pip's dependency resolver does not currently take into account all the packages "
+                              "that are installed.\nrequests 2.31.0 requires idna, which is not installed.\n"
+                              "te 0.4.0 requires cloudpickle, which is not installed.\n"))
+    fact = extract(log)["cann_python_deps_installed"]
+    assert (fact.value, fact.line) == (False, 3)   # requests is no CANN package: its line states nothing
+
+
+def test_a_triage_of_the_kernel_lines_confirms_the_card_held_elsewhere(tmp_path):
+    t = triage(write_log(tmp_path, "capture.txt",
+                         "[83412.220913] [ascend] [ERROR] [devdrv] [devdrv_manager_container_table_devlist_add_ns 832] "
+                         "<python3:40311> device is in used\n"
+                         "[83412.223382] [ascend] [ERROR] [devdrv] [devdrv_manager_container_get_devlist_ns 1210] "
+                         "<python3:40311> some devices are used by other docker, mnt_ns = 0xffff2e9a1c04b380\n"))
+    assert t.diagnosis is not None and t.diagnosis.case.id == "device-held-by-another-container"
+    assert t.diagnosis.verdict == "confirmed"
+    assert all(m.fact != "card_held_by_other_container" for m in t.questions)

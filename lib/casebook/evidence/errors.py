@@ -32,7 +32,8 @@ _STATES = re.compile(r"(?i)\b(?:out of (?:device )?memory|not supported?|unsuppo
                      r"could ?n[o']t|unable to|fail(?:ed|s|ure)?|errors?|invalid|incorrect|wrong|illegal|"
                      r"is not equal|mismatch(?:ed)?|not found|no such file|not implemented|not registered|"
                      r"has not been|exceed(?:s|ed)?|overflow|timed? ?out|denied|refused|abort(?:ed)?|"
-                     r"segmentation fault|core dumped|killed|but (?:got|actual(?:ly)?))\b|\bexpected:? ?[\[(]")
+                     r"segmentation fault|core dumped|killed|busy|but (?:got|actual(?:ly)?)|no (?:supported|valid|available))\b|"
+                     r"\bexpected:? ?[\[(]")
 
 
 def records(log: LogTable) -> pd.DataFrame:

@@ -76,19 +76,26 @@ FORMS: tuple[tuple[str, re.Pattern], ...] = (
                          r"\s*(?:but )?(?:should|must) be (?P<allowed>.+)", re.I)),
     ("attribute", re.compile(r"\b(?P<param>[A-Za-z_][\w.]*) (?:is|=):? \[?(?P<value>[^\s\],;]+)\]?,?\s*(?:but )?(?:(?:should|must) "
                              r"(?:be|not be)|(?:currently )?only supports?) (?P<allowed>.+)")),
+    # a device plugin's kernel check (PaddleCustomDevice: "npu only support mode=constant right now, but received mode
+    # is replicate", and the framework's enforce hint "Expected mode == "constant", but received mode:replicate")
+    ("attribute", re.compile(r"only supports? (?P<param>[A-Za-z_]\w*) ?= ?(?P<allowed>[\w.\"']+)[^,]{0,40},\s*but received "
+                             r"(?:(?P=param) is )?(?P<value>[\w.\"']+)")),
+    ("attribute", re.compile(r"Expected (?P<param>[A-Za-z_][\w.]*) (?:==|!=|<=|>=|<|>) (?P<allowed>\S+?), but received "
+                             r"(?P=param):(?P<value>\S+?) (?:==|!=|<=|>=|<|>)")),
     ("call", re.compile(r"[Tt]iling (?:failed|Failed|func failed)|do tiling failed|TilingFunc failed")),
     ("call", re.compile(r"AclNN_Parameter_Error|ACLNN_ERR_PARAM_INVALID|error code is 161002")),
 )
 #: Lines this family reads.
 KEEP = ("not implemented for", "support list", "supported list", "when layout", "layout is", "not support",
         "unsupported", "Tiling", "tiling", "AclNN_Parameter_Error", "ACLNN_ERR_PARAM", "161002", "should be",
-        "must be", "but it is", "only support", "but got")
+        "must be", "but it is", "only support", "but got", "but received")
 _OP = re.compile(r"\b(aclnn[A-Z]\w+?)(?:GetWorkspaceSize)?\b|\bop\[(?P<bracket>\w+)\]|\b[Oo]p(?:[Tt]ype|[Nn]ame)?\s*[:=]?\s*"
-                 r"[\[(](?P<named>[A-Z]\w+)[\])]")
+                 r"[\[(](?P<named>[A-Z]\w+)[\])]|/kernels/(?P<kernel>\w+?)_kernel\.cc\b")
 #: Aspects whose wordings are common outside the op layer too ("VLLM_USE_V1=1 is not supported", "x's shape
 #: mismatch"): read as an op's complaint only where an op or the op layer's codes stand on the lines around it.
 GENERIC = ("attribute", "shape")
-_OP_LAYER = re.compile(r"EZ1001|E89999|EZ9999|E69999|161002|5610\d\d|Parameter_Error|[Tt]iling|\baclnn|\bop\[|OP_TILING")
+_OP_LAYER = re.compile(r"EZ1001|E89999|EZ9999|E69999|161002|5610\d\d|Parameter_Error|[Tt]iling|\baclnn|\bop\[|OP_TILING|"
+                       r"/kernels/\w+_kernel\.cc")
 #: The levels an op's complaint is logged at.
 COMPLAINT_LEVELS = ("ERROR", "FATAL", "CRITICAL")
 #: How many lines before a complaint the call's own line (`call aclnnX failed`) may stand.
@@ -100,7 +107,7 @@ def _op(texts: list[str]) -> str | None:
     for text in reversed(texts):
         m = _OP.search(text)
         if m:
-            return m.group(1) or m["bracket"] or m["named"]
+            return m.group(1) or m["bracket"] or m["named"] or m["kernel"]
     return None
 
 

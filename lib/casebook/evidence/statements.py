@@ -1,5 +1,6 @@
-"""Lines that state a cause in words: a framework or the runtime saying what it found ("may be other processes
-occupying this card"). Such a line is evidence for the fact it states, cited to its file and line, so no
+"""Lines that state a cause in words: a framework, the runtime, the driver or pip saying what it found ("may be other
+processes occupying this card", "some devices are used by other docker", "te 0.4.0 requires decorator, which is not
+installed"). Such a line is evidence for the fact it states, cited to its file and line, so no
 question is asked about it.
 """
 from __future__ import annotations
@@ -15,9 +16,17 @@ STATEMENTS: tuple[tuple[str, object, re.Pattern], ...] = (
     ("other_processes_on_card", True,
      re.compile(r"(?i)other process(?:es)? (?:is |are )?occupying (?:this|the) (?:card|device)|"
                 r"(?:card|device|npu) (?:may be |might be |is )?(?:occupied|in use) by (?:an)?other process")),
+    # the NPU driver's kernel log when a container opens a card another container holds
+    ("card_held_by_other_container", True,
+     re.compile(r"(?i)\bdevices? (?:is |are )?(?:used|occupied|in use) by (?:an)?other (?:docker|container)s?\b")),
+    # pip's resolver naming a module that a Python package shipped with CANN needs and the interpreter lacks
+    ("cann_python_deps_installed", False,
+     re.compile(r"^\s*(?:te|tbe|opc-tool|op-compile-tool|auto-tune|schedule-search|dataflow|hccl|hccl-parser|"
+                r"llm-datadist|op-gen|msobjdump|show-kernel-debug-data) [\w.+-]+ requires [\w.\[\]-]+, "
+                r"which is not installed")),
 )
 #: Lines this family reads.
-KEEP = ("occupying", "occupied by", "in use by")
+KEEP = ("occupying", "occupied by", "in use by", "used by other", "which is not installed")
 
 
 def extract(log: LogTable) -> dict[str, Fact]:

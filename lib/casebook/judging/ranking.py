@@ -118,8 +118,13 @@ def observations(evidence: Evidence, errors: pd.DataFrame) -> list[Observation]:
         obs.append(Observation("code", c.code, c.text, c.file, c.line))
     for r in evidence.rejections:   # the op's own complaint, said in words: op, aspect, value, what it takes
         obs.append(Observation("rejected", r.aspect, r.said(), r.file, r.line))
-    for file, line, msg in errors[["file", "line", "msg"]].itertuples(index=False):
+    funcs = errors["func"] if "func" in errors else [None] * len(errors)
+    for file, line, msg, func in zip(errors["file"], errors["line"], errors["msg"], funcs):
         obs.append(Observation("message", msg, msg, file, int(line)))
+        # the function a log header names says what failed where the message is only values (the task scheduler's
+        # `bs_done_exception_proc_timeout: slot_id=0, ... fault_task=7`)
+        if isinstance(func, str) and func:
+            obs.append(Observation("function", func, msg, file, int(line)))
     return obs
 
 

@@ -141,6 +141,9 @@ FACTS = {s.name: s for s in (
     FactSpec("transfer_to_npu_imported", "bool",
              "The script imports torch_npu.contrib.transfer_to_npu, which maps torch.cuda calls and 'cuda' devices to "
              "the NPU."),
+    FactSpec("torch_npu_imported", "bool",
+             "The process imports torch_npu (directly, or through a framework that does) before it names an npu "
+             "device."),
     FactSpec("cann_toolkit_installed", "bool",
              "The CANN toolkit is installed in (or mounted into) the machine or container that runs the job."),
     # driver, CANN and build-time mismatches: environment-versions, op-binary-compile
@@ -185,6 +188,9 @@ FACTS = {s.name: s for s in (
     FactSpec("op_input_has_masked_inf", "bool",
              "The failing vector op's input holds -inf sentinel cells (masked scores or logits, e.g. TopK over a "
              "masked score tensor)."),
+    FactSpec("plugin_release_pairs_framework", "bool",
+             "The installed plugin (vllm-ascend, MindSpeed, triton-ascend, torch_npu) is the release or commit its "
+             "version table pairs with the installed framework (vLLM, Megatron-LM, Triton, torch)."),
 )}
 
 
