@@ -1,8 +1,9 @@
-"""Inputs built to exhaust a reader: decompression bombs that slip under one limit or another, and a huge line.
+"""Inputs built to exhaust a reader: decompression bombs that slip under one limit or another, a huge line, floods.
 
 Each variant is small on disk and expands (or would be parsed) far beyond what a support bundle needs. The
 limits' tests read them to see each refused by a limit; `make probe` (bench/probe.py) times each one and
-measures its peak memory in a process of its own.
+measures its peak memory in a process of its own. The floods (FLOODS) are of no unusual size but hold too many
+lines or files: the probe times them too.
 """
 from __future__ import annotations
 
@@ -177,8 +178,53 @@ if unzstd.available():   # building it needs the zstandard package too
     VARIANTS += (Variant("zstd-bomb", "big.log.zst", zstd_bomb, "zstd of 1 GiB of text"),)
 
 
+def blank_lines(count: int = 2_000_000) -> bytes:
+    """A capture of nothing but empty lines."""
+    return b"\n" * count
+
+
+def error_flood(size: int = 20 << 20) -> bytes:
+    """A plog of one ERROR line repeated, its time, stream and task numbers counting up: a process stuck in a loop."""
+    out, n, total = [], 0, 0
+    while total < size:
+        line = (b"[ERROR] RUNTIME(100,python):2026-01-01-00:%02d:%02d.%03d.000 [stream.cc:%d]100 rtStreamSynchronize "
+                b"failed, stream %d, retCode=0x7150007, task %d\n"
+                % (n // 60 % 60, n % 60, n % 1000, n % 900, n % 64, n))
+        out.append(line)
+        n, total = n + 1, total + len(line)
+    return b"".join(out)
+
+
+def console_flood(size: int = 100 << 20) -> bytes:
+    """A console capture of one training log line repeated."""
+    line = b"2026-01-01 00:00:00,123 - INFO - train.py:120 - epoch 1 step 100/1000 loss 2.3456 lr 1.0e-04\n"
+    return line * (size // len(line))
+
+
+def small_files(count: int = 100_000) -> bytes:
+    """A plain tar of `count` plogs of three INFO lines each."""
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w") as tar:
+        for n in range(count):
+            data = LINE.replace(b"4242", b"%d" % (1000 + n)) * 3
+            info = tarfile.TarInfo(f"node-{n // 1000}/plog-{1000 + n}_20260101000000000.log")
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    return buf.getvalue()
+
+
+#: Floods: inputs of no unusual size that hold too many lines or files, each to be read within the same bounds
+#: (or refused, saying why).
+FLOODS = (
+    Variant("blank-lines", "capture.txt", blank_lines, "two million empty lines"),
+    Variant("error-flood", "plog-100_20260101000000000.log", error_flood, "20 MiB plog of one ERROR line repeated"),
+    Variant("console-flood", "train.log", console_flood, "100 MiB console capture of one training log line"),
+    Variant("small-files", "nodes.tar", small_files, "plain tar of 100,000 plogs of three INFO lines"),
+)
+
+
 def write(name: str, path: str) -> None:
     """Build the variant called `name` into `path`."""
-    variant = next(v for v in VARIANTS if v.name == name)
+    variant = next(v for v in VARIANTS + FLOODS if v.name == name)
     with open(path, "wb") as out:
         out.write(variant.build())

@@ -13,7 +13,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from .bombs import VARIANTS, Variant
+from .bombs import FLOODS, VARIANTS, Variant
 from .hostile import SCENARIOS, Outcome, Scenario, measure
 
 MAX_SECONDS = 30
@@ -89,7 +89,7 @@ def main() -> int:
     """Probe every variant and scenario; print the tables and the machine; 1 when one is over the bounds."""
     with tempfile.TemporaryDirectory(prefix="casebook-probe-") as tmp:
         probes = []
-        for v in VARIANTS:
+        for v in VARIANTS + FLOODS:
             probes.append(probe(v, Path(tmp)))
             print(f"{v.name}: {probes[-1].seconds:.1f} s, {probes[-1].peak_rss >> 20} MiB", file=sys.stderr)
         done = []

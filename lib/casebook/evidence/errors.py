@@ -7,8 +7,10 @@ import re
 
 import pandas as pd
 
+from ..knowledge.literals import required
 from ..reading.bundle import ROLE_SCREEN, ROLE_TEXT
 from ..reading.plog import LogTable
+from ..reading.scan import any_of
 
 #: Roles of a file that is a paste (console output, copied lines), not a log file the job wrote.
 PASTE_ROLES = (ROLE_SCREEN, ROLE_TEXT)
@@ -24,6 +26,9 @@ _REPORTS = re.compile("|".join((
     r"\bRTS_HWTS: [\w ]*(?:exception|error)\b",           # the driver's dump of an exception stream
     r"\bOther info\[\d+\]:.*\berror code=0x",            # ... and the task scheduler's code in it
 )))
+# The error manager's message without its pid and time, as CANN 5 and 6 print it ("E40002: The current Python version
+# is ..."): a paste's, not a system log's (no literal narrows it, so it is tried on the paste lines alone)
+_BARE_CODE = re.compile(r"^\s*E[A-Z0-9]\d{4}: (?!\[PID)\S")
 
 # What a line says when it states a failure in words. A paste of one or two lines copied out of a console
 # ("NPU out of memory. Tried to allocate ...", "unknown type name bfloat16_t") has no level and no block: its
@@ -35,6 +40,9 @@ _STATES = re.compile(r"(?i)\b(?:out of (?:device )?memory|not supported?|unsuppo
                      r"segmentation fault|core dumped|killed|busy|but (?:got|actual(?:ly)?)|no (?:supported|valid|available))\b|"
                      r"\bexpected:? ?[\[(]")
 
+#: What every report line holds (one of these literals), read from the regex.
+_REPORTS_NEED = (lambda need: any_of(need.alternatives) if need is not None else None)(required(_REPORTS.pattern))
+
 
 def records(log: LogTable) -> pd.DataFrame:
     """The error records of the log table, in its record order."""
@@ -44,11 +52,19 @@ def records(log: LogTable) -> pd.DataFrame:
 def _build(log: LogTable) -> pd.DataFrame:
     err = log.errors()
     r = log.records
-    candidates = r[r["file"].isin(_pastes(log)) & ~r.index.isin(err.index)]
+    pasted = r[r["file"].isin(_pastes(log)) & ~r.index.isin(err.index)]
+    # the literals first (one trie-shaped search), then the reports' regex on the few lines holding one
+    candidates = pasted if _REPORTS_NEED is None else pasted[pasted["msg"].str.contains(_REPORTS_NEED, na=False)]
     extra = candidates[candidates["msg"].str.contains(_REPORTS, na=False)]
-    # a paste with no error line of any kind: the lines that say it failed are its errors
-    silent = set(candidates["file"]) - set(err["file"]) - set(extra["file"])
-    stated = candidates[candidates["file"].isin(silent)]
+    system = {f.path for f in log.files if f.system}
+    coded = pasted[~pasted["file"].isin(system) & ~pasted.index.isin(extra.index)]
+    coded = coded[coded["msg"].str.contains(_BARE_CODE, na=False)]
+    extra = pd.concat([extra, coded]).sort_index(kind="stable") if len(coded) else extra
+    # a paste with no error line of any kind: the lines that say it failed are its errors; not a system log (an OS,
+    # install or kernel log: reading/system_log.py), whose routine lines use those words, and whose failures carry
+    # a level or a tool's report
+    silent = set(pasted["file"]) - set(err["file"]) - set(extra["file"]) - system
+    stated = pasted[pasted["file"].isin(silent)]
     stated = stated[stated["msg"].str.contains(_STATES, na=False)]
     extra = pd.concat([extra, stated]) if len(stated) else extra
     return err if extra.empty else pd.concat([err, extra]).sort_index(kind="stable")

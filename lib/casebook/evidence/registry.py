@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..reading.plog import LogTable
-from . import (aicore, attachments, codes, device_dump, environment, first_error, hardware, incidents, ranks,
+from . import (aicore, attachments, codes, device_dump, environment, errors, first_error, hardware, incidents, ranks,
                rejection, statements, topology, versions)
 from .items import Evidence
 
@@ -39,4 +39,4 @@ KEEP = tuple(k for k in dict.fromkeys(_ALL_KEEP) if not any(o != k and o in k fo
 def extract_evidence(log: LogTable) -> Evidence:
     """Run every extractor over the log table."""
     found = {name: extract(log) for name, extract in EXTRACTORS.items()}
-    return Evidence(error_lines=len(log.errors()), **found)
+    return Evidence(error_lines=len(errors.records(log)), **found)

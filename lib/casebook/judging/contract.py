@@ -5,6 +5,7 @@ import json
 from functools import lru_cache
 from importlib import resources
 
+from ..evidence import errors
 from ..evidence.items import AicoreFault, ErrorLine, RankView
 from ..knowledge.addresses import hexs, mask48, msaicerr_offset, offset
 from ..knowledge.errcode import meaning
@@ -105,7 +106,7 @@ def to_dict(t: Triage, similar: list[dict] | tuple = ()) -> dict:
     """The triage result as the contract's JSON object; `similar` holds the case memory's matches (their
     as_dict()), which the memory stage, above this one, looks up."""
     log, ev = t.log, t.evidence
-    explained, unexplained = coverage(log.errors(), explained_lines(t.candidates), ev.aicore_faults)
+    explained, unexplained = coverage(errors.records(log), explained_lines(t.candidates), ev.aicore_faults)
     return {
         "schema": SCHEMA_VERSION,
         "input": {

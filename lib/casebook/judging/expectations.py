@@ -92,23 +92,28 @@ def misses(folder: Path, doc: dict, codes_seen: set[str], cases: set[str]) -> di
 CHECKS = ("cause", "confirmed_wrong", "reading")
 
 
-def gaps(folders: list[Path], kb=None) -> dict[str, dict[str, str]]:
-    """check -> {capture folder: reason}: what the triage of each capture does not get right today."""
+def gaps(folders: list[Path], kb=None) -> dict[str, dict[str, str] | list[str]]:
+    """check -> {capture folder: reason}: what the triage of each capture does not get right today; and `codes`,
+    the codes the captures show that no catalog of the knowledge base explains."""
+    from ..knowledge.kb import load_kb
     from .contract import to_dict
     from .triage import triage
-    out: dict[str, dict[str, str]] = {check: {} for check in CHECKS}
+    kb = kb or load_kb()
+    out: dict[str, dict[str, str] | list[str]] = {check: {} for check in CHECKS}
+    shown: set[str] = set()
     for folder in folders:
         t = triage(folder / "capture.txt", kb=kb)
-        for check, reason in misses(folder, to_dict(t), {c.code for c in t.evidence.codes}, set(t.kb.cases)).items():
+        for check, reason in misses(folder, to_dict(t), {c.code for c in t.evidence.codes}, set(kb.cases)).items():
             out[check][folder.name] = reason
+        shown |= {str(c) for c in expected(folder).get("codes") or []}
+    out["codes"] = sorted(c for c in shown if c not in kb.codes)
     return out
 
 
-def write_gaps(path: Path, found: dict[str, dict[str, str]]) -> None:
-    """Write the known gaps file: its opening comment and its `codes` list kept, each check's entries replaced."""
+def write_gaps(path: Path, found: dict) -> None:
+    """Write the known gaps file anew, its opening comment kept."""
     old = path.read_text(encoding="utf-8") if path.is_file() else ""
-    head = "".join(line for line in old.splitlines(keepends=True)[:next(
+    head = "".join(old.splitlines(keepends=True)[:next(
         (n for n, line in enumerate(old.splitlines()) if not line.startswith("#")), 0)])
-    codes = (yaml.safe_load(old) or {}).get("codes") if old else None
-    doc = ({"codes": codes} if codes else {}) | {check: dict(sorted(found[check].items())) for check in CHECKS}
+    doc = {"codes": found["codes"]} | {check: dict(sorted(found[check].items())) for check in CHECKS}
     path.write_text(head + yaml.safe_dump(doc, allow_unicode=True, sort_keys=False, width=118), encoding="utf-8")

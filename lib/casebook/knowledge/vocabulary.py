@@ -141,6 +141,9 @@ FACTS = {s.name: s for s in (
     FactSpec("transfer_to_npu_imported", "bool",
              "The script imports torch_npu.contrib.transfer_to_npu, which maps torch.cuda calls and 'cuda' devices to "
              "the NPU."),
+    FactSpec("python_supported_by_cann", "bool",
+             "The Python that runs CANN's tools and compiler (the python3 found after set_env.sh) is a version the "
+             "installed CANN release supports."),
     FactSpec("torch_npu_imported", "bool",
              "The process imports torch_npu (directly, or through a framework that does) before it names an npu "
              "device."),

@@ -15,6 +15,8 @@
 #include <Python.h>
 #include <setjmp.h>
 #include <signal.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -23,8 +25,10 @@
 
 #define MAX_LEVELS 64
 #define BLOCK (1 << 17)                  /* bytes tested for UTF-8 at once, then split while in the cache */
+#define RELEASE (8 << 20)                /* bytes of a mapped file scanned past before their pages are let go */
 
 typedef struct { Py_ssize_t no, start, end; } Span;
+typedef struct { uint64_t hash; Py_ssize_t start, end; } Shape;   /* an ERROR line recorded, by its shape */
 typedef struct { Span *v; Py_ssize_t n, cap; } Spans;
 typedef struct { const unsigned char *text; Py_ssize_t len, count; } Level;
 
@@ -34,14 +38,24 @@ typedef struct {
     Py_ssize_t size;
     Search search;                       /* the keep literals and the device literal */
     Py_ssize_t device_sample, index_step;
+    int text;                            /* a machine-written text log (scan_doc): its plain lines need a literal */
+    int release;                         /* the buffer is a file's memory map: pages scanned past are let go */
+    int extended;                        /* an option was given: the result ends with routine and repeated */
+    Py_ssize_t most;                     /* picked lines that are no header past which the scan gives up (0: none) */
+    Py_ssize_t plain;                    /* picked lines that are no header */
+    Py_ssize_t flood;                    /* ERROR header lines picked whatever they say (0: every one) */
+    Py_ssize_t errors, repeated;         /* ERROR header lines, and those past `flood` left unpicked as repeats */
+    Shape *shapes;                       /* the shapes of the ERROR lines picked: an open-addressed hash set */
+    Py_ssize_t nshapes, shape_cap;
     DeviceKey device_keys[DEVICE_KEYS];  /* device lines picked so far (a hash set of key ranges) */
     /* outputs */
     Py_ssize_t lines, header_lines;
+    Py_ssize_t routine;                  /* text mode: lines that are no header, hold no literal, and are not picked */
     Level levels[MAX_LEVELS];
     Py_ssize_t nlevels;
     Spans picked, context, index;       /* index: the start of every index_step-th line */
     Span first_header, last_header;
-    int declined, failed, shrank;
+    int declined, failed, shrank, over;
     char *scratch;                       /* a line copied out of the buffer before it is decoded */
     Py_ssize_t scratch_cap;
 } Scan;
@@ -132,6 +146,40 @@ static Py_ssize_t count_level(Scan *s, const unsigned char *text, Py_ssize_t len
     return s->nlevels++;
 }
 
+/* Whether an ERROR header line is a repeat to leave unpicked: past the first s->flood ERROR lines, one whose shape
+ * an ERROR line picked before had (a new shape is remembered); -1 when out of memory. */
+static int repeated_error(Scan *s, const unsigned char *p, Py_ssize_t start, Py_ssize_t end)
+{
+    s->errors++;
+    if (2 * (s->nshapes + 1) > s->shape_cap) {
+        Py_ssize_t cap = s->shape_cap ? 2 * s->shape_cap : 1024;
+        Shape *grown = PyMem_RawCalloc((size_t)cap, sizeof(Shape));
+        if (grown == NULL)
+            return -1;
+        for (Py_ssize_t i = 0; i < s->shape_cap; i++)
+            if (s->shapes[i].hash)
+                for (size_t j = s->shapes[i].hash & (size_t)(cap - 1);; j = (j + 1) & (size_t)(cap - 1))
+                    if (!grown[j].hash) {
+                        grown[j] = s->shapes[i];
+                        break;
+                    }
+        PyMem_RawFree(s->shapes);
+        s->shapes = grown;
+        s->shape_cap = cap;
+    }
+    uint64_t h = shape_hash(p, start, end);
+    for (size_t j = h & (size_t)(s->shape_cap - 1);; j = (j + 1) & (size_t)(s->shape_cap - 1)) {
+        Shape *slot = &s->shapes[j];
+        if (!slot->hash) {
+            *slot = (Shape){h, start, end};
+            s->nshapes++;
+            return 0;
+        }
+        if (slot->hash == h && same_shape(p, slot->start, slot->end, start, end))
+            return s->errors > s->flood;
+    }
+}
+
 static void run(Scan *s)
 {
     const unsigned char *p = s->data;
@@ -151,7 +199,16 @@ static void run(Scan *s)
         return;
     }
     Py_ssize_t checked = 0;   /* [0, checked) is known to be plain UTF-8 */
+    Py_ssize_t released = 0;  /* of a memory map: [0, released) is out of this process's resident pages */
+    const Py_ssize_t page = sysconf(_SC_PAGESIZE) > 0 ? sysconf(_SC_PAGESIZE) : 4096;
     while (start < n) {
+        if (s->release && start - released >= RELEASE) {
+            /* the file's pages stay in the page cache: the picked lines copied out at the end fault theirs back
+             * in, and the rest is not held by this process, however big the file */
+            Py_ssize_t upto = start / page * page;
+            madvise((void *)(p + released), (size_t)(upto - released), MADV_DONTNEED);
+            released = upto;
+        }
         if (start >= checked) {
             /* test the next block of whole lines, then split it while it is still in the cache */
             Py_ssize_t stop = start + BLOCK < n ? start + BLOCK : n;
@@ -186,7 +243,7 @@ static void run(Scan *s)
             known_at = start;
             known_len = body - TIME_LEN - (p + start);
         }
-        int picked = !level;
+        int picked = !level && !(s->text && routine_text(p + start, p + end));
         if (level) {
             s->header_lines++;
             picked = level == 5 && memcmp(p + start + 1, "ERROR", 5) == 0;
@@ -194,7 +251,16 @@ static void run(Scan *s)
                 s->first_header = (Span){no, start, end};
             s->last_header = (Span){no, start, end};
         }
-        int want = (picked ? 0 : 1) | (level && devices < s->device_sample ? 2 : 0);
+        int repeat = picked && level && s->flood ? repeated_error(s, p, start, end) : 0;
+        if (repeat < 0) {
+            s->failed = 1;
+            return;
+        }
+        if (repeat) {   /* counted, and neither searched nor picked */
+            s->repeated++;
+            picked = 0;
+        }
+        int want = repeat ? 0 : (picked ? 0 : 1) | (level && devices < s->device_sample ? 2 : 0);
         if (want) {
             /* the families read the message, so the header is not searched */
             Py_ssize_t device_end = 0;
@@ -211,6 +277,11 @@ static void run(Scan *s)
                 }
             }
             picked = picked || (found & 1);
+        }
+        s->routine += !level && !picked;
+        if (picked && !level && s->most && ++s->plain > s->most) {
+            s->over = 1;
+            return;
         }
         if ((picked && push(&s->picked, no, start, end) < 0)
                 || (!level && prev_header && !prev_picked && push(&s->context, no - 1, prev_start, prev_end) < 0)) {
@@ -303,7 +374,10 @@ static PyObject *result(Scan *s)
         goto done;
     first = s->first_header.no ? text_of(s, s->first_header) : Py_NewRef(Py_None);
     last = s->last_header.no ? text_of(s, s->last_header) : Py_NewRef(Py_None);
-    if (first != NULL && last != NULL)
+    if (first != NULL && last != NULL && s->extended)
+        out = Py_BuildValue("(nnOOOOOOnn)", s->lines, s->header_lines, levels, picked, context, first, last, index,
+                            s->routine, s->repeated);
+    else if (first != NULL && last != NULL)
         out = Py_BuildValue("(nnOOOOOO)", s->lines, s->header_lines, levels, picked, context, first, last, index);
 done:
     Py_XDECREF(levels);
@@ -316,14 +390,22 @@ done:
 }
 
 PyDoc_STRVAR(scan_doc,
-"scan(data, literals, device, device_sample, index_step) -> (lines, header_lines, levels, picked, context,\n"
-"first_header, last_header, index) or None\n\n"
+"scan(data, literals, device, device_sample, index_step, text=0, most=0, flood=0) -> (lines, header_lines, levels,\n"
+"picked, context, first_header, last_header, index[, routine, repeated]) or None\n\n"
 "Scan the bytes of one plog file (any buffer, a memory map included). `picked` lists (line, text) for the\n"
 "lines that are not slog headers, ERROR header lines, lines holding one of `literals` (bytes) in their\n"
 "message, and up to `device_sample` header lines holding `device`, the first for each distinct line start\n"
 "(without the time) up to the device number; `context` the unpicked header line just before a non-header\n"
 "line; `index` the byte offset of lines 1, 1 + index_step, ... None when the bytes need the line-by-line\n"
-"reader; False when the buffer is a memory map whose file was truncated while it was read (SIGBUS).");
+"reader; False when the buffer is a memory map whose file was truncated while it was read (SIGBUS).\n\n"
+"With `text` (a machine-written text log: an OS, install or kernel log), a line that is no header is picked only\n"
+"when it holds one of `literals` or may not be routine text (empty, blank, indented, not ASCII, or starting like\n"
+"a header); `routine` counts the others. With `most`, OverflowError once more lines that are no header than\n"
+"that are to be picked (their texts are never made). With `flood`, an ERROR header line past the first `flood`\n"
+"of them is left unpicked when an ERROR line picked before has its shape (the line without its numbers);\n"
+"`repeated` counts them. The last two are given whenever an option is. With `release` (only for\n"
+"a memory map of a file), the pages scanned past are let go as the scan goes on (madvise), so the process does\n"
+"not hold the whole file.");
 
 static PyObject *scan(PyObject *module, PyObject *args)
 {
@@ -331,8 +413,11 @@ static PyObject *scan(PyObject *module, PyObject *args)
     PyObject *literals, *out = NULL;
     const char *device;
     Py_ssize_t device_len, device_sample, index_step;
-    if (!PyArg_ParseTuple(args, "y*O!y#nn:scan", &view, &PyTuple_Type, &literals, &device, &device_len,
-                          &device_sample, &index_step))
+    int text = 0;
+    Py_ssize_t most = 0, flood = 0;
+    int release = 0;
+    if (!PyArg_ParseTuple(args, "y*O!y#nn|pnnp:scan", &view, &PyTuple_Type, &literals, &device, &device_len,
+                          &device_sample, &index_step, &text, &most, &flood, &release))
         return NULL;
     Scan *s = PyMem_RawCalloc(1, sizeof(Scan));
     if (s == NULL) {
@@ -340,6 +425,12 @@ static PyObject *scan(PyObject *module, PyObject *args)
         return PyErr_NoMemory();
     }
     s->data = view.buf;
+    s->text = text;
+    s->extended = PyTuple_GET_SIZE(args) > 5;
+    s->most = most > 0 ? most : 0;
+    s->flood = flood > 0 ? flood : 0;
+    /* only a page-aligned buffer of a file's map: let go, the pages of any other buffer would be lost */
+    s->release = release && ((uintptr_t)view.buf % (uintptr_t)sysconf(_SC_PAGESIZE)) == 0;
     s->size = view.len;
     if (device_sample < 0 || device_sample > DEVICE_KEYS / 2) {
         PyErr_Format(PyExc_ValueError, "device_sample must be within 0..%d", DEVICE_KEYS / 2);
@@ -383,6 +474,8 @@ static PyObject *scan(PyObject *module, PyObject *args)
         PyErr_NoMemory();
     else if (s->declined)
         out = Py_NewRef(Py_None);
+    else if (s->over)
+        PyErr_Format(PyExc_OverflowError, "more than %zd lines that are no header to pick", s->most);
     else if ((out = result(s)) == NULL && s->shrank) {
         PyErr_Clear();
         out = Py_NewRef(Py_False);
@@ -393,6 +486,7 @@ done:
     PyMem_RawFree(s->picked.v);
     PyMem_RawFree(s->context.v);
     PyMem_RawFree(s->index.v);
+    PyMem_RawFree(s->shapes);
     PyMem_RawFree(s);
     PyBuffer_Release(&view);
     return out;

@@ -1,5 +1,6 @@
 /* The bytes of a plog line: the slog header grammar (a subset of grammar.HEADER: ASCII digits and spaces
- * only) and the strict UTF-8 test (what Python's decoder accepts). Included by _linescan.c. */
+ * only), the strict UTF-8 test (what Python's decoder accepts), a line's shape (its bytes without its numbers) and
+ * a system log's routine text. Included by _linescan.c. */
 #ifndef CASEBOOK_LINESCAN_TEXT_H
 #define CASEBOOK_LINESCAN_TEXT_H
 
@@ -119,6 +120,80 @@ static int plain_utf8(const unsigned char *p, Py_ssize_t n)
         }
     }
     return 1;
+}
+
+static inline int is_hex(unsigned c) { return is_digit(c) || (c | 0x20) - 'a' < 6u; }
+
+/* The next byte of the shape of the line bytes [*i, end), or -1 at their end: numbers are left out (`0x` and its hex
+ * digits, runs of two digits or more), as flood.py's _NUMBERS does. */
+static int shape_byte(const unsigned char *p, Py_ssize_t *i, Py_ssize_t end)
+{
+    for (;;) {
+        Py_ssize_t k = *i;
+        if (k >= end)
+            return -1;
+        if (p[k] == '0' && k + 2 < end && p[k + 1] == 'x' && is_hex(p[k + 2])) {
+            for (k += 2; k < end && is_hex(p[k]); k++) {}
+        } else if (is_digit(p[k]) && k + 1 < end && is_digit(p[k + 1])) {
+            for (; k < end && is_digit(p[k]); k++) {}
+        } else {
+            *i = k + 1;
+            return p[k];
+        }
+        *i = k;
+    }
+}
+
+static uint64_t shape_hash(const unsigned char *p, Py_ssize_t start, Py_ssize_t end)
+{
+    uint64_t h = 0xcbf29ce484222325ULL;
+    for (int c; (c = shape_byte(p, &start, end)) >= 0;)
+        h = (h ^ (uint64_t)c) * 0x100000001b3ULL;
+    return h | 1;   /* 0 marks an empty slot */
+}
+
+static int same_shape(const unsigned char *p, Py_ssize_t a, Py_ssize_t a_end, Py_ssize_t b, Py_ssize_t b_end)
+{
+    for (;;) {
+        int x = shape_byte(p, &a, a_end), y = shape_byte(p, &b, b_end);
+        if (x != y)
+            return 0;
+        if (x < 0)
+            return 1;
+    }
+}
+
+/* Text mode: whether a line that is no slog header may be routine text, known unparsed without the grammar once
+ * it holds no literal: it starts with printable ASCII that is not a space (an empty, blank or indented line, or
+ * one starting with other text, is left to the grammar), and not like a header the grammar may still accept
+ * (its level, module and the `(` after it; system_log.py has the same test in Python). */
+static int routine_text(const unsigned char *p, const unsigned char *e)
+{
+    if (p >= e || *p <= ' ' || *p >= 0x7f)
+        return 0;
+    if (*p != '[')
+        return 1;
+    /* `[LEVEL]\s*MODULE(`, where grammar.HEADER's `\d` and `\s` also take characters past ASCII: a byte past
+     * ASCII where one of them may go on leaves the line to the grammar */
+    const unsigned char *q = p + 1;
+    if (q < e && is_upper(*q))
+        while (q < e && is_upper(*q)) q++;
+    else
+        while (q < e && is_digit(*q)) q++;
+    if (q < e && *q >= 0x80)
+        return 0;
+    if (q >= e || *q != ']' || q == p + 1)
+        return 1;
+    for (q++; q < e && (is_space(*q) || *q == '\r' || (*q >= 0x1c && *q <= 0x1f)); q++) {}
+    if (q < e && *q >= 0x80)
+        return 0;
+    if (q < e && is_alpha_(*q))
+        while (q < e && (is_alpha_(*q) || is_digit(*q))) q++;
+    else if (q < e && is_digit(*q))
+        while (q < e && is_digit(*q)) q++;
+    else
+        return 1;
+    return !(q < e && (*q == '(' || *q >= 0x80));
 }
 
 #endif

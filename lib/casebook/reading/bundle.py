@@ -98,6 +98,9 @@ class LogFile:
     #: its path and quoted lines give; their lines are counted here, in the capture
     quoted: list["LogFile"] = field(default_factory=list, repr=False)
     captured_in: str | None = None  #: of a file known only from a capture's grep prefixes: that capture's path
+    #: of a file whose path names no role: the kind of system log (OS, install, kernel) its name or first lines
+    #: show it is (system_log.py), read by that kind instead of as a paste
+    system: str | None = None
 
     @property
     def in_archive(self) -> bool:
@@ -183,16 +186,32 @@ def find_files(paths: list[str | os.PathLike | Pasted], limits: Limits | None = 
                 # the display path is the walk's own string under the folder given (no Path parsed per file)
                 here, folder = Path(root), root[len(top):].lstrip(os.sep).replace(os.sep, "/")
                 for name in sorted(filenames) + sorted(d for d in dirnames if os.path.islink(os.path.join(root, d))):
-                    found.extend(_entry(f"{folder}/{name}" if folder else name, here / name, expander))
+                    found.extend(_entry(f"{folder}/{name}" if folder else name, here / name, expander,
+                                        room=limits.max_files - _count(per_path)))
+                _within(limits, per_path, given)
             found.extend(_log_file(_relative(Path(e.filename), p), Path(e.filename),
                                    skipped=f"cannot list folder: {e.strerror}") for e in unlisted)
         else:
-            found.extend(_entry(p.name, p, expander, given=True))
+            found.extend(_entry(p.name, p, expander, given=True, room=limits.max_files - _count(per_path)))
+        _within(limits, per_path, given)
     found = _one_namespace(per_path)
     found.sort(key=lambda f: f.path)
     if not found:
         raise BundleError(f"{', '.join(map(str, paths))}: no files in it")
     return found
+
+
+def _within(limits: Limits, per_path: list[tuple[Path, list[LogFile]]], given: str | os.PathLike) -> None:
+    """BundleError once the files found so far pass `limits.max_files` (checked as they are found, so a folder of a
+    million files is refused in the time it takes to list the first of them)."""
+    if _count(per_path) > limits.max_files:
+        raise BundleError(f"{printable(os.fspath(given))}: refused: more than {limits.max_files} files in it (each "
+                          f"is read and listed, whatever its size); give the folders of the nodes or processes that "
+                          f"failed")
+
+
+def _count(per_path: list[tuple[Path, list[LogFile]]]) -> int:
+    return sum(len(files) for _, files in per_path)
 
 
 def _relative(path: Path, given: Path) -> str:
@@ -232,8 +251,9 @@ def _sample_metadata(full: Path) -> str | None:
     return SAMPLE_METADATA.get(full.name)
 
 
-def _entry(rel: str, full: Path, expander: Expander, given: bool = False) -> list[LogFile]:
-    """The LogFile(s) of one path in a folder: itself, or the members of an archive."""
+def _entry(rel: str, full: Path, expander: Expander, given: bool = False, room: int = 1 << 62) -> list[LogFile]:
+    """The LogFile(s) of one path in a folder: itself, or the members of an archive (past `room` of them, the
+    expansion stops)."""
     try:
         st = full.stat() if given else full.lstat()
     except OSError as e:
@@ -250,9 +270,14 @@ def _entry(rel: str, full: Path, expander: Expander, given: bool = False) -> lis
         return [_log_file(rel, full, size=st.st_size, skipped=f"cannot read: {e.strerror}")]
     if kind is None:
         return [_log_file(rel, full, size=st.st_size)]
-    out = [_log_file(m.display, m.source or full, size=m.size, skipped=m.refused, warnings=m.warnings,
-                     spool=expander.spool if m.source else None)
-           for m in expander.expand(full, rel, kind)]
+    out: list[LogFile] = []
+    members = expander.expand(full, rel, kind)
+    for m in members:
+        out.append(_log_file(m.display, m.source or full, size=m.size, skipped=m.refused, warnings=m.warnings,
+                             spool=expander.spool if m.source else None))
+        if len(out) > room:   # the read will be refused for its number of files: expand no more of them
+            members.close()
+            break
     return out or [_log_file(rel, full, size=st.st_size, skipped=f"empty {kind} archive")]
 
 

@@ -26,10 +26,10 @@ RANK_IN_LINE = re.compile(r"\bSetupAgent rankNum\[\d+\], rank\[(?P<rank>\d+)\]")
 
 
 def settle(f: LogFile, rows: list[tuple], kinds: Counter, wrapped: int, sample: list[str], first_kind: str | None,
-           pid: int | None, ranks: set[int | None]) -> list[tuple]:
+           pid: int | None, ranks: set[int | None], unrecorded: int = 0) -> list[tuple]:
     """Role, unparsed count, rotation cut, pid and rank of a file whose lines are read (`wrapped`: its lines that
-    came inside a paste's wrappers)."""
-    rows = _settle_role(f, rows, kinds, wrapped)
+    came inside a paste's wrappers; `unrecorded`: its slog header lines read but left without a record, flood.py)."""
+    rows = _settle_role(f, rows, kinds, wrapped, unrecorded)
     if f.role in (ROLE_TEXT, ROLE_ENVIRONMENT):
         rows = _attachment(f, rows, sample)
     f.unparsed = sum(1 for r in rows if r[2] == KIND_UNPARSED)
@@ -42,11 +42,11 @@ def settle(f: LogFile, rows: list[tuple], kinds: Counter, wrapped: int, sample: 
     return rows
 
 
-def _settle_role(f: LogFile, rows: list[tuple], kinds: Counter, wrapped: int) -> list[tuple]:
+def _settle_role(f: LogFile, rows: list[tuple], kinds: Counter, wrapped: int, unrecorded: int = 0) -> list[tuple]:
     """A screen capture or an slog file, from the content, when the path did not say."""
     if f.role != ROLE_TEXT:
         return rows
-    written = len(rows) - kinds[KIND_BLANK]
+    written = len(rows) + unrecorded - kinds[KIND_BLANK]
     if any(kinds[k] for k in _CAPTURE_KINDS) or (written and wrapped * 2 >= written):
         f.role = ROLE_SCREEN
     elif kinds[KIND_PLOG] and kinds[KIND_PLOG] * 2 >= written:

@@ -24,9 +24,12 @@ class Limits:
     ratio_floor: int = 16 << 20       #: the ratio is enforced once that much has expanded (16 MiB)
     max_members: int = 100_000        #: entries per archive
     max_depth: int = 4                #: archives inside archives
+    #: files one read takes in, in folders and archives together: each costs some memory and time whatever its size,
+    #: and a ticket's bundle, even a cluster's, has a few thousand
+    max_files: int = 10_000
 
     def __post_init__(self) -> None:
-        for name in ("max_bytes", "max_members", "max_depth"):
+        for name in ("max_bytes", "max_members", "max_depth", "max_files"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"Limits.{name} must be a whole number of 1 or more, not {value!r}")

@@ -17,7 +17,7 @@ from typing import Callable
 
 import pandas as pd
 
-from . import identity, rejoin, rotation, scan
+from . import flood, identity, rejoin, rotation, scan, system_log
 from .bundle import ROLE_ENVIRONMENT, ROLE_TEXT, LogFile, Pasted, find_files
 from .encoding import LONG_LINE, LineTexts, as_read, binary_reason, leading_nuls, lines_of, split_lines
 from .engine import run as engine_run, schedule
@@ -45,6 +45,11 @@ FULL_RECORDS_BELOW = 1
 #: A capture (a file whose path names no role: pasted console text, grep output) below this size is read whole:
 #: a paste may have broken its lines, and joining them back (rejoin.py) needs every line.
 CAPTURE_FULL_BELOW = 4 << 20
+#: Bytes at each end of a system log whose first and last lines give its span.
+_EDGE = 1 << 14
+#: Lines of a capture that a reading peels and joins one by one at most (some 80 µs each: the lines that are no slog
+#: header; a header is read at once): past them it is refused.
+CAPTURE_LINES = 150_000
 #: The lines at the start of a file that say what it is (its first kind of line, an environment dump's form).
 SAMPLE_LINES = 400
 #: A bundle smaller than this is read by one worker: its scan takes a few milliseconds, and handing files to
@@ -197,7 +202,10 @@ def read_file(f: LogFile, keep: tuple[str, ...] | None = None, selective_from: i
     least = max(1, FULL_RECORDS_BELOW if selective_from is None else selective_from)
     try:
         with open(f.source, "rb") as fh:
-            if keep is not None and scan.available() and os.fstat(fh.fileno()).st_size >= least:
+            size = os.fstat(fh.fileno()).st_size
+            if f.role == ROLE_TEXT and f.system is None:
+                f.system = system_log.kind_of(f.path, os.pread(fh.fileno(), _BINARY_SNIFF, 0), size)
+            if keep is not None and scan.available() and size >= (1 if f.system else least):
                 # a big file is scanned through a memory map: no copy of it is made unless the scan declines
                 rows = _parse_mapped(f, fh.fileno(), keep)
                 if rows is not None:
@@ -207,7 +215,13 @@ def read_file(f: LogFile, keep: tuple[str, ...] | None = None, selective_from: i
     except OSError as e:
         f.skipped = f"cannot read: {e.strerror}"
         return []
-    return parse_bytes(f, data, blank_records=keep is None)
+    return parse_bytes(f, data, blank_records=keep is None, keep=keep)
+
+
+def _too_many_lines() -> str:
+    """Why a capture is not read: the one-line reason its file's warning gives."""
+    return (f"refused: more than {CAPTURE_LINES} lines of console text, which a triage reads one by one (wrappers "
+            f"peeled, broken lines joined); give the job's plogs, or the part of this capture around the failure")
 
 
 def _parse_mapped(f: LogFile, fd: int, keep: tuple[str, ...]) -> list[tuple] | None:
@@ -216,12 +230,22 @@ def _parse_mapped(f: LogFile, fd: int, keep: tuple[str, ...]) -> list[tuple] | N
     if head[:2] in (b"\xff\xfe", b"\xfe\xff") or binary_reason(head):
         return None
     try:
-        sel = scan.select_file(fd, keep)
+        sel = system_log.select(fd, keep) if f.system else \
+            scan.select_file(fd, keep, most=CAPTURE_LINES if f.role == ROLE_TEXT else 0, flood=flood.RECORDED)
+    except scan.TooMany:
+        f.skipped = _too_many_lines()
+        return []
     except scan.Shrunk as e:   # the full reader reads what is there now
         f.warnings.append(f"{f.path}: truncated while it was read ({e}, {os.fstat(fd).st_size} bytes now); read as "
                           f"it is now: a writer may have rotated or emptied it, collect it again")
         return None
-    return None if sel is None else _parse_selected(f, sel, os.pread(fd, 1 << 16, 0).decode("utf-8", "replace"))
+    if sel is None:
+        return None
+    if f.system:
+        edges = (os.pread(fd, _EDGE, 0), os.pread(fd, _EDGE, max(0, os.fstat(fd).st_size - _EDGE)))
+        read = system_log.read_scanned(f, sel, keep, tuple(x.decode("utf-8", "replace") for x in edges))
+        return [_record(f.path, no, fl) for no, fl in read]
+    return _parse_selected(f, sel, os.pread(fd, 1 << 16, 0).decode("utf-8", "replace"))
 
 
 def read_one(f: LogFile, keep: tuple[str, ...] | None = None,
@@ -233,7 +257,8 @@ def read_one(f: LogFile, keep: tuple[str, ...] | None = None,
     return f, rows
 
 
-def parse_bytes(f: LogFile, data: bytes, blank_records: bool = True) -> list[tuple]:
+def parse_bytes(f: LogFile, data: bytes, blank_records: bool = True,
+                keep: tuple[str, ...] | None = None) -> list[tuple]:
     """Parse the bytes of one file, line by line, into record tuples and fill its counts, times, role and
     identity (big files on disk are read selectively first: read_file). Without `blank_records` (a triage's
     reading) an empty line is counted and gets no record: no evidence reads one, and a file of millions of them
@@ -263,6 +288,14 @@ def parse_bytes(f: LogFile, data: bytes, blank_records: bool = True) -> list[tup
     texts = [decoding.text(no, raw) for no, raw in enumerate(split_lines(data), start=1)]
     # an empty line's kind is blank, without a time or a wrapper, whatever is around it: counted at once
     f.blank = 0 if blank_records else texts.count("")
+    if f.role == ROLE_TEXT and f.system is None:
+        f.system = system_log.kind_of(f.path, data[:_BINARY_SNIFF], len(data))
+    if f.system:
+        return [_record(f.path, no, fl) for no, fl in system_log.read_texts(f, texts, keep, blank_records, decoding)]
+    # a triage's reading of a capture the scanner declined: its lines that cannot be slog headers, bounded as a scan's
+    if not blank_records and f.role == ROLE_TEXT and sum(1 for t in texts if t[:1] not in ("", "[")) > CAPTURE_LINES:
+        f.skipped = _too_many_lines()
+        return []
     # only a capture has a paste's wrappers and broken lines: a CANN log's path says what it is
     lines = (rejoin.read_capture(texts, state, paste, blanks=blank_records) if f.role == ROLE_TEXT
              else ((k, parse_line(text, state), None, 0) for k, text in enumerate(texts) if text or blank_records))
@@ -342,6 +375,8 @@ def _parse_selected(f: LogFile, sel: scan.Selection, head: str) -> list[tuple]:
     kinds[KIND_PLOG] = sel.header_lines
     f.lines = sel.lines
     decoding.warn()
+    if sel.repeated:
+        f.warnings.append(flood.warning(f.path, sel.levels.get("ERROR", 0), sel.repeated))
     edges = [parse_line(h[:LONG_LINE], BlockState()) for h in (sel.first_header, sel.last_header) if h is not None]
     times = [r[7] for r in rows if r[7] is not None] + [e.time for e in edges if e.time]
     f.first_time, f.last_time = (min(times), max(times)) if times else (None, None)
@@ -349,7 +384,7 @@ def _parse_selected(f: LogFile, sel: scan.Selection, head: str) -> list[tuple]:
     # the sample tells an environment dump's form (identity.settle): split only for a file that may be one
     sample = head.split("\n", SAMPLE_LINES)[:SAMPLE_LINES] if f.role in (ROLE_TEXT, ROLE_ENVIRONMENT) else []
     pid = edges[0].pid if edges and edges[0].pid is not None and edges[0].pid >= 0 else None
-    rows = identity.settle(f, rows, kinds, wrapped, sample, first, pid, ranks)
+    rows = identity.settle(f, rows, kinds, wrapped, sample, first, pid, ranks, unrecorded=sel.repeated)
     f.quoted = quoted_files(f, rows, PLOG_COLUMNS)
     return rows
 

@@ -41,6 +41,11 @@ class Shrunk(OSError):
     """The file was truncated while it was scanned: what its map held past the new end is gone."""
 
 
+class TooMany(Exception):
+    """The file has more lines that are no header to pick than the scan was allowed (`most`): none of their texts
+    were made."""
+
+
 @dataclass
 class Selection:
     """What a scan found in one file."""
@@ -53,6 +58,8 @@ class Selection:
     first_header: str | None = None
     last_header: str | None = None
     index: list[int] = field(default_factory=list)   #: byte offset of lines 1, 1 + INDEX_STEP, ...
+    routine: int = 0   #: of a system log's scan (`text`): lines that are no header, picked or not, but routine text
+    repeated: int = 0  #: ERROR lines past the `flood` budget left unpicked as repeats (flood.py)
 
 
 def available() -> bool:
@@ -95,23 +102,35 @@ def _encoded(literals: tuple[str, ...]) -> tuple[bytes, ...]:
 
 
 def select(data: bytes | mmap.mmap, keep: tuple[str, ...], device_sample: int = DEVICE_SAMPLE,
-           index_step: int | None = None) -> Selection | None:
+           index_step: int | None = None, text: bool = False, most: int = 0, flood: int = 0,
+           release: bool = False) -> Selection | None:
     """Scan one file and pick the lines that need a record: ERROR lines, lines that are not slog headers,
     lines whose message holds one of the `keep` literals, and a sample of `device_id=` lines; None when the
     file needs the line-by-line reader. `data` may be a memory map of the file: Shrunk when that file was
-    truncated while it was read."""
+    truncated while it was read. With `text` (a system log: system_log.py), a line that is no header is picked
+    only when it holds a literal (anywhere in it) or the grammar must see it; the others are `routine`. With
+    `most`, TooMany when more lines that are no header than that are to be picked. With `flood`, an ERROR line past
+    the first `flood` of them is not picked when one picked before had its shape (flood.py): `repeated`. With
+    `release` (`data` a memory map of a file), the pages scanned past are let go as the scan goes on."""
     if _linescan is None:
         return None
-    found = _linescan.scan(data, _encoded(tuple(keep)), DEVICE.encode(), device_sample, index_step or INDEX_STEP)
+    step = index_step or INDEX_STEP
+    options = (text, most, flood, release)
+    mode = options if any(options) else ()   # the scanner of an older build takes none
+    try:
+        found = _linescan.scan(data, _encoded(tuple(keep)), DEVICE.encode(), device_sample, step, *mode)
+    except OverflowError as e:
+        raise TooMany(str(e)) from None
     if found is False:
         raise Shrunk(f"{len(data)} bytes when it was mapped")
     if found is None:
         return None
-    lines, header_lines, levels, picked, context, first, last, index = found
-    return Selection(lines, header_lines, levels, picked, dict(context), first, last, index)
+    lines, header_lines, levels, picked, context, first, last, index, *routine = found
+    return Selection(lines, header_lines, levels, picked, dict(context), first, last, index, *routine)
 
 
-def select_file(fd: int, keep: tuple[str, ...]) -> Selection | None:
+def select_file(fd: int, keep: tuple[str, ...], text: bool = False, most: int = 0,
+                flood: int = 0) -> Selection | None:
     """select() over a memory map of the open file `fd` (no copy of it is made); Shrunk when the file was
     emptied before it could be mapped or truncated while it was scanned."""
     try:
@@ -119,4 +138,4 @@ def select_file(fd: int, keep: tuple[str, ...]) -> Selection | None:
     except ValueError:   # mmap refuses an empty file: it was emptied since its size was looked at
         raise Shrunk("emptied before it was mapped") from None
     with mapped:
-        return select(mapped, keep)
+        return select(mapped, keep, text=text, most=most, flood=flood, release=True)

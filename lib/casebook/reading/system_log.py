@@ -1,0 +1,178 @@
+"""Machine-written text logs of a collection (OS, install and kernel logs): read by their kind, not as pastes.
+
+An asys or msnpureport collection holds, beside the plogs, the logs the host and the device OS write themselves:
+the CANN install log, syslog and messages, the kernel driver log and dmesg, slogd's own log. Their paths name no
+plog role, yet they are no pastes: nobody wrapped or broke their lines, and each line stands alone (no traceback
+or error-manager block opens in them). So no wrapper is peeled, no line is joined to the next, no block state goes
+from one line to the next, and only the lines that can carry evidence go through the grammar: slog header lines
+(as in a plog), and lines holding a literal some evidence family reads (`keep`) or one of WORDS. A line that is
+empty, blank, indented, starts with other than printable ASCII, or starts like an slog header is left to the
+grammar too. Every other line is routine text: unparsed, counted without a record, read back on demand
+(LogTable.read_lines). A full reading reads the same way, so the two agree line for line (tests/test_system_log.py).
+"""
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Callable
+
+from . import flood, scan
+from .bundle import LogFile
+from .encoding import LONG_LINE, LineTexts
+from .grammar import KIND_UNPARSED, BlockState, Fields, parse_header, parse_line
+
+#: Kinds of system log by file name (rotated copies included), whatever folder they lie in.
+NAMES: tuple[tuple[str, re.Pattern], ...] = (
+    ("install", re.compile(r"\w*install\w*\.log(?:\.\d+)?")),             # ascend_install.log, the CANN installer's
+    ("syslog", re.compile(r"syslog(?:\.\d+)?")),
+    ("messages", re.compile(r"messages(?:[.-]\d+)?")),                     # the host's and the device OS's
+    ("kernel", re.compile(r"(?:kern\.log|dmesg(?:\.log|\.txt)?|\w*_kernel\.log)(?:\.\d+)?")),   # host_kernel.log
+    ("slogd", re.compile(r"slogd(?:log|\.log)(?:\.\d+)?")),               # the device's log daemon's own log
+)
+#: Line forms of system logs, for a file whose name says nothing: (kind, the form its lines start with).
+FORMS: tuple[tuple[str, re.Pattern], ...] = (
+    ("syslog", re.compile(r"[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \S+ \S")),                     # RFC 3164
+    ("syslog", re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d) \S+ \S")),  # RFC 5424 time
+    ("kernel", re.compile(r"\[\s*\d+\.\d{6}\] \S")),                                           # dmesg
+    ("kernel", re.compile(r"\[\d{4}-\d\d-\d\d-\d\d:\d\d:\d\d\.\d{6}\] \[\w+\] ")),            # the driver's log
+    ("install", re.compile(r"\[[A-Za-z]+\] \[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\] \[[A-Z]+\]")),  # the CANN installer
+)
+#: A file is told by its first lines only from this size: a paste is short, and may well be dmesg output copied
+#: into a ticket, to be read as a paste; a machine log a collection gathered is long.
+SNIFF_FROM = 1 << 20
+#: Lines at the start of the file that must all (the non-empty ones) be of one form.
+SNIFF_LINES = 20
+#: Lines at each end of a system log where its first and last lines with text are looked for.
+_EDGE_LINES = 400
+#: What a line that reports a failure holds, beside the evidence families' literals: the error levels, the words
+#: of failure the grammar's rules read with an ERROR level (driver and DCMI failures, the kernel's APEI records),
+#: and what the error-without-level reader (evidence/errors.py) looks for. Case matters: each spelling is listed.
+WORDS = ("ERROR", "Error", "error", "FATAL", "Fatal", "fatal", "CRITICAL", "Critical", "critical", "FAIL", "Fail",
+         "fail", "EXCEPTION", "Exception", "exception", "PANIC", "Panic", "panic", "Traceback", "Call Trace",
+         "Hardware Error", "AIC_ERROR", "code", "ret is -", "RTS_HWTS", "Oops", "BUG:")
+#: How an slog header the grammar may accept starts (the compiled scanner's own header test accepts fewer):
+#: `[LEVEL]`, spaces, `MODULE(`; a character past ASCII where grammar.HEADER's `\d` or `\s` may go on leaves
+#: the line to the grammar too. The scanner's routine_text() is the same test.
+_HEADER_START = re.compile(r"\[(?:(?:[A-Z]+|[0-9]*)[^\x00-\x7f]|(?:[A-Z]+|[0-9]+)\][\t\v\f\r \x1c-\x1f]*"
+                           r"(?:[^\x00-\x7f]|(?:[A-Za-z_][A-Za-z_0-9]*|[0-9]+)[(\x80-\U0010ffff]))")
+
+
+def kind_of(path: str, head: bytes = b"", size: int = 0) -> str | None:
+    """The kind of system log a file is, by its name, else (SNIFF_FROM bytes or more) by its first lines; or None."""
+    name = path.rsplit("/", 1)[-1].rsplit("!/", 1)[-1]
+    for kind, pattern in NAMES:
+        if pattern.fullmatch(name):
+            return kind
+    if size < SNIFF_FROM:
+        return None
+    lines = [x for x in head.decode("utf-8", "replace").split("\n")[:SNIFF_LINES * 2] if x.strip()][:SNIFF_LINES]
+    for kind, form in FORMS:
+        if len(lines) >= 2 and all(form.match(x) for x in lines[:-1]):   # the last may be cut by `head`
+            return kind
+    return None
+
+
+def literals(keep: tuple[str, ...]) -> tuple[str, ...]:
+    """The literals whose lines a system log reads: the evidence families' and WORDS."""
+    return tuple(dict.fromkeys((*keep, *WORDS)))
+
+
+@lru_cache(maxsize=8)
+def finder(keep: tuple[str, ...]) -> Callable[[str], re.Match | None]:
+    """Whether a line holds one of the literals (a regex search)."""
+    return re.compile(scan.any_of(literals(keep))).search
+
+
+def routine(text: str, find: Callable[[str], re.Match | None]) -> bool:
+    """Whether a line that is no slog header is routine text (the scanner's own test, written in Python): it starts
+    with printable ASCII other than a space, not like a header, and holds none of the literals."""
+    return " " < text[:1] < "\x7f" and not _HEADER_START.match(text) and not find(text)
+
+
+def read_line(text: str, find: Callable[[str], re.Match | None]) -> Fields | None:
+    """The fields of one line of a system log, read alone; None for routine text."""
+    header = parse_header(text)
+    if header is not None:
+        return header
+    return None if routine(text, find) else parse_line(text, BlockState())
+
+
+def select(fd: int, keep: tuple[str, ...]) -> scan.Selection | None:
+    """The scan of a system log's open file: its header lines counted, and picked: ERROR and device header lines,
+    lines holding a literal, and lines the grammar must see; None when it needs the line-by-line reader."""
+    return scan.select_file(fd, literals(keep), text=True, flood=flood.RECORDED)
+
+
+def default_keep() -> tuple[str, ...]:
+    """The literals a triage passes (the evidence families' KEEP), for a reading given none: a full reading reads
+    the same lines of a system log as a triage's."""
+    from ..evidence.registry import KEEP   # evidence reads the log table: imported when first needed, not at load
+    return KEEP
+
+
+def read_texts(f: LogFile, texts: list[str], keep: tuple[str, ...] | None, every_line: bool,
+               decoding: LineTexts) -> list[tuple[int, Fields]]:
+    """(1-based line, fields) of a system log read line by line, its counts and span filled: with `every_line` a
+    routine line is read too (unparsed), else it is only counted, as an empty line is, and the file is `selective`
+    (its other records are built on demand)."""
+    find = finder(keep or default_keep())
+    read: list[tuple[int, Fields]] = []
+    routine_lines = 0
+    for no, text in enumerate(texts, start=1):
+        if not text and not every_line:
+            continue
+        fields = read_line(text, find)
+        if fields is None:
+            routine_lines += 1
+            if not every_line:
+                continue
+            fields = Fields(KIND_UNPARSED, msg=text)
+        read.append((no, fields))
+    f.lines, f.encoding = len(texts), decoding.encoding
+    f.selective = f.selective or not every_line
+    decoding.warn()
+    ends = [x for x in texts[:_EDGE_LINES] if x.strip()][:1] + [x for x in texts[-_EDGE_LINES:] if x.strip()][-1:]
+    _settle(f, read, 0 if every_line else routine_lines, ends)
+    if not texts and not f.skipped:
+        f.warnings.append(f"{f.path}: empty file")
+    return read
+
+
+def read_scanned(f: LogFile, sel: scan.Selection, keep: tuple[str, ...],
+                 edges: tuple[str, str]) -> list[tuple[int, Fields]]:
+    """(1-based line, fields) of the lines a system log's scan picked, its counts and span filled (`edges`: the
+    text of its first and last bytes)."""
+    f.selective, f.levels, f.encoding, f.line_index, f.lines = True, sel.levels, "utf-8", sel.index, sel.lines
+    decoding = LineTexts(f)
+    find = finder(keep)
+    read: list[tuple[int, Fields]] = []
+    routine_lines = 0
+    for no, line in sel.picked:
+        text = decoding.cut(no, line)
+        if not text:
+            f.blank += 1
+            continue
+        fields = read_line(text, find)
+        if fields is None:   # its literal lies past the cut of a long line
+            routine_lines += 1
+        else:
+            read.append((no, fields))
+    decoding.warn()
+    if sel.repeated:
+        f.warnings.append(flood.warning(f.path, sel.levels.get("ERROR", 0), sel.repeated))
+    head, tail = edges[0].split("\n")[:_EDGE_LINES], edges[1].split("\n")[1:][-_EDGE_LINES:]
+    ends = [x for x in head if x.strip()][:1] + [x for x in tail if x.strip()][-1:]
+    ends += [h for h in (sel.first_header, sel.last_header) if h is not None]
+    _settle(f, read, sel.routine + routine_lines, [x[:LONG_LINE] for x in ends])
+    return read
+
+
+def _settle(f: LogFile, read: list[tuple[int, Fields]], routine_lines: int, ends: list[str]) -> None:
+    """A system log's unparsed count (`routine_lines` without a record among them) and span (the times its lines
+    read and `ends` state: its first and last lines and headers, each read alone; a routine line has no time on
+    record, yet the file's span is that of its lines, as a plog's is that of its first and last header). It keeps
+    its role, none: a kind of system log is no screen capture, whatever its lines say."""
+    f.unparsed = routine_lines + sum(1 for _, fields in read if fields.kind == KIND_UNPARSED)
+    times = [fields.time for _, fields in read if fields.time is not None]
+    times += [t for t in (parse_line(x, BlockState()).time for x in ends) if t]
+    f.first_time, f.last_time = (min(times), max(times)) if times else (None, None)

@@ -1,0 +1,162 @@
+"""System logs of a collection (OS, install, kernel): read by their kind, selectively, as a full reading reads them."""
+import pytest
+from casebook.bench.asys import write_asys
+from casebook.evidence import errors
+from casebook.evidence.registry import KEEP, extract_evidence
+from casebook.judging.triage import triage
+from casebook.knowledge.literals import required
+from casebook.reading import _linescan, scan, system_log
+from casebook.reading.backfill import every_record
+from casebook.reading.encoding import LONG_LINE, split_lines
+from casebook.reading.plog import read_plog
+from conftest import COLLECTIONS, SAMPLES, write_log
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+pytestmark = pytest.mark.skipif(not scan.available(), reason="the compiled scanner is not built")
+
+H = "[INFO] RUNTIME(20194,python):2026-05-04-09:00:36.000.684 [npu_driver.cc:453]20346 "
+
+
+@pytest.fixture(scope="module")
+def collection(tmp_path_factory):
+    """A generated asys collection of 2 MB: install, kernel, syslog, messages and slogd logs beside the plogs."""
+    out = tmp_path_factory.mktemp("asys") / "a"
+    write_asys(out, 2 << 20, SAMPLES)
+    return out
+
+
+def _files(log):
+    return [(f.path, f.role, f.system, f.lines, f.unparsed, f.first_time, f.last_time, f.skipped) for f in log.files]
+
+
+def _same_records(quick, full):
+    """Every record of the selective reading is the full reading's record of that line."""
+    cols = ["file", "line", "kind", "level", "module", "pid", "time", "code", "msg"]
+    keyed = full.records.set_index(["file", "line"])
+    mine = quick.records.set_index(["file", "line"])
+    assert mine.index.isin(keyed.index).all()
+    assert mine[cols[2:]].equals(keyed.loc[mine.index, cols[2:]])
+
+
+def test_system_logs_are_known_by_name_and_long_ones_by_their_first_lines():
+    for path, kind in [("dfx/log/host/install/ascend_install.log", "install"), ("var/log/syslog.1", "syslog"),
+                       ("dfx/log/device/dev-os-0/system/message/messages", "messages"),
+                       ("messages-20250601", "messages"),
+                       ("dfx/log/host/driver/host_kernel.log", "kernel"), ("dmesg.txt", "kernel"),
+                       ("kern.log", "kernel"), ("dfx/log/device/dev-os-0/slogd/slogdlog", "slogd"),
+                       ("bundle.tar.gz!/host/syslog", "syslog")]:
+        assert system_log.kind_of(path) == kind, path
+    for path in ("capture.txt", "train_stdout.log", "console.log", "plog-1_20260101000000000.log", "messages.txt"):
+        assert system_log.kind_of(path) is None, path
+    dmesg = "".join(f"[{i:5d}.{i:06d}] ascend: heartbeat {i}\n" for i in range(40)).encode()
+    # dmesg text pasted into a ticket is a paste; a long file of it is the kernel's log
+    assert system_log.kind_of("capture.txt", dmesg, len(dmesg)) is None
+    assert system_log.kind_of("capture.txt", dmesg, system_log.SNIFF_FROM) == "kernel"
+    mixed = dmesg + b"Traceback (most recent call last):\n" + dmesg
+    assert system_log.kind_of("capture.txt", b"hello\n" + mixed, system_log.SNIFF_FROM) is None
+
+
+def test_every_report_line_the_error_reader_finds_holds_a_word_a_system_log_reads():
+    need = required(errors._REPORTS.pattern)
+    assert need is not None and all(any(w in alt for w in system_log.WORDS) for alt in need.alternatives)
+
+
+_PIECES = ["[", "]", "A", "Z", "a", "_", "1", "9", "(", ")", ",", ":", " ", "\t", "\x1c", "é", "١", "x", "code",
+           "ERROR", "-", "."]
+_LINE = st.lists(st.sampled_from(_PIECES), max_size=12).map("".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_LINE, max_size=12))
+def test_the_scanner_tells_routine_text_as_its_python_model_does(lines):
+    data = "\n".join(lines).encode()
+    sel = scan.select(data, system_log.literals(KEEP), text=True)
+    find = system_log.finder(KEEP)
+    texts = [raw.decode() for raw in split_lines(data)]
+    routine = [no for no, t in enumerate(texts, start=1) if system_log.routine(t, find)]
+    assert sel.header_lines == 0 and sel.lines == len(texts)
+    assert sel.routine == len(routine)
+    assert [no for no, _ in sel.picked] == [no for no in range(1, len(texts) + 1) if no not in routine]
+
+
+def test_a_system_log_read_selectively_keeps_the_full_readings_records_and_counts(collection):
+    quick, full = read_plog(collection, keep=KEEP), read_plog(collection, selective=False)
+    kinds = {f.system for f in quick.files}
+    assert {"install", "kernel", "syslog", "messages", "slogd"} <= kinds
+    assert _files(quick) == _files(full)
+    assert all(f.selective for f in quick.files if f.system)
+    assert len(quick.records) < len(full.records) / 4
+    _same_records(quick, full)
+    cols = ["file", "line", "kind", "level", "msg"]
+    assert errors.records(quick)[cols].reset_index(drop=True).equals(errors.records(full)[cols].reset_index(drop=True))
+    a, b = extract_evidence(quick), extract_evidence(full)
+    assert a.first_error == b.first_error and a.facts == b.facts
+    assert [(x.device, x.kernel, x.error_bits) for x in a.aicore_faults] == \
+           [(x.device, x.kernel, x.error_bits) for x in b.aicore_faults]
+    # the lines left without a record are read back on demand, as they are on disk
+    assert every_record(quick).equals(full.records)
+    f = quick.file("dfx/log/host/message/syslog")
+    assert quick.read_lines(f.path, f.lines - 1, f.lines) == \
+           (collection / f.path).read_bytes().rstrip(b"\n").split(b"\n")[-2:]
+
+
+def test_a_system_logs_routine_lines_are_unparsed_and_its_span_that_of_its_lines(collection):
+    log = triage(collection).log
+    kernel = log.file("dfx/log/host/driver/host_kernel.log")
+    assert kernel.role == "unknown_text" and kernel.system == "kernel"
+    assert kernel.first_time.startswith("2025-06-03T08:00:00") and kernel.last_time > kernel.first_time
+    install = log.file("dfx/log/host/install/ascend_install.log")
+    rows = log.records[log.records["file"] == install.path]
+    assert install.unparsed == install.lines and len(rows) < install.lines / 4
+    assert rows["msg"].str.contains("version").all()   # the versions family reads the install log's version lines
+
+
+def test_a_system_log_reads_the_lines_that_carry_evidence_and_counts_the_others(tmp_path):
+    lines = ["Jun  3 08:00:00 host01 systemd[1]: Started Session 3 of user root.",
+             "Jun  3 08:00:01 host01 kernel: [  12.000001] {1}[Hardware Error]: Hardware error from APEI Generic "
+             "Hardware Error Source: 1",
+             "Jun  3 08:00:02 host01 npu-smi: dcmi module initialize failed. ret is -8005",
+             "",
+             "   indented text",
+             "[ERROR] RUNTIME(11,python):2026-01-01-00:00:00.000.000 [a.cc:1]1 boom",
+             "[INFO] RUNTIME(11,python):2026-01-01-00:00:01.000.000 [a.cc:1]1 routine header",
+             "[ERROR] RUNTIME(11,python):2026-01-01-00:00:0x.000.000 a header only the grammar may read",
+             "Jun  3 08:00:03 host01 cron[9]: (root) CMD (run-parts /etc/cron.hourly) " + "x" * LONG_LINE + " code",
+             "Jun  3 08:00:04 host01 sshd[7]: the connection failed, reset by peer"]
+    write_log(tmp_path / "b", "var/log/syslog", "\n".join(lines) + "\n")
+    quick, full = read_plog(tmp_path / "b", keep=KEEP), read_plog(tmp_path / "b", selective=False)
+    (f,) = quick.files
+    assert (f.system, f.selective, f.lines, f.blank) == ("syslog", True, 10, 1)
+    assert _files(quick) == _files(full)
+    _same_records(quick, full)
+    assert sorted(quick.records["line"]) == [2, 3, 5, 6, 8, 10]
+    # unparsed: the routine session and cron lines (the cron line's literal lies past the cut of a long line) and
+    # the five lines read that no rule accepts; the INFO header is counted by its level
+    assert f.unparsed == 2 + 5 and f.levels == {"ERROR": 1, "INFO": 1}
+    # the kernel's APEI record and DCMI's failure report an error without a level; a system log's words of failure
+    # are routine, a paste's are its errors
+    assert sorted(errors.records(quick)["line"]) == [2, 3, 6]
+
+
+def test_a_system_log_the_scanner_declines_is_read_line_by_line_to_the_same_counts(tmp_path):
+    text = ("Jun  3 08:00:00 host01 systemd[1]: Started.\r\n"
+            "Jun  3 08:00:02 host01 npu-smi: dcmi failed. ret is -8005\r\n")
+    write_log(tmp_path, "syslog", text)
+    quick, full = read_plog(tmp_path, keep=KEEP), read_plog(tmp_path, selective=False)
+    (f,) = quick.files
+    assert (f.system, f.selective, f.lines, f.unparsed) == ("syslog", True, 2, 2)
+    assert list(quick.records["line"]) == [2] and len(full.records) == 2
+    assert _files(quick) == _files(full)
+
+
+@pytest.mark.parametrize("name", COLLECTIONS)
+def test_no_file_of_the_corpus_is_taken_for_a_system_log(corpus, name):
+    assert not any(f.system for f in read_plog(corpus / name, keep=KEEP).files)
+
+
+def test_the_scanner_counts_routine_lines_only_when_asked():
+    data = b"plain text\nmore text\n"
+    assert len(_linescan.scan(data, (b"code",), b"device_id=", 200, 1024)) == 8
+    assert _linescan.scan(data, (b"code",), b"device_id=", 200, 1024, True)[-2:] == (2, 0)   # routine, repeated
+    assert scan.select(data, ("code",)).routine == 0 and scan.select(data, ("code",), text=True).routine == 2
