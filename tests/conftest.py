@@ -39,7 +39,9 @@ def pytest_configure(config):
     os.environ["CASEBOOK_DB"] = os.path.join(config._casebook_kept, "memory.db")
 
 
-    config._casebook_tree = tree_state(ROOT)
+    # mutmut's working copy (tests/mutation.py) is not a checkout: mutmut writes its results into it while tests run
+    if not os.environ.get("CASEBOOK_MUTATION"):
+        config._casebook_tree = tree_state(ROOT)
 
 
 def pytest_unconfigure(config):

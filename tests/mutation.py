@@ -1,8 +1,9 @@
-"""Mutation testing of the diagnosis: mutmut on the judging and knowledge stages and the evidence stage's
-cascade and incident rules, run in a temporary copy of the project; prints the mutated modules, the number of
-mutants, the surviving ones and, last, `mutation score: NN.N%`. `make mutation` runs it (not part of `make test`).
+"""Mutation testing of the diagnosis: mutmut on the judging, knowledge and evidence stages, run in a temporary copy
+of the project; prints the mutated modules, the number of mutants by outcome (killed by a failing test, by their
+time, by a signal), the surviving ones and, last, `mutation score: NN.N%`. `make mutation` runs it (not part of
+`make test`).
 
-    python tests/mutation.py [--keep DIR [--report]] [--diff] [--children N]
+    python tests/mutation.py [--keep DIR [--report]] [--diff] [--children N] [--deselect NODEID ...]
 
 `--keep DIR` works in DIR and keeps it, so a second run tests only the mutants not killed yet (`--report` then
 prints that folder's results without running); `--diff` prints each survivor's change. The rule tables
@@ -14,6 +15,7 @@ import argparse
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -23,9 +25,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 
-#: What is mutated: every module of the two stages that decide, and the evidence stage's rule readers.
-MUTATED = ("casebook/judging/*.py", "casebook/knowledge/*.py", "casebook/evidence/cascade.py",
-           "casebook/evidence/incidents.py")
+#: What is mutated: every module of the two stages that decide and of the stage that gathers their evidence (the
+#: reading stage is not mutated yet).
+MUTATED = ("casebook/judging/*.py", "casebook/knowledge/*.py", "casebook/evidence/*.py")
 
 #: The tests that pin those modules by exact values; mutmut runs, for each mutant, only the ones that reached its
 #: function. The tests that triage whole bundles (every sample, the corpus, the CLI, the kept readings, the
@@ -36,11 +38,18 @@ TESTS = ("tests/test_ranking.py", "tests/test_addresses.py", "tests/test_errcode
          "tests/test_kb_stats.py", "tests/test_codes.py", "tests/test_formats.py", "tests/test_messages.py",
          "tests/test_objdump.py", "tests/test_unexplained.py", "tests/test_contract.py",
          "tests/test_read_case.py", "tests/test_vocabulary.py", "tests/test_families.py",
-         "tests/test_rules.py")
+         "tests/test_rules.py",
+         # the evidence stage: its extractors on real captures and the real corpus (each file runs in seconds)
+         "tests/test_first_error.py", "tests/test_aicore.py", "tests/test_rejection.py", "tests/test_statements.py",
+         "tests/test_topology.py", "tests/test_evidence.py", "tests/test_analyzer_report.py",
+         "tests/test_device_text.py", "tests/test_attachments.py")
 
-#: mutmut's exit-code meanings, folded into what the score counts.
-KILLED = {"killed", "timeout", "segfault"}
-NOT_RUN = {"skipped", "not checked"}
+#: What the score counts as killed: a test failed, or the mutant ran past its time (mutmut stops it with SIGXCPU).
+#: A mutant ended by another signal (SIGKILL from outside, a segfault) is reported apart and not counted as killed:
+#: no test told it apart.
+KILLED = {"killed", "timeout"}
+#: Mutants that were never tested (a run stopped before them); they are left out of the score and reported.
+NOT_RUN = {"not checked", "check was interrupted by user"}
 
 
 #: Makes mutmut's mutated copy (its own first steps of `mutmut run`), run in the work folder.
@@ -53,8 +62,9 @@ create_mutants(int(sys.argv[1]))
 """
 
 
-def prepare(work: Path) -> None:
-    """Copy the project's code, tests and knowledge base into `work`, with mutmut's settings."""
+def prepare(work: Path, deselect: list[str]) -> None:
+    """Copy the project's code, tests and knowledge base into `work`, with mutmut's settings; the tests named in
+    `deselect` are left out of the run."""
     # mutmut names modules from src/ (or the top folder) only: the package goes to src/ in the copy
     for name, copy in (("lib", "src"), ("tests", "tests"), ("kb", "kb")):
         shutil.copytree(ROOT / name, work / copy, dirs_exist_ok=True,
@@ -74,7 +84,8 @@ def prepare(work: Path) -> None:
         f"only_mutate = {json.dumps(['src/' + m for m in MUTATED])}",
         f"also_copy = {json.dumps(['kb'])}",
         # the project's addopts run the notebooks; here only the named tests run
-        'pytest_add_cli_args = ["-p", "no:cacheprovider", "-o", "addopts=", "-o", "testpaths=tests"]',
+        "pytest_add_cli_args = " + json.dumps(["-p", "no:cacheprovider", "-o", "addopts=", "-o", "testpaths=tests",
+                                                *(a for node in deselect for a in ("--deselect", node))]),
         f"pytest_add_cli_args_test_selection = {json.dumps(tests)}",
         # a mutant that loops is stopped after a few times its tests' own time, not fifteen
         "timeout_multiplier = 3.0",
@@ -83,31 +94,48 @@ def prepare(work: Path) -> None:
     (work / "pyproject.toml").write_text(settings, encoding="utf-8")
 
 
-def statuses(work: Path) -> dict[str, dict[str, str]]:
-    """Each mutated module's mutants and their status, read from mutmut's result files."""
+def outcome(code: int | None) -> str:
+    """What one mutant's exit code says: mutmut's status, except that a signal other than its own time limit is
+    named (`signal SIGKILL`), since mutmut files SIGKILL under "segfault"."""
     from mutmut.stats import status_by_exit_code
+    status = status_by_exit_code[code]
+    if code is not None and code < 0 and status != "timeout":
+        try:
+            return f"signal {signal.Signals(-code).name}"
+        except ValueError:
+            return f"signal {-code}"
+    return status
+
+
+def statuses(work: Path) -> dict[str, dict[str, str]]:
+    """Each mutated module's mutants and their outcome, read from mutmut's result files."""
     found: dict[str, dict[str, str]] = {}
     for meta in sorted((work / "mutants" / "src").rglob("*.py.meta")):
         data = json.loads(meta.read_text(encoding="utf-8"))
         module = "lib/" + str(meta.relative_to(work / "mutants" / "src"))[:-len(".meta")]
-        found[module] = {key: status_by_exit_code[code] for key, code in data["exit_code_by_key"].items()}
+        found[module] = {key: outcome(code) for key, code in data["exit_code_by_key"].items()}
     return found
 
 
 def report(work: Path, env: dict[str, str], diff: bool) -> float:
-    """Print the modules, the mutant count, the survivors and the score; return the score."""
+    """Print the modules, the mutant count by outcome, the survivors and the score; return the score."""
     found = statuses(work)
     counts = Counter(s for module in found.values() for s in module.values())
     print("mutated modules:")
     for module, mutants in found.items():
-        killed = sum(s in KILLED for s in mutants.values())
         if mutants:
-            print(f"  {module}: {len(mutants)} mutants, {killed} killed")
-    # mutmut leaves decorated functions alone (cascade.py's are cached): their tables are pinned row by row
+            tested = [s for s in mutants.values() if s not in NOT_RUN]
+            apart = ", ".join(f"{n} {s}" for s, n in sorted(Counter(s for s in tested if s != "killed").items()))
+            print(f"  {module}: {len(mutants)} mutants, {len(tested)} tested, {sum(s in KILLED for s in tested)} "
+                  f"killed{f' ({apart})' if apart else ''}")
+    # mutmut leaves decorated functions alone: the cached and property ones hand their body to a plain helper
     print(f"  without a function mutmut mutates: {', '.join(m for m, mutants in found.items() if not mutants)}")
     counted = sum(n for s, n in counts.items() if s not in NOT_RUN)
     killed = sum(n for s, n in counts.items() if s in KILLED)
+    signals = sum(n for s, n in counts.items() if s.startswith("signal ") or s == "segfault")
     print(f"mutants: {sum(counts.values())} ({', '.join(f'{n} {s}' for s, n in sorted(counts.items()))})")
+    print(f"tested: {counted}; killed by a failing test: {counts['killed']}, by their time: {counts['timeout']}, "
+          f"ended by a signal (not counted as killed): {signals}; not tested: {sum(counts[s] for s in NOT_RUN)}")
     survivors = [key for module in found.values() for key, s in module.items() if s not in KILLED | NOT_RUN]
     print(f"surviving: {len(survivors)}")
     for key in survivors:
@@ -118,6 +146,8 @@ def report(work: Path, env: dict[str, str], diff: bool) -> float:
                                    capture_output=True, text=True)
             print("\n".join("    " + line for line in shown.stdout.splitlines()[1:]))
     score = 100.0 * killed / counted if counted else 0.0
+    # the score: (killed by a failing test + by their time) over every mutant tested, survivors, mutants no test
+    # reaches, skipped ones and ones ended by a signal included
     print(f"mutation score: {score:.1f}%")
     return score
 
@@ -130,6 +160,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--report", action="store_true", help="with --keep: report that folder's results, run nothing")
     parser.add_argument("--only", nargs="+", metavar="GLOB",
                         help="with --keep: test only the mutants named by these globs (casebook.judging.ranking.*)")
+    parser.add_argument("--deselect", action="append", default=[], metavar="NODEID",
+                        help="leave this test out (mutmut needs every selected test to pass on the unmutated code)")
     args = parser.parse_args(argv)
     if args.report:
         if not args.keep:
@@ -145,14 +177,19 @@ def main(argv: list[str] | None = None) -> int:
         work = holder / "project"
     work.mkdir(parents=True, exist_ok=True)
     try:
-        prepare(work)
+        prepare(work, args.deselect)
         # the mutated copy first on the path, before the project's own installed package
-        env = dict(os.environ, PYTHONPATH=str(work / "mutants" / "src"), PYTHONDONTWRITEBYTECODE="1")
+        # CASEBOOK_MUTATION: the tests' check that a run leaves the checkout as it was does not apply to mutmut's copy
+        env = dict(os.environ, PYTHONPATH=str(work / "mutants" / "src"), PYTHONDONTWRITEBYTECODE="1",
+                   CASEBOOK_MUTATION="1")
         if not (work / "mutants").is_dir():
             # mutmut 3.8 finds no test for any mutant when it makes the mutants and collects the tests' calls in
             # one process: the mutants are made first, in a process of their own
             subprocess.run([sys.executable, "-c", GENERATE, str(args.children)], cwd=work, env=env, check=True,
                            stdout=subprocess.DEVNULL)
+        if not (work / "mutants" / "lib").exists():
+            # tests that read a data file by its path in the checkout (lib/casebook/...) find it in the copy
+            (work / "mutants" / "lib").symlink_to("src", target_is_directory=True)
         # mutmut keeps a result until the function changes: in a kept folder, the mutants not killed yet are named
         # so that they meet the tests as they are now
         known = [(key, s) for module in statuses(work).values() for key, s in module.items()]

@@ -59,6 +59,11 @@ class RuleError(ValueError):
 @lru_cache(maxsize=1)
 def rules() -> tuple[Rule, ...]:
     """The cascade rules, in the table's order."""
+    return _read_rules()
+
+
+def _read_rules() -> tuple[Rule, ...]:
+    """The cascade rules read from the table, in its order (uncached: mutation testing reaches this body)."""
     text = resources.files("casebook.knowledge").joinpath("data/cascade-rules.tsv").read_text(encoding="utf-8")
     out = []
     for row, r in enumerate(csv.DictReader(text.splitlines(), delimiter="\t", quoting=csv.QUOTE_NONE), start=2):
@@ -77,6 +82,11 @@ def rules() -> tuple[Rule, ...]:
 def classify(text: str) -> tuple[str, str | None, str]:
     """(role, kind, why) of one error line; a line no rule names is a cause of unknown kind. A wrapper or
     fallout line of a catalog form keeps its role and takes the form's kind (what it passes on)."""
+    return _classify(text)
+
+
+def _classify(text: str) -> tuple[str, str | None, str]:
+    """(role, kind, why) of one error line, uncached."""
     for rule in rules():
         if rule.pattern is None:
             if hit := formats.failures().first(text):

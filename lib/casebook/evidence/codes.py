@@ -33,6 +33,11 @@ _CODE_SHAPES = {"runtime": re.compile(r"[1-5]\d{5}$"), "retcode": re.compile(r"0
 def codes_in(text: str) -> tuple[tuple[str, str], ...]:
     """(code, family) pairs in one message, in order of family: E-code, runtime, retCode, torch_npu, the other
     catalogs, and the code a catalog form names."""
+    return _codes(text)
+
+
+def _codes(text: str) -> tuple[tuple[str, str], ...]:
+    """(code, family) pairs in one message, uncached."""
     found: list[tuple[str, str]] = []
     # "report error module_type=5, module_name=EZ9999" is the runtime filing an EZ9999 with the error manager
     found += [(c, "ecode") for c in _ECODE.findall(text)]
@@ -50,6 +55,11 @@ def codes_in(text: str) -> tuple[tuple[str, str], ...]:
 @lru_cache(maxsize=4096)
 def _analyzer_register(text: str) -> str | None:
     """The AI Core error register an analyzer report's line names (`code : 0x10`)."""
+    return _register(text)
+
+
+def _register(text: str) -> str | None:
+    """The AI Core error register an analyzer report's line names, uncached."""
     hit = _ANALYZER.first(text)
     return hit.values["error_code"].lower() if hit is not None and "error_code" in hit.values else None
 
@@ -58,6 +68,11 @@ def _analyzer_register(text: str) -> str | None:
 def _catalog_code(text: str) -> tuple[str, str] | None:
     """The code a catalog form names, for forms that spell it in a way the patterns above miss
     ("error code:507035")."""
+    return _catalog_pair(text)
+
+
+def _catalog_pair(text: str) -> tuple[str, str] | None:
+    """The (code, family) a catalog form names, uncached."""
     if (hit := formats.codes().first(text)) is None:
         return None
     code = hit.values["ret_code"].lower()

@@ -21,6 +21,11 @@ _PATTERNS = (
 def device_in(text: str) -> int | None:
     """The device id a message names, or None: the common `device_id=N`-like fields first, then the `device`
     of a catalog form (a form that logs the driver's physical id is not taken: the job's ids are wanted)."""
+    return _device(text)
+
+
+def _device(text: str) -> int | None:
+    """The device id a message names, or None, uncached."""
     for pat in _PATTERNS:
         m = pat.search(text)
         if m:

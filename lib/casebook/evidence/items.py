@@ -75,6 +75,10 @@ class AicoreFault:
     @property
     def key(self) -> tuple:
         """Kernel name (with its tiling key) on one device of one node: pc values compare only within a key."""
+        return self._key()
+
+    def _key(self) -> tuple:
+        """The fault's key, as a plain method (mutation testing reaches no property body)."""
         return (self.node, self.device, self.kernel)
 
 
@@ -107,6 +111,10 @@ class ProcessTopology:
     def drives_several_devices(self) -> bool:
         """Several devices, each used by a thread of its own (not one thread switching around), counted within
         one numbering: the job's ids and the driver's ids of one card differ under ASCEND_RT_VISIBLE_DEVICES."""
+        return self._several_devices()
+
+    def _several_devices(self) -> bool:
+        """Whether the process drives several devices, as a plain method (mutation testing reaches no property body)."""
         return any(len(ids) >= 2 and len({frozenset(t) for t in ids.values()}) >= 2
                    for ids in (self.devices, self.physical_devices))
 
@@ -123,6 +131,10 @@ class Topology:
         """True if a process drives several devices from distinct threads; False if every process whose
         device setup is logged drives one; None when the logs cannot tell (e.g. ERROR level only: a process
         seen on one device in its error lines may still drive others)."""
+        return self._multi_device()
+
+    def _multi_device(self) -> bool | None:
+        """Whether one process drives several devices, as a plain method (mutation testing reaches no property body)."""
         known = [p for p in self.processes if p.devices or p.physical_devices]
         if any(p.drives_several_devices for p in known):
             return True
@@ -241,6 +253,10 @@ class RankView:
     @property
     def order(self) -> list[RankInfo]:
         """Ranks with an error, earliest first error first (times from different nodes: see clock_skew)."""
+        return self._order()
+
+    def _order(self) -> list[RankInfo]:
+        """The failed ranks in order, as a plain method (mutation testing reaches no property body)."""
         failed = [r for r in self.ranks if r.first_error is not None]
         return sorted(failed, key=lambda r: (r.first_error.time or "", r.rank))
 

@@ -1,6 +1,7 @@
 """The evidence families, wired in one explicit table: what each fills, in the order they run."""
 from __future__ import annotations
 
+from ..reading import system_log
 from ..reading.plog import LogTable
 from . import (aicore, attachments, codes, device_dump, environment, errors, first_error, hardware, incidents, ranks,
                rejection, statements, topology, versions)
@@ -34,6 +35,8 @@ _ALL_KEEP = (aicore.KEEP + topology.KEEP + environment.KEEP + ranks.KEEP + versi
              + device_dump.KEEP + rejection.KEEP + statements.KEEP)
 # a literal holding another one adds nothing to the scan but its cost
 KEEP = tuple(k for k in dict.fromkeys(_ALL_KEEP) if not any(o != k and o in k for o in _ALL_KEEP))
+# a reading of a system log given no literals (the explorer's full reading) looks for these, as a triage's does
+system_log.DEFAULT_KEEP = KEEP
 
 
 def extract_evidence(log: LogTable) -> Evidence:

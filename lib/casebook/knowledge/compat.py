@@ -31,8 +31,11 @@ class Row:
 def read_table(path: Path) -> list[Row]:
     """The rows of one table file, each with its line."""
     text = path.read_text(encoding="utf-8")
-    node = yaml.compose(text)
-    rows = yaml.safe_load(text) or {}
+    # libyaml's loader where the install has it: the tables are read by every process that ranks, and the pure
+    # Python one takes over half a second for them
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    node = yaml.compose(text, Loader=loader)
+    rows = yaml.load(text, Loader=loader) or {}
     if node is None or not isinstance(rows, dict):
         return []
     seq = next((v for k, v in node.value if k.value == "rows"), None)

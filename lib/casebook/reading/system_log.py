@@ -103,11 +103,14 @@ def select(fd: int, keep: tuple[str, ...]) -> scan.Selection | None:
     return scan.select_file(fd, literals(keep), text=True, flood=flood.RECORDED)
 
 
+#: The literals a triage passes (the evidence families' KEEP), for a reading given none, so that a full reading reads
+#: the same lines of a system log as a triage's: the evidence stage, above this one, sets them when it loads.
+DEFAULT_KEEP: tuple[str, ...] = ()
+
+
 def default_keep() -> tuple[str, ...]:
-    """The literals a triage passes (the evidence families' KEEP), for a reading given none: a full reading reads
-    the same lines of a system log as a triage's."""
-    from ..evidence.registry import KEEP   # evidence reads the log table: imported when first needed, not at load
-    return KEEP
+    """The literals a reading given none looks for (DEFAULT_KEEP)."""
+    return DEFAULT_KEEP
 
 
 def read_texts(f: LogFile, texts: list[str], keep: tuple[str, ...] | None, every_line: bool,
