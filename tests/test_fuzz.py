@@ -9,7 +9,9 @@ from pathlib import Path
 
 from casebook.reading.bundle import LogFile
 from casebook.reading.grammar import KIND_UNPARSED
-from casebook.reading.plog import PLOG_COLUMNS, parse_bytes, read_plog, split_lines
+from casebook.reading.encoding import split_lines
+from casebook.reading.plog import parse_bytes, read_plog
+from casebook.reading.table import PLOG_COLUMNS
 from conftest import CORPUS
 from hypothesis import example, given, settings
 from hypothesis import strategies as st

@@ -4,7 +4,8 @@ from pathlib import Path
 import pytest
 from casebook.reading.bundle import BundleError, classify
 from casebook.reading.encoding import lines_of
-from casebook.reading.plog import PLOG_COLUMNS, read_plog
+from casebook.reading.plog import read_plog
+from casebook.reading.table import PLOG_COLUMNS
 from conftest import COLLECTIONS, write_log
 from hypothesis import given
 from hypothesis import strategies as st

@@ -22,7 +22,7 @@ from ..knowledge.formats import Hit
 from ..knowledge.kernels import op_of
 from ..knowledge.messages import Note
 from ..reading.grammar import KIND_PLOG
-from ..reading.plog import LogTable
+from ..reading.table import LogTable
 from ..reading.scan import any_of
 from . import analyzer_report, device_dump
 from .device_id import device_in

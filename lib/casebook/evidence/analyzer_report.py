@@ -13,7 +13,7 @@ import pandas as pd
 
 from ..knowledge import formats
 from ..knowledge.kernels import op_of
-from ..reading.plog import LogTable
+from ..reading.table import LogTable
 from ..reading.scan import any_of
 from .items import AicoreFault, LineRef
 

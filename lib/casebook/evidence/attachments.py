@@ -6,7 +6,7 @@ from ..knowledge.messages import Note
 from ..knowledge.vocabulary import FACTS
 from ..reading import attachments
 from ..reading.bundle import ROLE_ENVIRONMENT
-from ..reading.plog import LogTable
+from ..reading.table import LogTable
 from .items import Fact
 
 _NOTES = {

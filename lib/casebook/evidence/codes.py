@@ -6,7 +6,7 @@ import re
 from functools import lru_cache
 
 from ..knowledge import formats
-from ..reading.plog import LogTable
+from ..reading.table import LogTable
 from . import errors
 from .items import CodeSighting
 

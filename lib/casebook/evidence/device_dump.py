@@ -14,7 +14,7 @@ import pandas as pd
 
 from ..knowledge.errcode import parse_int
 from ..reading.grammar import KIND_EXCEPTION_PRINT, KIND_PLOG
-from ..reading.plog import LogTable
+from ..reading.table import LogTable
 from .items import CoreDump, DeviceDump, LineRef
 
 # ids and counts have at most 18 digits (reading.grammar.MAX_DIGITS): a longer run of digits matches nothing

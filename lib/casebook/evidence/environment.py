@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from ..reading.grammar import KIND_ATTACHMENT
-from ..reading.plog import LogTable
+from ..reading.table import LogTable
 from ..reading.scan import any_of
 from . import attachments
 from .items import Fact

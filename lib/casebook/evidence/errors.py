@@ -9,7 +9,7 @@ import pandas as pd
 
 from ..knowledge.literals import required
 from ..reading.bundle import ROLE_SCREEN, ROLE_TEXT
-from ..reading.plog import LogTable
+from ..reading.table import LogTable
 from ..reading.scan import any_of
 
 #: Roles of a file that is a paste (console output, copied lines), not a log file the job wrote.

@@ -15,7 +15,7 @@ import pandas as pd
 
 from ..reading.bundle import ROLE_BBOX, ROLE_DEVICE_LOG, ROLE_DEVICE_OS_LOG
 from ..reading.grammar import KIND_PTA
-from ..reading.plog import LogTable
+from ..reading.table import LogTable
 from . import errors
 from .cascade import BENIGN, CAUSE, DECORATION, classify
 from .codes import codes_in

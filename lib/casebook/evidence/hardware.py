@@ -15,7 +15,7 @@ import pandas as pd
 from ..knowledge import formats
 from ..reading.bundle import ROLE_BBOX, ROLE_DEVICE_LOG, ROLE_DEVICE_OS_LOG
 from ..reading.grammar import KIND_BBOX
-from ..reading.plog import LogTable
+from ..reading.table import LogTable
 from ..reading.scan import any_of
 from . import device_dump
 from .items import DeviceEvent, LineRef

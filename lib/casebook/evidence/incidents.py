@@ -13,7 +13,7 @@ from dataclasses import replace
 from datetime import datetime
 
 from ..knowledge.messages import Note, named
-from ..reading.plog import LogTable
+from ..reading.table import LogTable
 from . import hardware, ranks
 from .cascade import BENIGN, CAUSE, DECORATION, DEVICE_FAULTS, GENERIC, PEER_SYMPTOMS, classify
 from .first_error import error_lines, time_order

@@ -16,7 +16,7 @@ from datetime import datetime
 from ..knowledge import formats
 from ..knowledge.formats import Hit
 from ..knowledge.messages import Note
-from ..reading.plog import LogTable
+from ..reading.table import LogTable
 from ..reading.scan import any_of
 from .first_error import error_lines, time_order
 from .items import LineRef, LinkFailure, RankInfo, RankView

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..reading import system_log
-from ..reading.plog import LogTable
+from ..reading.table import LogTable
 from . import (aicore, attachments, codes, device_dump, environment, errors, first_error, hardware, incidents, ranks,
                rejection, statements, topology, versions)
 from .items import Evidence

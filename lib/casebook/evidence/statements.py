@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from ..reading.plog import LogTable
+from ..reading.table import LogTable
 from ..reading.scan import any_of
 from .items import Fact
 

@@ -15,7 +15,7 @@ import pandas as pd
 
 from ..knowledge import formats
 from ..reading.bundle import ROLE_DEVICE_LOG, ROLE_HOST_PLOG
-from ..reading.plog import LogTable
+from ..reading.table import LogTable
 from ..reading.scan import any_of
 from . import ranks
 from .items import LineRef, ProcessTopology, Topology

@@ -17,7 +17,7 @@ import numpy as np
 from ..evidence.items import Evidence, Fact
 from ..reading import attachments
 from ..reading.bundle import ROLE_ENVIRONMENT
-from ..reading.plog import LogTable
+from ..reading.table import LogTable
 from . import flow as flows
 from .flow import Departure, Flow, Line, Stream
 from .triage import Triage

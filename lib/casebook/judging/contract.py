@@ -10,7 +10,7 @@ from ..evidence.items import AicoreFault, ErrorLine, RankView
 from ..knowledge.addresses import hexs, mask48, msaicerr_offset, offset
 from ..knowledge.errcode import meaning
 from ..reading.entries import printable
-from ..reading.plog import LogTable
+from ..reading.table import LogTable
 from .families import FamilyVerdict
 from .ranking import Hypothesis, explained_lines
 from .triage import Triage

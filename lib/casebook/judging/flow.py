@@ -23,7 +23,8 @@ from ..evidence.items import Evidence
 from ..reading.bundle import ROLE_DEVICE_LOG, ROLE_HOST_PLOG, LogFile
 from ..reading.encoding import as_read, split_lines
 from ..reading.entries import MEMBER_SEP
-from ..reading.plog import LogTable, plog_time_of
+from ..reading.plog import plog_time_of
+from ..reading.table import LogTable
 from ..reading.rotation import order_key
 
 #: Every digit made a 0 first (bytes.translate runs at memory speed), so that the mask starts at a literal 0, which

@@ -20,7 +20,8 @@ from ..evidence.items import Evidence
 from ..evidence.registry import KEEP, extract_evidence
 from ..reading import plog, scan
 from ..reading.limits import Limits
-from ..reading.plog import LogTable, read_plog
+from ..reading.plog import read_plog
+from ..reading.table import LogTable
 
 #: How many bundles are kept (the one open and the one before it).
 KEPT = 2

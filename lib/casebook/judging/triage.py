@@ -13,7 +13,8 @@ from ..knowledge.kb import KnowledgeBase, load_kb
 from ..knowledge.vocabulary import normalize
 from ..reading.bundle import Pasted
 from ..reading.limits import Limits
-from ..reading.plog import LogTable, read_plog
+from ..reading.plog import read_plog
+from ..reading.table import LogTable
 from .facts import resolve as resolve_facts
 from .families import FamilyVerdict, judge_families, supported_family
 from .ranking import RULED_OUT, Hypothesis, Observed, diagnosis, error_lines, observations, rank

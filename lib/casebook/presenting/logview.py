@@ -8,7 +8,7 @@ import pandas as pd
 from ..judging.triage import Triage
 from ..reading.backfill import every_record
 from ..reading.grammar import KIND_PLOG
-from ..reading.plog import LogTable
+from ..reading.table import LogTable
 from . import walk
 
 ANY = "(any)"

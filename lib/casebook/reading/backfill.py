@@ -9,7 +9,8 @@ from __future__ import annotations
 import pandas as pd
 
 from .bundle import LogFile, classify
-from .plog import LogTable, frame, parse_bytes
+from .plog import parse_bytes
+from .table import LogTable, frame
 
 
 def every_record(log: LogTable) -> pd.DataFrame:

@@ -1,6 +1,7 @@
 """What the line grammar yields: the record kinds, the fields of one line, and the context a file's lines share."""
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 #: Record kinds, one per family of forms.
@@ -26,6 +27,9 @@ KIND_UNPARSED = "unparsed"
 
 TS = r"\d{4}-\d\d-\d\d-\d\d:\d\d:\d\d\.\d{3}\.\d{3}"
 ECODE = r"E[0-9A-Z]\d{4}"
+#: the head of an error manager's block: `EZ9999: Inner Error!`; CANN 6 adds `, Please contact support engineer!`
+BLOCK_HEAD = re.compile(r"^(?P<prefix>.*?)\b(?P<code>" + ECODE + r"): (?:Inner|Internal) [Ee]rror"
+                        r"(?:, Please contact support engineer)?!?\s*$")
 
 #: Digits a number field may have: more do not fit a 64-bit column (and Python refuses to parse a decimal
 #: string past 4,300 digits), so such a field is left empty.

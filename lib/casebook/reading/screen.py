@@ -1,23 +1,22 @@
-"""Screen-capture rules: what CANN's error manager, torch_npu, Python and the frameworks print to a console.
+"""Screen-capture rules: what CANN's error manager, torch_npu and the frameworks print to a console.
 
 Each rule reads one named form and returns its Fields, or None; grammar.py tries them in RULES order. Lines that
 only make sense inside a block (a source line under a traceback frame, the advice under torch_npu's `[Error]:`
-line, the messages under a MindSpore report title) are read with the BlockState the lines before left.
+line, the messages under a MindSpore report title) are read with the BlockState the lines before left. Stacks (Python, native, MindSpore's) are stacks.py's rules,
+tried in this module's RULES order.
 """
 from __future__ import annotations
 
 import re
 from typing import Callable
 
-from .fields import (ECODE, KIND_BLOCK_HEAD, KIND_BLOCK_LINE, KIND_BLOCK_MSG, KIND_CONSOLE, KIND_NPU_MESSAGE, KIND_PTA,
-                     KIND_PYTHON, KIND_REPORT, KIND_STACK, KIND_TORCH_WARNING, TS, BlockState, Fields, number,
+from . import stacks
+from .fields import (BLOCK_HEAD, ECODE, KIND_BLOCK_HEAD, KIND_BLOCK_LINE, KIND_BLOCK_MSG, KIND_CONSOLE,
+                     KIND_NPU_MESSAGE, KIND_PTA, KIND_REPORT, KIND_TORCH_WARNING, TS, BlockState, Fields, number,
                      plog_time)
 
 # --- CANN's error manager -------------------------------------------------------------------------------------
 
-#: `EZ9999: Inner Error!`; CANN 6 adds `, Please contact support engineer!`
-BLOCK_HEAD = re.compile(r"^(?P<prefix>.*?)\b(?P<code>" + ECODE + r"): (?:Inner|Internal) [Ee]rror"
-                        r"(?:, Please contact support engineer)?!?\s*$")
 _BLOCK_MSGS = (
     # EZ9999[PID: 3058434] 2026-08-03-20:55:35.272.841 (EZ9999):  msg
     re.compile(r"^\s*(?P<code>" + ECODE + r")\[PID: ?(?P<pid>\d+)\] (?P<ts>" + TS + r") \((?P=code)\):\s*(?P<msg>.*)$",
@@ -200,146 +199,6 @@ def _npu_function(line: str, state: BlockState) -> Fields | None:
     return Fields(KIND_NPU_MESSAGE, msg=line.strip()) if _NPU_HINT.match(line) else None
 
 
-# --- Python ---------------------------------------------------------------------------------------------------
-
-_PY_TRACEBACK = re.compile(r"^\s*Traceback \(most recent call last\):\s*$")
-_PY_FRAME = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+)(?:, in (?P<func>.+))?$')
-_PY_EXC = re.compile(r"^(?P<exc>[A-Za-z_][\w.]*(?:Error|Exception|Interrupt|Exit)(?:_\w+)?): ?(?P<msg>.*)$", re.S)
-#: what Python prints between the tracebacks of chained exceptions, and before one raised at exit or in a thread
-_PY_BETWEEN = re.compile(r"^(?:During handling of the above exception, another exception occurred:"
-                         r"|The above exception was the direct cause of the following exception:"
-                         r"|Error in atexit\._run_exitfuncs:|Exception ignored in: .*|Exception in thread .+:)\s*$")
-#: Python 3.11's markers under a source line: `^^^^` where the failing expression is, `~~~` around it
-_PY_MARKERS = re.compile(r"^\s*[~^]*\^[~^]*\s*$")
-
-
-def _py_traceback(line: str, state: BlockState) -> Fields | None:
-    if not _PY_TRACEBACK.match(line):
-        return None
-    state.reset()
-    state.in_python = True
-    return Fields(KIND_PYTHON, msg=line.strip())
-
-
-def _py_frame(line: str, state: BlockState) -> Fields | None:
-    """`File "x.py", line 12, in f`: a frame reads as one even when the paste left out the `Traceback` line."""
-    m = _PY_FRAME.match(line)
-    if not m:
-        return None
-    if not state.in_python:
-        state.reset()
-        state.in_python = True
-    return Fields(KIND_PYTHON, src=f"{m['file']}:{m['line']}", func=m["func"], msg=line.strip())
-
-
-def _py_exception(line: str, state: BlockState) -> Fields | None:
-    m = _PY_EXC.match(line)
-    if not m:
-        return None
-    state.reset()
-    f = Fields(KIND_PYTHON, level="ERROR", msg=line.strip())
-    f.extra["exception"] = m["exc"]
-    # "RuntimeError: call aclnnArange failed, detail:EZ9999: Inner Error!" opens a block too
-    head = BLOCK_HEAD.match(line)
-    if head:
-        state.open_block(head["code"])
-        f.code = head["code"]
-    return f
-
-
-def _py_between(line: str, state: BlockState) -> Fields | None:
-    if not _PY_BETWEEN.match(line):
-        return None
-    state.reset()
-    return Fields(KIND_PYTHON, msg=line.strip())
-
-
-def _py_markers(line: str, state: BlockState) -> Fields | None:
-    return Fields(KIND_PYTHON, msg=line.strip()) if _PY_MARKERS.match(line) else None
-
-
-# --- native call stacks and framework reports -------------------------------------------------------------------
-
-#: c10::Error's stack: `Exception raised from operator() at f.ts:1130 (most recent call first):`, `frame #0: ...`
-_CPP_RAISED = re.compile(r"^Exception raised from (?P<func>\S+) at (?P<src>\S+:\d+) \(most recent call first\):\s*$")
-_CPP_FRAME = re.compile(r"^frame #(?P<n>\d+): (?P<msg>.*)$", re.S)
-#: libstdc++ on an uncaught exception: `terminate called after throwing an instance of 'c10::Error'`, then
-#: `  what():  <the exception's message>`
-#: glibc's heap checks abort with one of these lines: the process's memory was corrupted
-_GLIBC_ABORT = re.compile(r"^(?:free\(\): invalid (?:pointer|size)"
-                          r"|double free or corruption \((?:out|top|fasttop|!prev)\)"
-                          r"|malloc_consolidate\(\): invalid chunk size|malloc\(\): corrupted top size"
-                          r"|corrupted size vs\. prev_size|munmap_chunk\(\): invalid pointer)\s*$")
-_TERMINATE = re.compile(r"^terminate called (?:after throwing an instance of '(?P<type>[^']+)'|recursively)\s*$")
-_WHAT = re.compile(r"^\s+what\(\):\s+(?P<msg>.*)$", re.S)
-#: MindSpore's call stacks: `The function call stack:` then `In file /x.py:106/ code/`; `path.cc:917 Func`
-_MS_STACK_TITLE = re.compile(r"^The function call stack(?: \(See file '[^']*' for more details[^)]*\))?:\s*$")
-_MS_IN_FILE = re.compile(r"^In file (?P<src>\S+:\d+)/(?P<code>.*)/\s*$")
-_MS_CC_FRAME = re.compile(r"^(?P<src>[\w./-]+\.(?:cc|cpp|h|c):\d+) (?P<func>[\w:~]+)\s*$")
-#: MindSpore's error report: sections under a title (`- Ascend Error Message:`, `Kernel error:`), each between
-#: rules of dashes; the messages under an error title state the error
-_MS_RULE = re.compile(r"^-{20,}\s*$")
-_MS_SEARCH = re.compile(r'^\(Please search "Ascend Error Message" at \S+ for error code description\)\s*$')
-_MS_TITLE = re.compile(r"^(?:- )?(?P<title>(?:Ascend|Framework|Kernel|Python|C\+\+|Operator|Graph)"
-                       r"(?: [A-Za-z+]+)*(?: Error(?: Message)?| Call Stack| error)):?"
-                       r"(?: \(For framework developers\))?\s*$")
-
-
-def _cpp_stack(line: str, state: BlockState) -> Fields | None:
-    m = _CPP_RAISED.match(line)
-    if m:
-        state.reset()
-        return Fields(KIND_STACK, src=m["src"], func=m["func"], msg=line.strip())
-    m = _CPP_FRAME.match(line)
-    if m:
-        f = Fields(KIND_STACK, msg=m["msg"].strip())
-        f.extra["frame"] = number(m["n"])
-        return f
-    m = _TERMINATE.match(line)
-    if m:
-        state.reset()
-        state.report = "terminate"
-        f = Fields(KIND_STACK, level="ERROR", msg=line.strip())
-        if m["type"]:
-            f.extra["exception"] = m["type"]
-        return f
-    if _GLIBC_ABORT.match(line):
-        state.reset()
-        return Fields(KIND_STACK, level="ERROR", msg=line.strip())
-    m = _WHAT.match(line)
-    if m and state.report == "terminate":
-        state.report = None
-        return Fields(KIND_STACK, level="ERROR", msg=m["msg"].strip())
-    return None
-
-
-def _ms_stack(line: str, state: BlockState) -> Fields | None:
-    if _MS_STACK_TITLE.match(line):
-        state.reset()
-        state.report = "stack"
-        return Fields(KIND_STACK, msg=line.strip())
-    m = _MS_IN_FILE.match(line) or _MS_CC_FRAME.match(line)
-    if m:
-        return Fields(KIND_STACK, src=m["src"], func=m.groupdict().get("func"), msg=line.strip())
-    return None
-
-
-def _ms_report(line: str, state: BlockState) -> Fields | None:
-    if _MS_RULE.match(line) or _MS_SEARCH.match(line):
-        state.in_block = state.in_python = False
-        return Fields(KIND_REPORT, msg=line.strip())
-    m = _MS_TITLE.match(line)
-    if m:
-        state.reset()
-        state.report = "stack" if m["title"].endswith("Stack") else "error"
-        f = Fields(KIND_REPORT, msg=line.strip())
-        f.extra["section"] = m["title"]
-        return f
-    if state.report == "error" and line[:1].strip() and not state.in_block:
-        return Fields(KIND_REPORT, level="ERROR", msg=line.strip())
-    return None
-
-
 # a plog header (`[ERROR] RUNTIME(pid,...)`, its module in capitals) or torch_npu's dated line is not this form
 _BRACKET_LEVEL = re.compile(r"^\[(?P<level>ERROR|WARNING|WARN|INFO|DEBUG|FATAL|CRITICAL)\]:?\s+"
                             r"(?![A-Z][A-Z0-9_]*\b|\d{4}-)(?P<msg>\S.*)$")
@@ -372,9 +231,9 @@ RULES: tuple[tuple[str, Callable[[str, BlockState], Fields | None]], ...] = (
     ("pta", _pta),
     ("c10", _c10),
     ("npu_logger", _npu_logger),
-    ("py_traceback", _py_traceback),
-    ("py_frame", _py_frame),
-    ("py_exception", _py_exception),
+    ("py_traceback", stacks.py_traceback),
+    ("py_frame", stacks.py_frame),
+    ("py_exception", stacks.py_exception),
     ("func_file_line", _func_file_line),
     ("traceback_marker", _traceback_marker),
     ("advice", _advice),
@@ -383,11 +242,11 @@ RULES: tuple[tuple[str, Callable[[str, BlockState], Fields | None]], ...] = (
     ("npu_error", _npu_error),
     ("npu_advice", _npu_advice),
     ("npu_function", _npu_function),
-    ("py_between", _py_between),
-    ("py_markers", _py_markers),
-    ("cpp_stack", _cpp_stack),
-    ("ms_stack", _ms_stack),
-    ("ms_report", _ms_report),
+    ("py_between", stacks.py_between),
+    ("py_markers", stacks.py_markers),
+    ("cpp_stack", stacks.cpp_stack),
+    ("ms_stack", stacks.ms_stack),
+    ("ms_report", stacks.ms_report),
     ("bracket_level", _bracket_level),
     ("loader_error", _loader_error),
 )
@@ -395,8 +254,6 @@ RULES: tuple[tuple[str, Callable[[str, BlockState], Fields | None]], ...] = (
 #: those patterns (grammar.parse_other tries such a rule only on a line one of them can begin; firsts.py).
 STARTS: dict[str, tuple[re.Pattern, ...]] = {
     "block_msg": _BLOCK_MSGS, "pta": (_PTA,), "c10": (_C10,), "npu_logger": (_NPU_LOGGER,),
-    "py_traceback": (_PY_TRACEBACK,), "py_frame": (_PY_FRAME,), "py_exception": (_PY_EXC,),
     "traceback_marker": (_TRACEBACK,), "advice": (_ADVICE,), "extend_info": (_EXTEND_INFO,), "npu_error": (_NPU_ERROR,),
-    "npu_function": (_NPU_FUNCTION, _NPU_HINT), "py_between": (_PY_BETWEEN,), "py_markers": (_PY_MARKERS,),
-    "bracket_level": (_BRACKET_LEVEL,),
+    "npu_function": (_NPU_FUNCTION, _NPU_HINT), "bracket_level": (_BRACKET_LEVEL,), **stacks.STARTS,
 }

@@ -1,0 +1,155 @@
+"""Stacks as a console shows them: Python tracebacks, native (c10, libstdc++, glibc) stacks, MindSpore's reports.
+
+Rules of the same shape as screen.py's (one form each, Fields or None), tried in the order screen.RULES gives.
+"""
+from __future__ import annotations
+
+import re
+
+from .fields import BLOCK_HEAD, KIND_PYTHON, KIND_REPORT, KIND_STACK, BlockState, Fields, number
+
+# --- Python ---------------------------------------------------------------------------------------------------
+
+_PY_TRACEBACK = re.compile(r"^\s*Traceback \(most recent call last\):\s*$")
+_PY_FRAME = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+)(?:, in (?P<func>.+))?$')
+_PY_EXC = re.compile(r"^(?P<exc>[A-Za-z_][\w.]*(?:Error|Exception|Interrupt|Exit)(?:_\w+)?): ?(?P<msg>.*)$", re.S)
+#: what Python prints between the tracebacks of chained exceptions, and before one raised at exit or in a thread
+_PY_BETWEEN = re.compile(r"^(?:During handling of the above exception, another exception occurred:"
+                         r"|The above exception was the direct cause of the following exception:"
+                         r"|Error in atexit\._run_exitfuncs:|Exception ignored in: .*|Exception in thread .+:)\s*$")
+#: Python 3.11's markers under a source line: `^^^^` where the failing expression is, `~~~` around it
+_PY_MARKERS = re.compile(r"^\s*[~^]*\^[~^]*\s*$")
+
+
+def py_traceback(line: str, state: BlockState) -> Fields | None:
+    if not _PY_TRACEBACK.match(line):
+        return None
+    state.reset()
+    state.in_python = True
+    return Fields(KIND_PYTHON, msg=line.strip())
+
+
+def py_frame(line: str, state: BlockState) -> Fields | None:
+    """`File "x.py", line 12, in f`: a frame reads as one even when the paste left out the `Traceback` line."""
+    m = _PY_FRAME.match(line)
+    if not m:
+        return None
+    if not state.in_python:
+        state.reset()
+        state.in_python = True
+    return Fields(KIND_PYTHON, src=f"{m['file']}:{m['line']}", func=m["func"], msg=line.strip())
+
+
+def py_exception(line: str, state: BlockState) -> Fields | None:
+    m = _PY_EXC.match(line)
+    if not m:
+        return None
+    state.reset()
+    f = Fields(KIND_PYTHON, level="ERROR", msg=line.strip())
+    f.extra["exception"] = m["exc"]
+    # "RuntimeError: call aclnnArange failed, detail:EZ9999: Inner Error!" opens a block too
+    head = BLOCK_HEAD.match(line)
+    if head:
+        state.open_block(head["code"])
+        f.code = head["code"]
+    return f
+
+
+def py_between(line: str, state: BlockState) -> Fields | None:
+    if not _PY_BETWEEN.match(line):
+        return None
+    state.reset()
+    return Fields(KIND_PYTHON, msg=line.strip())
+
+
+def py_markers(line: str, state: BlockState) -> Fields | None:
+    return Fields(KIND_PYTHON, msg=line.strip()) if _PY_MARKERS.match(line) else None
+
+
+# --- native call stacks and framework reports -------------------------------------------------------------------
+
+#: c10::Error's stack: `Exception raised from operator() at f.ts:1130 (most recent call first):`, `frame #0: ...`
+_CPP_RAISED = re.compile(r"^Exception raised from (?P<func>\S+) at (?P<src>\S+:\d+) \(most recent call first\):\s*$")
+_CPP_FRAME = re.compile(r"^frame #(?P<n>\d+): (?P<msg>.*)$", re.S)
+#: libstdc++ on an uncaught exception: `terminate called after throwing an instance of 'c10::Error'`, then
+#: `  what():  <the exception's message>`
+#: glibc's heap checks abort with one of these lines: the process's memory was corrupted
+_GLIBC_ABORT = re.compile(r"^(?:free\(\): invalid (?:pointer|size)"
+                          r"|double free or corruption \((?:out|top|fasttop|!prev)\)"
+                          r"|malloc_consolidate\(\): invalid chunk size|malloc\(\): corrupted top size"
+                          r"|corrupted size vs\. prev_size|munmap_chunk\(\): invalid pointer)\s*$")
+_TERMINATE = re.compile(r"^terminate called (?:after throwing an instance of '(?P<type>[^']+)'|recursively)\s*$")
+_WHAT = re.compile(r"^\s+what\(\):\s+(?P<msg>.*)$", re.S)
+#: MindSpore's call stacks: `The function call stack:` then `In file /x.py:106/ code/`; `path.cc:917 Func`
+_MS_STACK_TITLE = re.compile(r"^The function call stack(?: \(See file '[^']*' for more details[^)]*\))?:\s*$")
+_MS_IN_FILE = re.compile(r"^In file (?P<src>\S+:\d+)/(?P<code>.*)/\s*$")
+_MS_CC_FRAME = re.compile(r"^(?P<src>[\w./-]+\.(?:cc|cpp|h|c):\d+) (?P<func>[\w:~]+)\s*$")
+#: MindSpore's error report: sections under a title (`- Ascend Error Message:`, `Kernel error:`), each between
+#: rules of dashes; the messages under an error title state the error
+_MS_RULE = re.compile(r"^-{20,}\s*$")
+_MS_SEARCH = re.compile(r'^\(Please search "Ascend Error Message" at \S+ for error code description\)\s*$')
+_MS_TITLE = re.compile(r"^(?:- )?(?P<title>(?:Ascend|Framework|Kernel|Python|C\+\+|Operator|Graph)"
+                       r"(?: [A-Za-z+]+)*(?: Error(?: Message)?| Call Stack| error)):?"
+                       r"(?: \(For framework developers\))?\s*$")
+
+
+def cpp_stack(line: str, state: BlockState) -> Fields | None:
+    m = _CPP_RAISED.match(line)
+    if m:
+        state.reset()
+        return Fields(KIND_STACK, src=m["src"], func=m["func"], msg=line.strip())
+    m = _CPP_FRAME.match(line)
+    if m:
+        f = Fields(KIND_STACK, msg=m["msg"].strip())
+        f.extra["frame"] = number(m["n"])
+        return f
+    m = _TERMINATE.match(line)
+    if m:
+        state.reset()
+        state.report = "terminate"
+        f = Fields(KIND_STACK, level="ERROR", msg=line.strip())
+        if m["type"]:
+            f.extra["exception"] = m["type"]
+        return f
+    if _GLIBC_ABORT.match(line):
+        state.reset()
+        return Fields(KIND_STACK, level="ERROR", msg=line.strip())
+    m = _WHAT.match(line)
+    if m and state.report == "terminate":
+        state.report = None
+        return Fields(KIND_STACK, level="ERROR", msg=m["msg"].strip())
+    return None
+
+
+def ms_stack(line: str, state: BlockState) -> Fields | None:
+    if _MS_STACK_TITLE.match(line):
+        state.reset()
+        state.report = "stack"
+        return Fields(KIND_STACK, msg=line.strip())
+    m = _MS_IN_FILE.match(line) or _MS_CC_FRAME.match(line)
+    if m:
+        return Fields(KIND_STACK, src=m["src"], func=m.groupdict().get("func"), msg=line.strip())
+    return None
+
+
+def ms_report(line: str, state: BlockState) -> Fields | None:
+    if _MS_RULE.match(line) or _MS_SEARCH.match(line):
+        state.in_block = state.in_python = False
+        return Fields(KIND_REPORT, msg=line.strip())
+    m = _MS_TITLE.match(line)
+    if m:
+        state.reset()
+        state.report = "stack" if m["title"].endswith("Stack") else "error"
+        f = Fields(KIND_REPORT, msg=line.strip())
+        f.extra["section"] = m["title"]
+        return f
+    if state.report == "error" and line[:1].strip() and not state.in_block:
+        return Fields(KIND_REPORT, level="ERROR", msg=line.strip())
+    return None
+
+
+#: Of these rules, those that read a line only when one of their patterns matches at its start (screen.STARTS).
+STARTS: dict[str, tuple[re.Pattern, ...]] = {
+    "py_traceback": (_PY_TRACEBACK,), "py_frame": (_PY_FRAME,), "py_exception": (_PY_EXC,),
+    "py_between": (_PY_BETWEEN,), "py_markers": (_PY_MARKERS,),
+}

@@ -1,0 +1,164 @@
+"""The log table: the files of a bundle and the records of their lines, with the views shared over them."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from . import rotation, scan
+from .bundle import LogFile
+from .encoding import as_read, split_lines
+
+#: Columns of the log table, in order. The last six say what a paste wrapped around the line (paste.py): the
+#: wrappers peeled, the rank and worker pid they name, the file and line a grep prefix quotes; and how many
+#: following lines the paste broke off this one (rejoin.py), each kept as a `continuation` record.
+PLOG_COLUMNS = ["file", "line", "kind", "level", "module", "pid", "pname", "time", "src", "tid", "func",
+                "stage", "code", "msg", "wrapper", "rank", "worker_pid", "src_file", "src_line", "joined"]
+
+
+@dataclass
+class LogTable:
+    """Everything read from a bundle: the files found and the records of their lines."""
+
+    paths: list[str]
+    files: list[LogFile]
+    records: pd.DataFrame
+    warnings: list[str] = field(default_factory=list)
+    rotation: list[rotation.Gap] = field(default_factory=list)   #: processes whose first error may be rotated away
+    #: views computed once from the records and shared by the extractors that need them (name -> value)
+    derived: dict = field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def sources(self) -> list[LogFile]:
+        """Files known only from the grep prefixes of a capture (their lines are counted in the capture)."""
+        return [q for f in self.files for q in f.quoted]
+
+    def origin(self, file: str, src_file: str | None = None) -> LogFile:
+        """The file a record's identity (role, node, device, pid, rank) comes from: the file its grep prefix
+        quotes, else the file read."""
+        index = self.derive("origins", lambda t: {**{(f.path, None): f for f in t.files},
+                                                  **{(q.captured_in, q.path): q for q in t.sources}})
+        return index[(file, src_file if isinstance(src_file, str) else None)]
+
+    def in_roles(self, roles: tuple[str, ...]) -> pd.Series:
+        """Which records come from a file of one of these roles (a quoted line: from the file it quotes)."""
+        r = self.records
+        mask = r["file"].isin({f.path for f in self.files if f.role in roles}) & r["src_file"].isna()
+        quoted = {(q.captured_in, q.path) for q in self.sources if q.role in roles}
+        if quoted:
+            mask |= pd.Series([(f, s) in quoted for f, s in zip(r["file"], r["src_file"])], index=r.index)
+        return mask
+
+    def quoted_line(self, file: str, line: int) -> tuple[str | None, int] | None:
+        """The original file (None when the prefix does not name it) and line a capture's line quotes, or None."""
+        def build(t: LogTable) -> dict:
+            r = t.records[t.records["src_line"].notna()]
+            return {(f, int(n)): (s if isinstance(s, str) else None, int(o))
+                    for f, n, s, o in zip(r["file"], r["line"], r["src_file"], r["src_line"])}
+        return self.derive("quoted_lines", build).get((file, line))
+
+    @property
+    def lines(self) -> int:
+        """Lines read in all files."""
+        return sum(f.lines for f in self.files)
+
+    @property
+    def lines_unparsed(self) -> int:
+        """Lines kept raw because no grammar rule accepted them."""
+        return sum(f.unparsed for f in self.files)
+
+    @property
+    def bytes(self) -> int:
+        """Bytes of all files read."""
+        return sum(f.size for f in self.files if not f.skipped)
+
+    def errors(self) -> pd.DataFrame:
+        """The records that state an error (the `error_lines` of the contract): ERROR-level records, among them every
+        message of an error block; a block's `TraceBack` marker and its advice lines are its layout, not errors."""
+        r = self.records
+        return r[r["level"] == "ERROR"]
+
+    def levels_seen(self) -> set[str]:
+        """Every level a line of the bundle has, lines without a record (counted by the scan) included."""
+        seen = set(self.records["level"].dropna().unique())
+        return seen | {level for f in self.files if f.selective for level, n in f.levels.items() if n}
+
+    def derive(self, name: str, build):
+        """A view of the records built once by `build(self)` and shared by every family that asks for it."""
+        if name not in self.derived:
+            self.derived[name] = build(self)
+        return self.derived[name]
+
+    def file(self, path: str) -> LogFile:
+        """The file with this display path."""
+        for f in self.files:
+            if f.path == path:
+                return f
+        raise KeyError(path)
+
+    def files_frame(self) -> pd.DataFrame:
+        """The files as a table (path, role, node, rank, device, pid, lines, unparsed, times, skipped)."""
+        cols = ["path", "role", "sort", "node", "rank", "device", "pid", "lines", "unparsed", "first_time",
+                "last_time", "skipped"]
+        return pd.DataFrame([{c: getattr(f, c) for c in cols} for f in self.files], columns=cols)
+
+    def timeline(self) -> pd.DataFrame:
+        """All records merged in time order across files (rotated files of a process joined in order)."""
+        return rotation.timeline(self.records, self.files)
+
+    def raw_line(self, path: str, line: int) -> bytes:
+        """The original bytes of one line (without its `\\n`), as they were in the file."""
+        f = self.file(path)
+        if line in f.raw_lines:
+            return f.raw_lines[line]
+        return self.read_lines(path, line, line)[0]
+
+    def read_lines(self, path: str, first: int, last: int) -> list[bytes]:
+        """Lines `first`..`last` of a file (1-based, both included, within the file), as bytes from disk. A
+        file read selectively is entered at its nearest indexed line, so a window of a 20 MiB plog costs a
+        few KiB of reading, not the file."""
+        f = self.file(path)
+        if not 1 <= first <= last <= f.lines:
+            raise ValueError(f"{path}:{first}-{last}: the file has {f.lines} lines")
+        if not f.line_index:
+            with open(f.source, "rb") as fh:
+                return split_lines(as_read(fh.read()))[first - 1:last]
+        k = (first - 1) // scan.INDEX_STEP
+        out: list[bytes] = []
+        with open(f.source, "rb") as fh:
+            fh.seek(f.line_index[k])
+            for no, raw in enumerate(fh, start=k * scan.INDEX_STEP + 1):
+                if no >= first:
+                    out.append(raw[:-1] if raw.endswith(b"\n") else raw)
+                if no == last:
+                    break
+        return out
+
+    def summary(self) -> str:
+        """One line of input accounting: files read and skipped, lines, unparsed, bytes."""
+        skipped = sum(1 for f in self.files if f.skipped)
+        return (f"{len(self.files)} files ({len(self.files) - skipped} read, {skipped} skipped), {self.lines} lines "
+                f"({self.lines_unparsed} unparsed), {self.bytes} bytes")
+
+    def unusable_reason(self) -> str | None:
+        """Why the input holds nothing to read (no text line in any file), or None."""
+        if self.lines:
+            return None
+        why = "; ".join(f"{f.path}: {f.skipped or 'empty'}" for f in self.files[:3])
+        more = f"; and {len(self.files) - 3} more" if len(self.files) > 3 else ""
+        return f"not a log bundle: no readable text lines in it ({why}{more})".replace("\n", " ")
+
+    def close(self) -> None:
+        """Remove the temporary copies of archive members now, not when the table is dropped."""
+        for spool in {id(f.spool): f.spool for f in self.files if f.spool is not None}.values():
+            spool.close()
+
+
+def frame(rows: list[tuple]) -> pd.DataFrame:
+    """Record tuples as the log table's records."""
+    # object columns keep absent fields as None (string dtype would turn them into NaN)
+    records = pd.DataFrame(rows, columns=PLOG_COLUMNS, dtype=object)
+    records["pid"] = records["pid"].astype("Int64")
+    records["line"] = records["line"].astype("int64")
+    records["joined"] = records["joined"].astype("int64")
+    return records
