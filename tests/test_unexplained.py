@@ -12,6 +12,7 @@ from casebook.judging.triage import triage
 from casebook.judging.unexplained import Template, draft_case, mine, template_regex, write_draft
 from casebook.knowledge.checks import check, index_table
 from casebook.knowledge.kb import load_kb
+from casebook.presenting import walk
 from conftest import ROOT, SAMPLES
 
 
@@ -163,3 +164,14 @@ def test_a_faults_own_dump_belongs_to_the_fault_and_other_errors_near_it_do_not(
                    ("plog-2.log", 106, None, "[AIC_INFO] args after execute: 1, 2")])          # another file
     assert set(dump_lines(rows, [fault])) == {("plog-1.log", 95), ("plog-1.log", 106)}
     assert dump_lines(rows, []) == {}
+
+
+def test_the_json_and_the_walk_state_one_coverage():
+    t = triage(SAMPLES / "hccl-socket-timeout" / "negative-rank0-oom")
+    explained, rest = t.coverage()
+    doc = to_dict(t)
+    assert doc["coverage"] == {"error_lines": t.evidence.error_lines, "explained": len(explained)}
+    assert [(u["template"], u["count"]) for u in doc["unexplained"]] == [(u.template, u.count) for u in rest]
+    root = next(s for s in walk.build(t) if s.key == "root_cause")
+    said = f"the matched cases explain {len(explained)} of {t.evidence.error_lines} error lines"
+    assert sum(said in f for f in root.findings) == 1

@@ -5,16 +5,14 @@ import json
 from functools import lru_cache
 from importlib import resources
 
-from ..evidence import errors
 from ..evidence.items import AicoreFault, ErrorLine, RankView
 from ..knowledge.addresses import hexs, mask48, msaicerr_offset, offset
 from ..knowledge.errcode import meaning
 from ..reading.entries import printable
 from ..reading.table import LogTable
 from .families import FamilyVerdict
-from .ranking import Hypothesis, explained_lines
+from .ranking import Hypothesis
 from .triage import Triage
-from .unexplained import coverage
 
 SCHEMA_VERSION = 1
 
@@ -106,7 +104,7 @@ def to_dict(t: Triage, similar: list[dict] | tuple = ()) -> dict:
     """The triage result as the contract's JSON object; `similar` holds the case memory's matches (their
     as_dict()), which the memory stage, above this one, looks up."""
     log, ev = t.log, t.evidence
-    explained, unexplained = coverage(errors.records(log), explained_lines(t.candidates), ev.aicore_faults)
+    explained, unexplained = t.coverage()
     return {
         "schema": SCHEMA_VERSION,
         "input": {

@@ -17,8 +17,9 @@ from ..reading.plog import read_plog
 from ..reading.table import LogTable
 from .facts import resolve as resolve_facts
 from .families import FamilyVerdict, judge_families, supported_family
-from .ranking import RULED_OUT, Hypothesis, Observed, diagnosis, error_lines, observations, rank
+from .ranking import RULED_OUT, Hypothesis, Observed, diagnosis, error_lines, explained_lines, observations, rank
 from .readings import read_case
+from .unexplained import Template, coverage
 
 
 @dataclass
@@ -62,6 +63,10 @@ class Triage:
     def diagnosis(self) -> Hypothesis | None:
         """The best confirmed or likely hypothesis."""
         return diagnosis(self.candidates)
+
+    def coverage(self) -> tuple[set[tuple[str, int]], list[Template]]:
+        """The error lines the confirmed and likely cases explain, and the templates of the rest."""
+        return coverage(errors.records(self.log), explained_lines(self.candidates), self.evidence.aicore_faults)
 
     @property
     def questions(self) -> list:

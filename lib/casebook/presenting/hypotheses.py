@@ -8,11 +8,9 @@ from __future__ import annotations
 
 import re
 
-from ..evidence import errors
 from ..judging.families import PRIOR, separation
-from ..judging.ranking import CONFIRMED, LIKELY, RULED_OUT, Hypothesis, Item, Missing, explained_lines
+from ..judging.ranking import CONFIRMED, LIKELY, RULED_OUT, Hypothesis, Item, Missing
 from ..judging.triage import Triage
-from ..judging.unexplained import coverage
 from ..knowledge.kb import KnownCase
 from ..knowledge.messages import EN, Note, pick, say, words
 from ..knowledge.rules import Signature
@@ -233,7 +231,7 @@ def _all_candidates(t: Triage, s: Step, family) -> Fold:
 def _coverage(t: Triage, s: Step) -> None:
     """How many error lines the confirmed and likely cases explain (a fault's own dump with its fault), and the
     rest grouped by template, folded away."""
-    explained, rest = coverage(errors.records(t.log), explained_lines(t.candidates), t.evidence.aicore_faults)
+    explained, rest = t.coverage()
     s.add("root.coverage", explained=len(explained), errors=t.evidence.error_lines)
     if rest:
         fold = Fold("unexplained", s.say("root.unexplained_fold", n=len(rest)))
