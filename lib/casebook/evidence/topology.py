@@ -32,8 +32,9 @@ KEEP = _SET.keep
 def extract(log: LogTable) -> Topology:
     """Who drove which device, from set-device and `device_id=` lines with a thread id."""
     r = log.records
-    cand = r[r["module"].isin(_PROOF_MODULES) & r["pid"].notna()
-             & r["msg"].str.contains(any_of(KEEP + ("device_id=",)), regex=True)]
+    cand = r[r["module"].isin(_PROOF_MODULES) & r["pid"].notna()]
+    # the literal search runs on the runtime lines only, not on every record
+    cand = cand[cand["msg"].str.contains(any_of(KEEP + ("device_id=",)), regex=True)]
     procs: dict[tuple, ProcessTopology] = {}
     columns = ["file", "line", "time", "pid", "tid", "msg", "src_file", "src_line"]
     for file, line, time, pid, tid, msg, src, src_line in cand[columns].itertuples(index=False):

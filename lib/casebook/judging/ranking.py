@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import datetime
 
+import numpy as np
 import pandas as pd
 
 from ..evidence.items import ErrorLine, Evidence, Fact, Incident
@@ -83,14 +84,16 @@ def error_lines(records: pd.DataFrame, errors: pd.Index | None = None) -> pd.Dat
     """The error records (`errors`, the index of evidence.errors.records; else the ERROR-level ones), each with the
     lines right after it that no grammar reads (no header, no form of their own): the rest of a message that holds
     newlines (the graph engine's reason per op store, a RuntimeError's second line), as `message` signatures read it."""
-    error = records["level"] == "ERROR" if errors is None else records.index.isin(errors)
-    error = pd.Series(error, index=records.index)
-    bare = (records["kind"] == KIND_UNPARSED) & records["msg"].astype(str).str.strip().ne("")
-    follows = (records["file"] == records["file"].shift(1)) & (records["line"] == records["line"].shift(1) + 1)
-    keep, run = error.copy(), error
+    error = (records["level"] == "ERROR").to_numpy() if errors is None else records.index.isin(errors)
+    keep = np.array(error, dtype=bool)
+    # only the few lines right after an error are looked at: a bundle has far more records than error lines
+    kind, file, line, msg = (records[c].to_numpy() for c in ("kind", "file", "line", "msg"))
+    run = np.flatnonzero(keep)
     for _ in range(CONTINUED):
-        run = run.shift(1, fill_value=False) & bare & follows
-        keep |= run
+        run = run[run + 1 < len(keep)] + 1
+        run = np.array([i for i in run if kind[i] == KIND_UNPARSED and file[i] == file[i - 1]
+                        and line[i] == line[i - 1] + 1 and str(msg[i]).strip()], dtype=np.int64)
+        keep[run] = True
     return records[keep]
 
 
