@@ -1,4 +1,4 @@
-"""Mutation testing of the diagnosis: mutmut on the judging, knowledge and evidence stages, run in a temporary copy
+"""Mutation testing of the diagnosis: mutmut on the reading, evidence, knowledge and judging stages, run in a temporary copy
 of the project; prints the mutated modules, the number of mutants by outcome (killed by a failing test, by their
 time, by a signal), the surviving ones and, last, `mutation score: NN.N%`. `make mutation` runs it (not part of
 `make test`).
@@ -25,9 +25,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 
-#: What is mutated: every module of the two stages that decide and of the stage that gathers their evidence (the
-#: reading stage is not mutated yet).
-MUTATED = ("casebook/judging/*.py", "casebook/knowledge/*.py", "casebook/evidence/*.py")
+#: What is mutated: every module of the two stages that decide, of the stage that gathers their evidence and of the
+#: stage that reads the logs it comes from.
+MUTATED = ("casebook/judging/*.py", "casebook/knowledge/*.py", "casebook/evidence/*.py", "casebook/reading/*.py")
 
 #: The tests that pin those modules by exact values; mutmut runs, for each mutant, only the ones that reached its
 #: function. The tests that triage whole bundles (every sample, the corpus, the CLI, the kept readings, the
@@ -42,7 +42,12 @@ TESTS = ("tests/test_ranking.py", "tests/test_addresses.py", "tests/test_errcode
          # the evidence stage: its extractors on real captures and the real corpus (each file runs in seconds)
          "tests/test_first_error.py", "tests/test_aicore.py", "tests/test_rejection.py", "tests/test_statements.py",
          "tests/test_topology.py", "tests/test_evidence.py", "tests/test_analyzer_report.py",
-         "tests/test_device_text.py", "tests/test_attachments.py")
+         "tests/test_device_text.py", "tests/test_attachments.py",
+         # the reading stage: the grammar and its console forms line by line, the reader against a full reading on
+         # every capture and sample, the scanner against its Python model, archives, pastes, system logs, damage
+         "tests/test_grammar.py", "tests/test_screen.py", "tests/test_paste.py", "tests/test_plog.py",
+         "tests/test_scan.py", "tests/test_system_log.py", "tests/test_rotation.py", "tests/test_bundle.py",
+         "tests/test_archive.py", "tests/test_damage.py", "tests/test_literals.py", "tests/test_firsts.py")
 
 #: What the score counts as killed: a test failed, or the mutant ran past its time (mutmut stops it with SIGXCPU).
 #: A mutant ended by another signal (SIGKILL from outside, a segfault) is reported apart and not counted as killed:

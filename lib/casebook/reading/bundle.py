@@ -105,7 +105,12 @@ class LogFile:
     @property
     def in_archive(self) -> bool:
         """Whether the file is a member of an archive."""
-        return MEMBER_SEP in self.path
+        return _in_archive(self.path)
+
+
+def _in_archive(path: str) -> bool:
+    """Whether a display path names an archive member."""
+    return MEMBER_SEP in path
 
 
 def classify(rel: str) -> dict:

@@ -136,7 +136,7 @@ class LineTexts:
     @property
     def encoding(self) -> str | None:
         """The decodings the lines needed, joined: "utf-8", "utf-8+gbk", "gbk+replaced", …"""
-        return "+".join(e for e in ("utf-8", "gbk", "replaced") if self.how[e]) or None
+        return _decodings(self.how)
 
     def warn(self) -> None:
         """Named warnings on the file for lines that are not plain UTF-8 text ended by `\\n`."""
@@ -157,3 +157,8 @@ class LineTexts:
         if odd["long"]:
             f.warnings.append(f"{f.path}: {lines_named(odd['long'])} longer than {LONG_LINE:,} characters: only the "
                               f"first {LONG_LINE:,} of each are parsed (LogTable.raw_line has it whole)")
+
+
+def _decodings(how) -> str | None:
+    """The decodings counted in `how` (name -> lines), joined in their order of trial, or None."""
+    return "+".join(e for e in ("utf-8", "gbk", "replaced") if how[e]) or None

@@ -72,8 +72,7 @@ class Budget:
         self.given = 0                    #: bytes of the outermost archives
         self.layers: list[Layer] = []     #: the archives being expanded, outermost first
 
-    @contextmanager
-    def layer(self, where: str, read: Callable[[], int]) -> Iterator[Layer]:
+    def _layer(self, where: str, read: Callable[[], int]) -> Iterator[Layer]:
         """One more archive being expanded inside the current ones (an archive inside is expanded whole before
         its parent goes on, so the layers nest)."""
         layer = Layer(where, read)
@@ -82,6 +81,10 @@ class Budget:
             yield layer
         finally:
             self.layers.remove(layer)
+
+
+    #: the context of `_layer` (its body stays a plain method, which a mutation run can change)
+    layer = contextmanager(_layer)
 
     def spend(self, n: int, where: str, entry: tuple[int, int] | None = None) -> None:
         """Count n more bytes expanded at `where` by the innermost layer (and so by each one around it); `entry`

@@ -49,7 +49,12 @@ class Peeled:
     @property
     def wrapper(self) -> str | None:
         """The rules that peeled the line, joined with `+`, or None."""
-        return "+".join(self.wrappers) or None
+        return _joined(self.wrappers)
+
+
+def _joined(wrappers: list[str]) -> str | None:
+    """Rule names joined with `+`, or None when there are none."""
+    return "+".join(wrappers) or None
 
 
 @dataclass

@@ -79,7 +79,12 @@ def literals(keep: tuple[str, ...]) -> tuple[str, ...]:
 
 @lru_cache(maxsize=8)
 def finder(keep: tuple[str, ...]) -> Callable[[str], re.Match | None]:
-    """Whether a line holds one of the literals (a regex search)."""
+    """Whether a line holds one of the literals (a regex search), kept per set of literals."""
+    return _finder(keep)
+
+
+def _finder(keep: tuple[str, ...]) -> Callable[[str], re.Match | None]:
+    """The search `finder` keeps, built anew."""
     return re.compile(scan.any_of(literals(keep))).search
 
 

@@ -31,7 +31,7 @@ class LogTable:
     @property
     def sources(self) -> list[LogFile]:
         """Files known only from the grep prefixes of a capture (their lines are counted in the capture)."""
-        return [q for f in self.files for q in f.quoted]
+        return _quoted(self.files)
 
     def origin(self, file: str, src_file: str | None = None) -> LogFile:
         """The file a record's identity (role, node, device, pid, rank) comes from: the file its grep prefix
@@ -60,17 +60,17 @@ class LogTable:
     @property
     def lines(self) -> int:
         """Lines read in all files."""
-        return sum(f.lines for f in self.files)
+        return _total(self.files, "lines")
 
     @property
     def lines_unparsed(self) -> int:
         """Lines kept raw because no grammar rule accepted them."""
-        return sum(f.unparsed for f in self.files)
+        return _total(self.files, "unparsed")
 
     @property
     def bytes(self) -> int:
         """Bytes of all files read."""
-        return sum(f.size for f in self.files if not f.skipped)
+        return _total([f for f in self.files if not f.skipped], "size")
 
     def errors(self) -> pd.DataFrame:
         """The records that state an error (the `error_lines` of the contract): ERROR-level records, among them every
@@ -162,3 +162,13 @@ def frame(rows: list[tuple]) -> pd.DataFrame:
     records["line"] = records["line"].astype("int64")
     records["joined"] = records["joined"].astype("int64")
     return records
+
+
+def _quoted(files: list[LogFile]) -> list[LogFile]:
+    """The files the grep prefixes of these files quote."""
+    return [q for f in files for q in f.quoted]
+
+
+def _total(files: list[LogFile], count: str) -> int:
+    """One count (lines, unparsed, size) summed over files."""
+    return sum(getattr(f, count) for f in files)

@@ -39,7 +39,12 @@ class _UpToCut:
     @property
     def cut(self) -> bool:
         """Whether the entry stopped short of its size because the stream ended."""
-        return self.ending.end is not None and self.given < self.info.size
+        return _short(self.ending.end, self.given, self.info.size)
+
+
+def _short(end: int | None, given: int, size: int) -> bool:
+    """Whether an entry whose stream ended (at `end`) gave fewer than its `size` bytes."""
+    return end is not None and given < size
 
 
 def members(path: Path, display: str, spool: Spool, budget: Budget,
