@@ -28,10 +28,19 @@ def _regex_signatures():
     (r"a?b*", None, False),
     (r"foo|\d+", None, False),                               # one branch has no literal: nothing is required
     (r"(?i)µs", ("s",), True),                               # the micro sign also matches the Greek mu
+    (r"EADDRINUSE|(?i:address in use)", ("eaddrinuse", "address in use"), True),   # a part that ignores case
+    (r"(?i)端口\S*被占用", ("被占用",), True),                 # CJK characters have no case
 ])
 def test_required_literals(pattern, alternatives, folded):
     need = required(pattern)
     assert (need.alternatives, need.folded) == (alternatives, folded) if alternatives else need is None
+
+
+def test_no_character_outside_a_cjk_needle_matches_it_ignoring_case():
+    # a CJK needle stands in a folded text only if nothing but itself matches it under IGNORECASE
+    for cp in (0x3001, 0x3002, 0x300C, 0x3400, 0x4E00, 0x53E3, 0x7AEF, 0x9FFF):
+        pattern = re.compile(f"(?i){re.escape(chr(cp))}")
+        assert [c for c in map(chr, range(0x110000)) if pattern.fullmatch(c)] == [chr(cp)]
 
 
 def test_only_four_letters_outside_ascii_match_an_ascii_letter_ignoring_case_and_folding_maps_them():

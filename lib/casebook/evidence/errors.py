@@ -37,7 +37,9 @@ _STATES = re.compile(r"(?i)\b(?:out of (?:device )?memory|not supported?|unsuppo
                      r"could ?n[o']t|unable to|fail(?:ed|s|ure)?|errors?|invalid|incorrect|wrong|illegal|"
                      r"is not equal|mismatch(?:ed)?|not found|no such file|not implemented|not registered|"
                      r"has not been|exceed(?:s|ed)?|overflow|timed? ?out|denied|refused|abort(?:ed)?|"
-                     r"segmentation fault|core dumped|killed|busy|but (?:got|actual(?:ly)?)|no (?:supported|valid|available))\b|"
+                     r"segmentation fault|core dumped|killed|busy|but (?:got|actual(?:ly)?)|no (?:supported|valid|available)|"
+                     # a tool's own check of a path it was given: missing, or its owner and mode refused
+                     r"does not exist|not exists?|security rules|check the folder owner)\b|"
                      r"\bexpected:? ?[\[(]")
 
 #: What every report line holds (one of these literals), read from the regex.

@@ -27,8 +27,9 @@ _FOLD = str.maketrans({"\u0130": "i", "\u0131": "i", "\u017f": "s", "\u212a": "k
 
 
 def _literal(code: int, folded: bool) -> bool:
-    """Whether a literal character can stand in a needle (under IGNORECASE: an ASCII one)."""
-    return not folded or code < 128
+    """Whether a literal character can stand in a needle (under IGNORECASE: an ASCII one, or a CJK character or
+    punctuation mark, which has no case)."""
+    return not folded or code < 128 or 0x3000 <= code <= 0x303F or 0x3400 <= code <= 0x4DBF or 0x4E00 <= code <= 0x9FFF
 
 
 @dataclass(frozen=True)
@@ -60,6 +61,11 @@ def required(pattern: str) -> Required | None:
         return None
     folded = bool(parsed.state.flags & _sre.SRE_FLAG_IGNORECASE)
     found = _sequence(list(parsed), folded)
+    if not found and not folded:
+        # a part that ignores case on its own (`(?i:...)`) names its literals in the folded text only: the whole
+        # pattern is then looked for there, a weaker test that never misses a match
+        folded = True
+        found = _sequence(list(parsed), folded)
     if not found:
         return None
     return Required(tuple(a.lower() for a in found) if folded else found, folded)
