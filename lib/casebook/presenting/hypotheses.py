@@ -129,7 +129,9 @@ def reason(t: Triage, lang: str, kind: str, item: Item, sig: Signature | None, a
     hit = (focus.search(item.text) if isinstance(focus, re.Pattern) else
            re.search(re.escape(focus), item.text) if focus else None)
     if hit and 0 < len(hit.group(0)) <= 80:
-        return say(lang, f"root.shows.{kind}", match=hit.group(0).strip())
+        # the fragment goes between backticks: one of its own (glibc's version `X') would end the quote early; the
+        # line itself is cited whole under the finding
+        return say(lang, f"root.shows.{kind}", match=hit.group(0).strip().replace("`", "'"))
     if sig is not None and sig.field == "aicore_fault":
         return say(lang, "root.shows.fault")
     return say(lang, "root.shows.line")
