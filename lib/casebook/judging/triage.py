@@ -33,6 +33,8 @@ class Triage:
     facts: dict[str, Fact] = field(default_factory=dict)
     candidates: list[Hypothesis] = field(default_factory=list)
     families: list[FamilyVerdict] = field(default_factory=list)   #: every family whose signatures match, best first
+    #: coverage() of the current candidates, kept until the next rerank (the JSON and the walk both read it)
+    _covered: tuple | None = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         # the observations depend on the evidence only; answers change facts, not what the logs show
@@ -45,6 +47,7 @@ class Triage:
         self.facts = resolve_facts(self.evidence, self.answers, compat.tables(self.kb.root))
         self.candidates = rank(self.kb, self.evidence, self.facts, self._observed)
         self.families = judge_families(self.kb, self._observed, self.facts, self.candidates)
+        self._covered = None
 
     @property
     def family(self) -> FamilyVerdict | None:
@@ -66,7 +69,10 @@ class Triage:
 
     def coverage(self) -> tuple[set[tuple[str, int]], list[Template]]:
         """The error lines the confirmed and likely cases explain, and the templates of the rest."""
-        return coverage(errors.records(self.log), explained_lines(self.candidates), self.evidence.aicore_faults)
+        if self._covered is None:
+            self._covered = coverage(errors.records(self.log), explained_lines(self.candidates),
+                                     self.evidence.aicore_faults)
+        return self._covered
 
     @property
     def questions(self) -> list:
