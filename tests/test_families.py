@@ -159,3 +159,26 @@ def test_families_rank_confirmed_first_then_by_score_and_open_causes_by_weight()
     assert supported_family(found, SimpleNamespace(case=SimpleNamespace(family="a-contradicted"))) is found[2]
     assert supported_family(found, SimpleNamespace(case=SimpleNamespace(family="elsewhere"))) is found[0]
     assert supported_family(found[2:], None) is None
+
+
+def test_a_diagnosis_places_its_family_when_the_familys_own_signs_do_not_show():
+    fam = Family("fam", "families/fam.md", signatures=[Signature("fam-sig", "message", "contains", "boom", 1, True,
+                                                                 "family sign")], causes=["a", "b"])
+    loud = Family("loud", "families/loud.md", signatures=[Signature("loud-sig", "message", "contains", "bang", 1, True,
+                                                                    "its own sign")], causes=[])
+    a, b = cause("a"), cause("b")
+    kb = KnowledgeBase(root=Path("kb"), cases={"a": a, "b": b}, families={"fam": fam, "loud": loud})
+    quiet = Observed([Observation("message", "a here", "a here", "p.log", 3)])
+    lead = judge(a, quiet, {})
+    assert lead.verdict == CONFIRMED
+    (v,) = judge_families(kb, quiet, {}, [lead])
+    # the family is as sure as its cause and shows the cause's evidence; the cause is its leading open cause
+    assert (v.family.id, v.verdict, v.score, [i.id for i in v.for_], v.open_causes) == (
+        "fam", CONFIRMED, lead.score, ["a-sig"], ["a", "b"])
+    assert supported_family([v], lead) is v
+    # no diagnosis, no family
+    assert judge_families(kb, quiet, {}, []) == []
+    # a family confirmed by its own signs is not displaced by a diagnosis of another family
+    both = Observed([Observation("message", t, t, "p.log", n) for n, t in enumerate(("a here", "bang"), 1)])
+    found = judge_families(kb, both, {}, [judge(a, both, {})])
+    assert [(f.family.id, f.verdict) for f in found] == [("loud", CONFIRMED)]

@@ -60,6 +60,14 @@ FORMS = [
      "attribute", "mode", "reflect", ("constant",)),
     ('[Hint: Expected axis == 0, but received axis:2 != 0:0.] (at /opt/backends/npu/kernels/concat_kernel.cc:88)',
      "attribute", "axis", "2", ("0",)),
+    # the E80012 form without the op's name, on an input or output
+    ("RuntimeError: ({'errCode': 'E80012', 'op_name': 'reduce_sum_d', 'param_name': 'x', 'min_value': 0, 'max_value': "
+     "8, 'real_value': 9}, 'In op, the num of dimensions of input/output[x] should be in the range of [0, 8], but "
+     "actually is [9].')", "shape", "x", "9", ("in the range of [0, 8]",)),
+    # the layout as the condition of a size check: the sizes are what is refused
+    ("E89999: When layout is TND, queryD(96), keyD(96) and valueD(96) must be same equal 192/128/64."
+     "[FUNC:CheckInputShapeWhenLayoutIsTND][FILE:prompt_flash_attention_tiling.cpp][LINE:3650]", "shape",
+     "queryD(96), keyD(96) and valueD(96)", None, ("be same equal 192", "128", "64")),
     ("RuntimeError: Backend not supported!", None, None, None, ()),
     ("Tiling failed", "call", None, None, ()),
     ("launch failed for FlashAttentionScore, errno:561103.", None, None, None, ()),
@@ -136,3 +144,19 @@ def test_a_generic_wording_is_an_ops_complaint_only_beside_the_op_layer(tmp_path
                                               "1, but should be 0 when normType is softmax.\n")
     (r,) = extract(read_plog(op))
     assert (r.aspect, r.op, r.param, r.value) == ("attribute", "aclnnMoeGatingTopK", "renorm", "1")
+
+
+@pytest.mark.parametrize("text,case", [
+    # each size on its own is one the op takes; the op says one must equal another
+    ("E89999: When layout is TND, keyT(40) and valueT(40) must be equal to the last element of actualSeqLengthsKv(32)"
+     "[FUNC:CheckInputShapeWhenLayoutIsTND][FILE:prompt_flash_attention_tiling.cpp][LINE:3618]",
+     "op-call-inputs-disagree"),
+    ("EZ1001: The size(6) of actualSeqLengthsKv is not equal to the batchSize(7)", "op-call-inputs-disagree"),
+    # aclnn's own code for a failed tiling step, as torch_npu prints the call
+    ("RuntimeError: npu_rotary_mul:build/CMakeFiles/torch_npu.dir/compiler_depend.ts:62 NPU function error: call "
+     "aclnnRotaryPositionEmbedding failed, error code is 561002", "aclnn-tiling-unsupported-shape"),
+])
+def test_inputs_out_of_step_and_a_failed_tiling_code_name_their_causes(tmp_path, text, case):
+    t = triage(write_log(tmp_path, "paste.txt", text + "\n"), kb=KB)
+    assert t.diagnosis is not None and t.diagnosis.case.id == case
+    assert t.family is not None and t.family.family.id == "op-not-supported"

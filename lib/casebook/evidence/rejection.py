@@ -20,9 +20,9 @@ from .items import Rejection
 _DT = r"DT_[A-Z0-9_]+"
 #: The TBE ops' error manager (E70002, E70003, E80000 and their kin): "In op[X], the <what> of input[p] should be
 #: [...], but actually is [v]."; the parameter may hold brackets of its own (`strides[0]`).
-_TBE = r"In op\[[\w.]+\],?\s*the "
+_TBE = r"In op(?:\[[\w.]+\])?,?\s*the "
 _TBE_SAID = r"\s*should be\s*(?:one of\s*)?(?P<allowed>.*?),?\s*but actually is\s*\[?(?P<value>[^\]]*)"
-_TBE_PARAM = r"(?:input|output|parameter)\[(?P<param>.+?)\]"
+_TBE_PARAM = r"(?:input/output|input|output|parameter)\[(?P<param>.+?)\]"
 #: (aspect, pattern) in order: the first that matches a line names its aspect; groups are optional:
 #: `param`, `value`, `allowed`, `op`.
 FORMS: tuple[tuple[str, re.Pattern], ...] = (
@@ -49,6 +49,10 @@ FORMS: tuple[tuple[str, re.Pattern], ...] = (
                                    r"(?P<value>.*?)\s*but supported list is:?(?P<allowed>.*)")),
     ("layout", re.compile(r"(?P<param>[\w.\[\] ]{1,60}?)\s+(?:must|should|only support)\b(?P<allowed>.*?)\s*when\s+"
                           r"(?:input_?)?layout is\s+(?P<value>\w+)", re.I)),
+    # the layout as a condition of a shape check: "When layout is TND, queryD(256), keyD(256) and valueD(256) must
+    # be same equal 192/128/64": the layout is accepted, the sizes under it are not
+    ("shape", re.compile(r"\bWhen (?P<cond>(?:input_?)?layout is [A-Z]{2,6}\b[^,]{0,80}),\s*(?P<param>[\w.()\[\], ]{1,80}?)"
+                         r"\s+(?:must|should|only support)\b(?P<allowed>.*)", re.I)),
     ("layout", re.compile(r"(?:input_?)?layout\s+(?:is\s+)?\[?(?P<value>[A-Z]{2,6})\]?,?\s*(?:is\s+)?"
                           r"(?:not support|unsupported|invalid)", re.I)),
     ("format", re.compile(r"(?P<param>[\w.]+)\s+format\s+(?:is\s+)?\[?(?P<value>[A-Z][A-Z0-9_]+)\]?,?\s*"

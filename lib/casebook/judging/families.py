@@ -16,7 +16,7 @@ from ..knowledge import priors
 from ..knowledge.kb import Family, KnowledgeBase, KnownCase
 from ..knowledge.rules import Condition
 from ..knowledge.vocabulary import FACTS, UNSET
-from .ranking import CONFIRMED, RULED_OUT, Hypothesis, Item, Missing, Observed, judge
+from .ranking import CONFIRMED, RULED_OUT, Hypothesis, Item, Missing, Observed, diagnosis, judge
 
 #: Weight of an open cause none of whose own evidence matched: possible, but below any cause that has some.
 PRIOR = 0.1
@@ -108,9 +108,13 @@ def split_questions(family: Family, causes: list[KnownCase], weights: dict[str, 
 
 
 def judge_family(family: Family, kb: KnowledgeBase, obs: Observed, facts: dict[str, Fact],
-                 hypotheses: list[Hypothesis]) -> FamilyVerdict | None:
-    """The family's verdict and its open causes, or None when none of its signatures match."""
+                 hypotheses: list[Hypothesis], lead: Hypothesis | None = None) -> FamilyVerdict | None:
+    """The family's verdict and its open causes, or None when none of its signatures match; `lead`, a diagnosis
+    of this family, places the failure in it when its signatures do not (the family is then as sure as that
+    cause, on the cause's evidence)."""
     h = judge(family, obs, {})
+    if h is None and lead is not None:
+        h = Hypothesis(family, lead.verdict, lead.score, for_=list(lead.for_))
     if h is None:
         return None
     judged = {x.case.id: x for x in hypotheses}
@@ -134,6 +138,12 @@ def judge_families(kb: KnowledgeBase, obs: Observed, facts: dict[str, Fact],
                    hypotheses: list[Hypothesis]) -> list[FamilyVerdict]:
     """Every family with a matching signature, best first."""
     found = [v for family in kb.families.values() if (v := judge_family(family, kb, obs, facts, hypotheses))]
+    # a diagnosis is a sign of its family's symptom though the family's own wordings did not show; a family
+    # whose own signs are sure is not displaced by it
+    lead = diagnosis(hypotheses)
+    if (lead is not None and lead.case.family in kb.families and not any(v.verdict == CONFIRMED for v in found)
+            and all(v.family.id != lead.case.family for v in found)):
+        found.append(judge_family(kb.families[lead.case.family], kb, obs, facts, hypotheses, lead))
     return sorted(found, key=lambda v: (v.verdict != CONFIRMED, -v.score, v.family.id))
 
 

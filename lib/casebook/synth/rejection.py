@@ -11,6 +11,7 @@ LAYOUT = "op-rejects-format-or-layout"
 CHIP = "op-unsupported-on-this-chip"
 VALUE = "op-rejects-parameter-value"
 TILING = "aclnn-tiling-unsupported-shape"
+DISAGREE = "op-call-inputs-disagree"
 
 
 def dtype_positive() -> dict[str, str]:
@@ -121,6 +122,31 @@ def value_negative_shape() -> dict[str, str]:
         at most.""", TILING, {TILING: "confirmed", VALUE: "possible"})
 
 
+def disagree_positive() -> dict[str, str]:
+    """An attention op is handed key lengths that do not add up to the sequence lengths it is given with them."""
+    job, t = job_failing(260817, 70412, datetime(2026, 8, 17, 15, 22, 9, 640_118), 2, steps=4)
+    aclnn_failure(job, job.proc(0), t, "aclnnFusedInferAttentionScoreV3",
+                  "E89999: When layout is TND, keyT(136) and valueT(136) must be equal to the last element of "
+                  "actualSeqLengthsKv(128)[FUNC:CheckInputShapeWhenLayoutIsTND][FILE:prompt_flash_attention_tiling.cpp]",
+                  ["aclnnFusedInferAttentionScoreV3GetWorkspaceSize call failed, please check."])
+    return _files(job, t, """Four ranks, four steps in. The attention op refuses its call: 'keyT(136) and valueT(136)
+        must be equal to the last element of actualSeqLengthsKv(128)'. Both sizes are ones the op takes; they disagree
+        with each other, so the caller computed one of them out of step with the other: the inputs disagree, confirmed.""",
+                  DISAGREE, {DISAGREE: "confirmed"})
+
+
+def disagree_negative_unsupported() -> dict[str, str]:
+    """The same op refuses a head size it does not take under that layout: one value outside the specification."""
+    job, t = job_failing(260818, 71530, datetime(2026, 8, 18, 8, 5, 40, 12_557), 2, steps=4)
+    aclnn_failure(job, job.proc(0), t, "aclnnFusedInferAttentionScoreV3",
+                  "E89999: When layout is TND, queryD(256), keyD(256) and valueD(256) must be same equal 192/128/64."
+                  "[FUNC:CheckInputShapeWhenLayoutIsTND][FILE:prompt_flash_attention_tiling.cpp]",
+                  ["aclnnFusedInferAttentionScoreV3GetWorkspaceSize call failed, please check."])
+    return _files(job, t, """Near miss for op-call-inputs-disagree: the same op and check, but the sentence compares the
+        head sizes with a list of sizes the op supports, not with another input: a shape the op does not take, which
+        the shape case covers.""", TILING, {TILING: "confirmed"})
+
+
 def _files(job: Job, t: datetime, about: str, diagnosis: str | None, verdicts: dict[str, str]) -> dict[str, str]:
     """The bundle of a job that stops at `t`, with the expectation of its one run."""
     stop(job, t)
@@ -137,4 +163,6 @@ BUILDERS = (
     (CHIP, "positive-pool3d-platform-check", chip_positive_platform),
     (VALUE, "positive-renorm-under-softmax", value_positive),
     (VALUE, "negative-dimnum", value_negative_shape),
+    (DISAGREE, "positive-kv-lengths-out-of-step", disagree_positive),
+    (DISAGREE, "negative-head-size-unsupported", disagree_negative_unsupported),
 )
