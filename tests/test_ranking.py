@@ -80,6 +80,25 @@ def test_required_facts_unknown_give_likely_known_give_confirmed_failing_give_po
     assert "required" in h.against[0].why
 
 
+def test_a_sign_its_siblings_share_makes_a_case_likely_and_a_sign_of_its_own_or_a_fact_confirms_it():
+    shared = Signature("code", "message", "contains", "alpha", 3, True, "why code", "unit", True)
+    own = sig("own", "beta", weight=3, key=True, group="unit")
+    c = case(shared, own)
+    h = judge(c, obs("alpha"), {})
+    assert (h.verdict, h.score) == (LIKELY, 0.8)   # the group of key signs matched whole, at the likely factor
+    assert judge(c, obs("alpha", "beta"), {}).verdict == CONFIRMED
+    assert judge(c, obs("beta"), {}).verdict == CONFIRMED
+    # a supporting fact that holds settles it as one of its own signs does
+    backed = case(shared, supports=[Condition("single_process_multi_device", "equals", True, ask="one?")])
+    yes = {"single_process_multi_device": fact("single_process_multi_device", True)}
+    assert judge(backed, obs("alpha"), {}).verdict == LIKELY
+    assert judge(backed, obs("alpha"), yes).verdict == CONFIRMED
+    # a shared sign that is not key adds its weight beside a sign of its own, and alone settles nothing either
+    side = Signature("side", "message", "contains", "beta", 1, False, "why side", "", True)
+    assert judge(case(KEY, side), obs("alpha", "beta"), {}).verdict == CONFIRMED
+    assert judge(case(side), obs("beta"), {}).verdict == LIKELY
+
+
 def test_ruled_out_wins_over_everything_else():
     against = Condition("TASK_QUEUE_ENABLE", "equals", "0", why="queue off")
     h = judge(case(KEY, SIDE, against=[against]), obs("alpha", "beta"),

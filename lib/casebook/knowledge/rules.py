@@ -33,6 +33,9 @@ class Signature:
     key: bool
     why: str
     group: str = ""   #: signatures of one group are alternatives (other wordings, other codes of one fact)
+    #: a sign the case's siblings print too (a code or a wording several causes share): it makes the case likely,
+    #: never confirmed on its own; a sign of its own, or a fact, settles it
+    shared: bool = False
     #: of a `regex` signature: literals one of which every match holds (literals.py), a cheap test before the
     #: regex; read from the pattern when the signature is loaded, so a knowledge base kept on disk keeps them
     needles: Required | None = dataclasses.field(default=None, compare=False, repr=False)
@@ -129,13 +132,14 @@ def signature(doc: KbDocument, i: int, raw, section: str = "signatures") -> Sign
     if problems:
         return None
     m = matchers[0]
-    unknown = set(raw) - {"id", "field", "weight", "key", "why", "group", *MATCHERS}
+    unknown = set(raw) - {"id", "field", "weight", "key", "why", "group", "shared", *MATCHERS}
     if unknown:
         doc.problem(where, f"unknown signature key(s) {sorted(unknown)}")
     if section == "contradicted_by" and not raw.get("why"):
         doc.problem(where, "an entry of contradicted_by needs a 'why' (what the match points to instead)")
     return Signature(str(raw["id"]), raw["field"], m, raw[m], weight, bool(raw.get("key", False)), str(raw.get("why", "")),
-                     str(raw.get("group", "")), required(str(raw[m])) if m == "regex" else None)
+                     str(raw.get("group", "")), bool(raw.get("shared", False)),
+                     required(str(raw[m])) if m == "regex" else None)
 
 
 def condition(doc: KbDocument, section: str, i: int, raw) -> Condition | None:
