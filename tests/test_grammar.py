@@ -1,7 +1,7 @@
 """The line grammar on the forms domain.md §1 and the corpus hold."""
 import pytest
 from casebook.reading.grammar import (KIND_BBOX, KIND_BLANK, KIND_BLOCK_HEAD, KIND_BLOCK_LINE, KIND_BLOCK_MSG,
-                                      KIND_EXCEPTION_PRINT, KIND_PLOG, KIND_PTA, KIND_PYTHON, KIND_TORCH_WARNING,
+                                      KIND_CONSOLE, KIND_EXCEPTION_PRINT, KIND_PLOG, KIND_PTA, KIND_PYTHON, KIND_TORCH_WARNING,
                                       KIND_UNPARSED, BlockState, parse_line)
 
 
@@ -120,3 +120,24 @@ def test_device_dump_bbox_blank_and_unparsed():
     assert parse("   ").kind == KIND_BLANK
     f = parse('  "isGray": false,')
     assert (f.kind, f.msg) == (KIND_UNPARSED, '  "isGray": false,')
+
+
+@pytest.mark.parametrize("line,level,msg", [
+    # GCC's form, as the captures of a torch_npu extension build and a CANN sample build show it
+    ("acl.cpp:1:10: fatal error: acl/acl.h: No such file or directory", "ERROR",
+     "fatal error: acl/acl.h: No such file or directory"),
+    ("/home/user/app/src/main.cpp:42:5: error: 'aclrtMalloc' was not declared in this scope", "ERROR",
+     "error: 'aclrtMalloc' was not declared in this scope"),
+    ("kernel.c:7: warning: unused variable 'x'", "WARNING", "warning: unused variable 'x'"),
+    ("op.cc:88:1: note: declared here", "INFO", "note: declared here"),
+])
+def test_a_compilers_diagnostic_is_a_console_line_at_its_severity(line, level, msg):
+    f = parse_line(line, BlockState())
+    assert (f.kind, f.level, f.msg) == (KIND_CONSOLE, level, msg)
+
+
+@pytest.mark.parametrize("line", ["2024-01-01 10:00:00: error: not a source position",
+                                  "http://host:80: error: a URL is no source file",
+                                  "main.cpp:12: errors: not a severity"])
+def test_what_only_looks_like_a_diagnostic_is_not_read_as_one(line):
+    assert parse_line(line, BlockState()).kind != KIND_CONSOLE

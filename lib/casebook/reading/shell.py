@@ -1,12 +1,13 @@
-"""Shell furniture a capture carries between log lines: `ls -l` listings, the Python interpreter's banner, and
-the shell's report of a job a signal killed. Each rule reads one named form and returns its Fields, or None.
+"""Shell furniture a capture carries between log lines: `ls -l` listings, the Python interpreter's banner, the
+shell's report of a job a signal killed, and a compiler's diagnostics in a build's output. Each rule reads one named
+form and returns its Fields, or None.
 """
 from __future__ import annotations
 
 import re
 from typing import Callable
 
-from .fields import KIND_PASTE, BlockState, Fields
+from .fields import KIND_CONSOLE, KIND_PASTE, BlockState, Fields
 
 #: `ls -l`: mode, links, owner, group, size, date in the locale's form (`8月 14 03:12`, `Aug 14 03:12`,
 #: `2024-08-14 03:12`), name; and the `total` line before, in English or Chinese
@@ -20,6 +21,13 @@ _PY_BANNER = re.compile(r'^(?:Python \d+\.\d+\.\d+\S* \(.*\)|\[(?:GCC|Clang|MSC)
 _JOB_KILLED = re.compile(r"^(?:(?:\w+: line \d+: )?(?P<pid>\d+) +)?(?P<what>Aborted|Segmentation fault|Killed|Bus error"
                          r"|Floating point exception|Illegal instruction)(?: +\(core dumped\))?"
                          r"(?(pid)\s+\S.*|)\s*$")   # after a pid, the command follows
+
+#: a compiler's diagnostic as GCC, Clang and the toolchains built on them (BiSheng, ccec) print it:
+#: `src/a.cpp:12:10: fatal error: acl/acl.h: No such file or directory`, `x.c:3: warning: ...`
+_DIAGNOSTIC = re.compile(r"^(?P<path>[^\s:][^:\s]*):(?P<line>\d+)(?::\d+)?: "
+                         r"(?P<severity>fatal error|error|warning|note): (?P<msg>\S.*?)\s*$")
+#: a diagnostic's severity -> the level of its line
+_SEVERITY = {"fatal error": "ERROR", "error": "ERROR", "warning": "WARNING", "note": "INFO"}
 
 
 def _listing(line: str, state: BlockState) -> Fields | None:
@@ -40,11 +48,21 @@ def _job_killed(line: str, state: BlockState) -> Fields | None:
     return f
 
 
+def _diagnostic(line: str, state: BlockState) -> Fields | None:
+    """A compiler's diagnostic: its severity is the line's level, its message what the compiler says (the source
+    position it names is the compiler's, not the log's)."""
+    m = _DIAGNOSTIC.match(line)
+    if not m:
+        return None
+    return Fields(KIND_CONSOLE, level=_SEVERITY[m["severity"]], msg=f"{m['severity']}: {m['msg']}")
+
+
 #: The rules, in the order they are tried.
 RULES: tuple[tuple[str, Callable[[str, BlockState], Fields | None]], ...] = (
     ("listing", _listing),
     ("banner", _banner),
     ("job_killed", _job_killed),
+    ("diagnostic", _diagnostic),
 )
 #: Of the rules that read a line only when one of their patterns matches at its start, whatever the block state:
 #: those patterns (grammar.parse_other tries such a rule only on a line one of them can begin; firsts.py).
