@@ -160,3 +160,12 @@ def test_inputs_out_of_step_and_a_failed_tiling_code_name_their_causes(tmp_path,
     t = triage(write_log(tmp_path, "paste.txt", text + "\n"), kb=KB)
     assert t.diagnosis is not None and t.diagnosis.case.id == case
     assert t.family is not None and t.family.family.id == "op-not-supported"
+
+
+def test_the_tbe_wording_without_an_ops_name_is_still_the_op_layer(tmp_path):
+    """MindSpore prints the TBE error manager's E80012 with 'In op,' and no op name: a shape the op refuses."""
+    line = ("RuntimeError: ({'errCode': 'E80012', 'op_name': 'reduce_sum_d', 'param_name': 'x', 'min_value': 0, "
+            "'max_value': 8, 'real_value': 9}, 'In op, the num of dimensions of input/output[x] should be in the range of "
+            "[0, 8], but actually is [9].')")
+    t = triage(write_log(tmp_path, "paste.txt", line + "\n"), kb=KB)
+    assert t.diagnosis is not None and t.diagnosis.case.id == "aclnn-tiling-unsupported-shape"

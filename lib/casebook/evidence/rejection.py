@@ -98,7 +98,7 @@ _OP = re.compile(r"\b(aclnn[A-Z]\w+?)(?:GetWorkspaceSize)?\b|\bop\[(?P<bracket>\
 #: Aspects whose wordings are common outside the op layer too ("VLLM_USE_V1=1 is not supported", "x's shape
 #: mismatch"): read as an op's complaint only where an op or the op layer's codes stand on the lines around it.
 GENERIC = ("attribute", "shape")
-_OP_LAYER = re.compile(r"EZ1001|E89999|EZ9999|E69999|161002|5610\d\d|Parameter_Error|[Tt]iling|\baclnn|\bop\[|OP_TILING|"
+_OP_LAYER = re.compile(r"EZ1001|E89999|EZ9999|E69999|161002|5610\d\d|Parameter_Error|[Tt]iling|\baclnn|\bop\[|\bIn op\b|OP_TILING|"
                        r"/kernels/\w+_kernel\.cc")
 #: The levels an op's complaint is logged at.
 COMPLAINT_LEVELS = ("ERROR", "FATAL", "CRITICAL")
