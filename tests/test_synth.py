@@ -326,7 +326,7 @@ def test_builders_cover_each_case_with_a_positive_and_a_negative():
     for case, name, _ in BUILDERS:
         by_case.setdefault(case, set()).add(name.split("-")[0])
     unknown = by_case.pop("_unknown")
-    assert len(by_case) == 20 and all(kinds == {"positive", "negative"} for kinds in by_case.values()), by_case
+    assert len(by_case) == 21 and all(kinds == {"positive", "negative"} for kinds in by_case.values()), by_case
     assert len(unknown) >= 1
     names = [(c, n) for c, n, _ in BUILDERS]
     assert len(names) == len(set(names))

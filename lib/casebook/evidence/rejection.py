@@ -51,8 +51,8 @@ FORMS: tuple[tuple[str, re.Pattern], ...] = (
                           r"(?:input_?)?layout is\s+(?P<value>\w+)", re.I)),
     # the layout as a condition of a shape check: "When layout is TND, queryD(256), keyD(256) and valueD(256) must
     # be same equal 192/128/64": the layout is accepted, the sizes under it are not
-    ("shape", re.compile(r"\bWhen (?P<cond>(?:input_?)?layout is [A-Z]{2,6}\b[^,]{0,80}),\s*(?P<param>[\w.()\[\], ]{1,80}?)"
-                         r"\s+(?:must|should|only support)\b(?P<allowed>.*)", re.I)),
+    ("shape", re.compile(r"\bWhen (?P<cond>(?:input_?)?layout is [A-Z]{2,6}\b[^,]{0,80}),\s*"
+                         r"(?P<param>[\w.()\[\], ]{1,80}?)\s+(?:must|should|only support)\b(?P<allowed>.*)", re.I)),
     ("layout", re.compile(r"(?:input_?)?layout\s+(?:is\s+)?\[?(?P<value>[A-Z]{2,6})\]?,?\s*(?:is\s+)?"
                           r"(?:not support|unsupported|invalid)", re.I)),
     ("format", re.compile(r"(?P<param>[\w.]+)\s+format\s+(?:is\s+)?\[?(?P<value>[A-Z][A-Z0-9_]+)\]?,?\s*"
@@ -98,8 +98,8 @@ _OP = re.compile(r"\b(aclnn[A-Z]\w+?)(?:GetWorkspaceSize)?\b|\bop\[(?P<bracket>\
 #: Aspects whose wordings are common outside the op layer too ("VLLM_USE_V1=1 is not supported", "x's shape
 #: mismatch"): read as an op's complaint only where an op or the op layer's codes stand on the lines around it.
 GENERIC = ("attribute", "shape")
-_OP_LAYER = re.compile(r"EZ1001|E89999|EZ9999|E69999|161002|5610\d\d|Parameter_Error|[Tt]iling|\baclnn|\bop\[|\bIn op\b|OP_TILING|"
-                       r"/kernels/\w+_kernel\.cc")
+_OP_LAYER = re.compile(r"EZ1001|E89999|EZ9999|E69999|161002|5610\d\d|Parameter_Error|[Tt]iling|\baclnn|\bop\[|\bIn op\b|"
+                       r"OP_TILING|/kernels/\w+_kernel\.cc")
 #: The levels an op's complaint is logged at.
 COMPLAINT_LEVELS = ("ERROR", "FATAL", "CRITICAL")
 #: How many lines before a complaint the call's own line (`call aclnnX failed`) may stand.

@@ -1,4 +1,5 @@
-"""Samples of ops refusing their call before launch, each saying what it refuses: a dtype, a layout, the chip."""
+"""Samples of ops refusing their call before launch, each saying what it refuses: a dtype, a layout, the chip, a
+value, or two inputs that disagree with each other."""
 from __future__ import annotations
 
 from datetime import datetime
@@ -127,11 +128,13 @@ def disagree_positive() -> dict[str, str]:
     job, t = job_failing(260817, 70412, datetime(2026, 8, 17, 15, 22, 9, 640_118), 2, steps=4)
     aclnn_failure(job, job.proc(0), t, "aclnnFusedInferAttentionScoreV3",
                   "E89999: When layout is TND, keyT(136) and valueT(136) must be equal to the last element of "
-                  "actualSeqLengthsKv(128)[FUNC:CheckInputShapeWhenLayoutIsTND][FILE:prompt_flash_attention_tiling.cpp]",
+                  "actualSeqLengthsKv(128)[FUNC:CheckInputShapeWhenLayoutIsTND]"
+                  "[FILE:prompt_flash_attention_tiling.cpp]",
                   ["aclnnFusedInferAttentionScoreV3GetWorkspaceSize call failed, please check."])
     return _files(job, t, """Four ranks, four steps in. The attention op refuses its call: 'keyT(136) and valueT(136)
-        must be equal to the last element of actualSeqLengthsKv(128)'. Both sizes are ones the op takes; they disagree
-        with each other, so the caller computed one of them out of step with the other: the inputs disagree, confirmed.""",
+        must be equal to the last element of actualSeqLengthsKv(128)'. Both sizes are ones the op takes; they
+        disagree with each other, so the caller computed one of them out of step with the other: the inputs
+        disagree, confirmed.""",
                   DISAGREE, {DISAGREE: "confirmed"})
 
 
