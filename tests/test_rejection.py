@@ -68,6 +68,12 @@ FORMS = [
     ("E89999: When layout is TND, queryD(96), keyD(96) and valueD(96) must be same equal 192/128/64."
      "[FUNC:CheckInputShapeWhenLayoutIsTND][FILE:prompt_flash_attention_tiling.cpp][LINE:3650]", "shape",
      "queryD(96), keyD(96) and valueD(96)", None, ("be same equal 192", "128", "64")),
+    # a dtype refused by its name, as frameworks and the newer aclnn checks print it
+    ("ValueError: ChunkGatedDeltaRuleFunction does not support float32", "dtype", "ChunkGatedDeltaRuleFunction",
+     "float32", ()),
+    ("AclNN_Parameter_Error(EZ1001): Invalid x1 or x2 dtype. When x1Scale and x2Scale are FLOAT8_E8M0, the dtype of x1 "
+     "and x2 must be FLOAT4_E2M1 or FLOAT8. Actual x1 dtype: FLOAT8_E4M3, x2 dtype: FLOAT4_E2M1.", "dtype", "x1 or x2",
+     "FLOAT8_E4M3", ()),
     ("RuntimeError: Backend not supported!", None, None, None, ()),
     ("Tiling failed", "call", None, None, ()),
     ("launch failed for FlashAttentionScore, errno:561103.", None, None, None, ()),

@@ -45,6 +45,12 @@ FORMS: tuple[tuple[str, re.Pattern], ...] = (
                          + r")\]?,?\s*(?:is\s+)?(?:not support|unsupported|invalid)", re.I)),
     ("dtype", re.compile(r"dtype(?: of (?P<param>[\w.]+))?\s+(?:must|should) be (?:one of\s*)?\[?(?P<allowed>"
                          + _DT + r"(?:\s*[,|/]\s*" + _DT + r")*)", re.I)),
+    # a dtype named the way frameworks and ops print it, refused by name: "ChunkGatedDeltaRuleFunction does not
+    # support float32", "Invalid x1 or x2 dtype. ... Actual x1 dtype: FLOAT4_E2M1"
+    ("dtype", re.compile(r"(?P<param>[A-Za-z_][\w.]*) (?:does not|doesn't|do not|can ?not) support (?:the )?(?:dtype |data ?type )?"
+                         r"(?P<value>(?:torch\.)?(?:b?float\d*|half|double|u?int\d+|bool|complex\d+|DT_[A-Z0-9_]+|"
+                         r"FLOAT\d*(?:_E\d+M\d+)?|HIFLOAT\d+))\b")),
+    ("dtype", re.compile(r"Invalid (?P<param>[\w ]{1,40}?) dtype\b(?:.*?Actual (?:\w+ )?dtype:? (?P<value>[\w.]+))?")),
     ("dtype_or_format", re.compile(r"Io input dtype or format is not supported, get io input info is\s*"
                                    r"(?P<value>.*?)\s*but supported list is:?(?P<allowed>.*)")),
     ("layout", re.compile(r"(?P<param>[\w.\[\] ]{1,60}?)\s+(?:must|should|only support)\b(?P<allowed>.*?)\s*when\s+"
