@@ -141,3 +141,13 @@ def test_a_compilers_diagnostic_is_a_console_line_at_its_severity(line, level, m
                                   "main.cpp:12: errors: not a severity"])
 def test_what_only_looks_like_a_diagnostic_is_not_read_as_one(line):
     assert parse_line(line, BlockState()).kind != KIND_CONSOLE
+
+
+def test_an_exception_raised_without_a_message_ends_its_traceback_by_name_alone():
+    state = BlockState()
+    lines = ["Traceback (most recent call last):", '  File "runner.py", line 3347, in get_kv_cache_spec',
+             "    raise NotImplementedError", "NotImplementedError", "NotImplementedError"]
+    got = [(f.kind, f.level) for f in (parse_line(x, state) for x in lines)]
+    # the name alone is the exception only where it ends a traceback: the same word after it is no error line
+    assert got[3] == (KIND_PYTHON, "ERROR") and got[4] == (KIND_UNPARSED, None)
+    assert parse_line("RuntimeError", BlockState()).kind == KIND_UNPARSED

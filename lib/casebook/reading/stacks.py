@@ -13,6 +13,8 @@ from .fields import BLOCK_HEAD, KIND_PYTHON, KIND_REPORT, KIND_STACK, BlockState
 _PY_TRACEBACK = re.compile(r"^\s*Traceback \(most recent call last\):\s*$")
 _PY_FRAME = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+)(?:, in (?P<func>.+))?$')
 _PY_EXC = re.compile(r"^(?P<exc>[A-Za-z_][\w.]*(?:Error|Exception|Interrupt|Exit)(?:_\w+)?): ?(?P<msg>.*)$", re.S)
+#: an exception raised without a message ends its traceback with its name alone: `NotImplementedError`
+_PY_BARE_EXC = re.compile(r"^(?P<exc>[A-Za-z_][\w.]*(?:Error|Exception|Interrupt|Exit))\s*$")
 #: what Python prints between the tracebacks of chained exceptions, and before one raised at exit or in a thread
 _PY_BETWEEN = re.compile(r"^(?:During handling of the above exception, another exception occurred:"
                          r"|The above exception was the direct cause of the following exception:"
@@ -41,7 +43,9 @@ def py_frame(line: str, state: BlockState) -> Fields | None:
 
 
 def py_exception(line: str, state: BlockState) -> Fields | None:
-    m = _PY_EXC.match(line)
+    """`XxxError: msg`, or the exception's name alone where it ends a traceback (elsewhere a bare word is no
+    exception)."""
+    m = _PY_EXC.match(line) or (_PY_BARE_EXC.match(line) if state.in_python else None)
     if not m:
         return None
     state.reset()
@@ -150,6 +154,6 @@ def ms_report(line: str, state: BlockState) -> Fields | None:
 
 #: Of these rules, those that read a line only when one of their patterns matches at its start (screen.STARTS).
 STARTS: dict[str, tuple[re.Pattern, ...]] = {
-    "py_traceback": (_PY_TRACEBACK,), "py_frame": (_PY_FRAME,), "py_exception": (_PY_EXC,),
+    "py_traceback": (_PY_TRACEBACK,), "py_frame": (_PY_FRAME,), "py_exception": (_PY_EXC, _PY_BARE_EXC),
     "py_between": (_PY_BETWEEN,), "py_markers": (_PY_MARKERS,),
 }
