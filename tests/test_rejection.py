@@ -161,17 +161,13 @@ def test_a_generic_wording_is_an_ops_complaint_only_beside_the_op_layer(tmp_path
     # aclnn's own code for a failed tiling step, as torch_npu prints the call
     ("RuntimeError: npu_rotary_mul:build/CMakeFiles/torch_npu.dir/compiler_depend.ts:62 NPU function error: call "
      "aclnnRotaryPositionEmbedding failed, error code is 561002", "aclnn-tiling-unsupported-shape"),
+    # MindSpore prints the TBE error manager's E80012 with 'In op,' and no op name: a shape the op refuses
+    ("RuntimeError: ({'errCode': 'E80012', 'op_name': 'reduce_sum_d', 'param_name': 'x', 'min_value': 0, "
+     "'max_value': 8, 'real_value': 9}, 'In op, the num of dimensions of input/output[x] should be in the range of "
+     "[0, 8], but actually is [9].')", "aclnn-tiling-unsupported-shape"),
 ])
-def test_inputs_out_of_step_and_a_failed_tiling_code_name_their_causes(tmp_path, text, case):
+def test_pasted_refusals_of_sizes_and_shapes_name_their_cause_and_family(tmp_path, text, case):
     t = triage(write_log(tmp_path, "paste.txt", text + "\n"), kb=KB)
     assert t.diagnosis is not None and t.diagnosis.case.id == case
     assert t.family is not None and t.family.family.id == "op-not-supported"
 
-
-def test_the_tbe_wording_without_an_ops_name_is_still_the_op_layer(tmp_path):
-    """MindSpore prints the TBE error manager's E80012 with 'In op,' and no op name: a shape the op refuses."""
-    line = ("RuntimeError: ({'errCode': 'E80012', 'op_name': 'reduce_sum_d', 'param_name': 'x', 'min_value': 0, "
-            "'max_value': 8, 'real_value': 9}, 'In op, the num of dimensions of input/output[x] should be in the range of "
-            "[0, 8], but actually is [9].')")
-    t = triage(write_log(tmp_path, "paste.txt", line + "\n"), kb=KB)
-    assert t.diagnosis is not None and t.diagnosis.case.id == "aclnn-tiling-unsupported-shape"
