@@ -1,6 +1,8 @@
 """The first error of a case: a log file by time and cascade, a paste as printed; the error records of a paste."""
 from pathlib import Path
 
+import pytest
+
 from casebook.evidence import errors
 from casebook.evidence.cascade import BENIGN, DECORATION, WRAPPER, classify
 from casebook.evidence.codes import extract as codes
@@ -84,6 +86,30 @@ def test_a_paste_with_no_error_line_has_the_lines_that_say_it_failed(tmp_path):
     quiet = tmp_path / "quiet.txt"   # and one that says nothing failed has no error line
     quiet.write_text("epoch 1 loss 0.31\nepoch 2 loss 0.28\n")
     assert extract(read_plog(quiet)) is None
+
+
+@pytest.mark.parametrize("line", [
+    "Input widthStride(500) is not right, it should be 16 aligned!",
+    "crop width 640 cannot be greater than input width 416",
+    "resize width (320) is greater than output width (256)",
+    "buffer size(153600) is smaller than need buffer size(230400) when format is 1",
+    "device 0, chn 5 has already been created!",
+    "this channel doesn't have taskID 3172!, Channel id 2",
+    "the socversion Ascend910B1 of bin package does not match the current device socverison Ascend310P3.",
+    "bareDataAddr(0xaaaab3f41a20), bareDataBufferSize(6220800) should be allocated by acldvppMalloc!",
+])
+def test_an_argument_check_worded_as_the_rule_it_breaks_is_the_pastes_error(tmp_path, line):
+    """An API's own check of an argument says the rule, not "error": it is the failure of a paste that has no other."""
+    said = tmp_path / "said.txt"
+    said.write_text(f"decoding frame 12\n{line}\n")
+    assert [e.line for e in ordered(read_plog(said))] == [2]
+
+
+def test_an_argument_rule_in_a_routine_line_is_no_error_when_the_paste_has_its_own(tmp_path):
+    leveled = tmp_path / "leveled.txt"
+    leveled.write_text("the batch size must be a multiple of 8, using 16\n[ERROR] RUNTIME(1,python):2024-06-11-09:31:42."
+                       "318.604 [api_impl.cc:1]1 Run: ctx is NULL!\n")
+    assert [e.line for e in ordered(read_plog(leveled))] == [2]
 
 
 def test_the_same_history_line_in_a_device_log_folder_is_no_error_line(tmp_path):

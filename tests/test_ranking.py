@@ -308,6 +308,22 @@ def test_a_key_line_its_family_does_not_surround_is_likely_at_most():
     assert judge(shared, obs("No such file"), {}, ()).verdict == CONFIRMED   # a case of no family: its own lines
 
 
+def test_a_sign_that_places_its_family_settles_the_case_without_the_familys_signs():
+    """A media unit's own argument check is printed by no other kind of failure: a signature marked `places` puts
+    the case in its family itself, so its line confirms the case where an unmarked one would leave it likely."""
+    family = (Signature("fam", "message", "contains", "DataLoader worker", 1, True, "family"),)
+    placing = Signature("key", "message", "contains", "cropWidth", 3, True, "why key", places=True)
+    assert judge(case(placing), obs("cropWidth(1290) should not be bigger than width(1280)!"), {},
+                 family).verdict == CONFIRMED
+    unmarked = Signature("key", "message", "contains", "cropWidth", 3, True, "why key")
+    assert judge(case(unmarked), obs("cropWidth(1290) should not be bigger than width(1280)!"), {},
+                 family).verdict == LIKELY
+    # placing is no licence against the rest of the rules: a shared sign that places still settles nothing alone
+    both = Signature("key", "message", "contains", "cropWidth", 3, True, "why key", shared=True, places=True)
+    assert judge(case(both), obs("cropWidth(1290) should not be bigger than width(1280)!"), {},
+                 family).verdict == LIKELY
+
+
 def test_a_retcode_the_case_does_not_name_keeps_it_from_confirmed():
     """A kernel that ended with retCode 0x26 did not time out, whatever its errorStr says; with 0x25 it did."""
     from casebook.judging.ranking import Observation, Observed, judge

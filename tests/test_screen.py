@@ -26,6 +26,25 @@ def test_a_block_message_without_pid_and_one_with_its_code_repeated():
     assert (marker.kind, marker.level, marker.code) == (KIND_BLOCK_LINE, None, "EH9999")
 
 
+def test_a_message_under_its_title_and_code_without_pid_or_time_opens_a_block():
+    # hicann/runtime's FAQ on EE1023 (CANN 8): the runtime's message as it prints it, with its Solution and TraceBack
+    msg, solution, marker, first = read(
+        "Resource_Error(EE1023): Alloc Stream resource failed. Reason: Too many streams are created.",
+        "        Solution: For details about the troubleshooting method, search for the keyword \"EE1023\".",
+        "TraceBack (most recent call last):",
+        "        rtStreamCreateWithFlags execution failed, reason=driver error:resource alloc fail[FUNC:FuncErrorReason]"
+        "[FILE:error_message_manage.cc][LINE:69]")
+    assert (msg.kind, msg.level, msg.code, msg.extra["title"], msg.time) == (
+        KIND_BLOCK_MSG, "ERROR", "EE1023", "Resource_Error", None)
+    assert msg.msg == "Alloc Stream resource failed. Reason: Too many streams are created."
+    assert (solution.extra["advice"], marker.code, first.code, first.level) == ("Solution", "EE1023", "EE1023", "ERROR")
+    (slashed,) = read("Device_Absent/Abnormal(EL0001): Device not found or invalid.")
+    assert (slashed.kind, slashed.extra["title"]) == (KIND_BLOCK_MSG, "Device_Absent/Abnormal")
+    # a word without the catalog's underscore or slash before a code is prose, not a title
+    assert read("Hello(EZ1001): x")[0].kind == KIND_UNPARSED
+    assert read("Resource_Error(EE1023):")[0].kind == KIND_UNPARSED   # a title with no message
+
+
 def test_a_block_the_paste_began_inside_reads_from_its_call_sites():
     # vllm-ascend#8186: the paste starts at the block's second line, no head, no TraceBack
     first, second, plain = read(

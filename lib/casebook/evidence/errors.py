@@ -39,7 +39,13 @@ _STATES = re.compile(r"(?i)\b(?:out of (?:device )?memory|not supported?|unsuppo
                      r"has not been|exceed(?:s|ed)?|overflow|timed? ?out|denied|refused|abort(?:ed)?|"
                      r"segmentation fault|core dumped|killed|busy|but (?:got|actual(?:ly)?)|no (?:supported|valid|available)|"
                      # a tool's own check of a path it was given: missing, or its owner and mode refused
-                     r"does not exist|not exists?|security rules|check the folder owner)\b|"
+                     r"does not exist|not exists?|security rules|check the folder owner|"
+                     # an API's own check of an argument, worded as the rule it breaks ("widthStride(500) is not
+                     # right, it should be 16 aligned!", "crop width 640 cannot be greater than input width 416",
+                     # "the socversion X of bin package does not match the current device socversion Y")
+                     r"(?:should|must) (?:not )?be|is not right|unsupport|is not usable|"
+                     r"(?:does|do) ?n[o']t (?:match|have)|not match|out of range|has already been created|"
+                     r"(?:is|are|be) (?:greater|bigger|larger|smaller|less) than)\b|"
                      r"\bexpected:? ?[\[(]")
 
 #: What every report line holds (one of these literals), read from the regex.

@@ -268,7 +268,8 @@ def judge(case: KnownCase, obs: Observed | list[Observation], facts: dict[str, F
     settled = not bits_only(case.signatures) or bool(required_known) or supported
     # a line that its family's own signs do not surround may belong to any failure that prints it ("No such file or
     # directory" of a compiler, not of a data loader): the cause is not settled before the family shows
-    settled = settled and (not inherited or bool(family) or bool(required_known) or supported)
+    settled = settled and (not inherited or bool(family) or any(s.places for s, _ in own) or bool(required_known)
+                           or supported)
     # a sign its siblings print too does not tell the case from them: one of its own, or a fact, must
     settled = settled and (any(not s.shared for s, _ in own) or bool(required_known) or supported)
     if ruled_out:

@@ -36,6 +36,9 @@ class Signature:
     #: a sign the case's siblings print too (a code or a wording several causes share): it makes the case likely,
     #: never confirmed on its own; a sign of its own, or a fact, settles it
     shared: bool = False
+    #: a sign that only failures of the case's family print (a media unit's own argument check): it places the case in
+    #: its family as the family's signs would, so a line the family's signs do not name can still settle the case
+    places: bool = False
     #: of a `regex` signature: literals one of which every match holds (literals.py), a cheap test before the
     #: regex; read from the pattern when the signature is loaded, so a knowledge base kept on disk keeps them
     needles: Required | None = dataclasses.field(default=None, compare=False, repr=False)
@@ -132,13 +135,13 @@ def signature(doc: KbDocument, i: int, raw, section: str = "signatures") -> Sign
     if problems:
         return None
     m = matchers[0]
-    unknown = set(raw) - {"id", "field", "weight", "key", "why", "group", "shared", *MATCHERS}
+    unknown = set(raw) - {"id", "field", "weight", "key", "why", "group", "shared", "places", *MATCHERS}
     if unknown:
         doc.problem(where, f"unknown signature key(s) {sorted(unknown)}")
     if section == "contradicted_by" and not raw.get("why"):
         doc.problem(where, "an entry of contradicted_by needs a 'why' (what the match points to instead)")
     return Signature(str(raw["id"]), raw["field"], m, raw[m], weight, bool(raw.get("key", False)), str(raw.get("why", "")),
-                     str(raw.get("group", "")), bool(raw.get("shared", False)),
+                     str(raw.get("group", "")), bool(raw.get("shared", False)), bool(raw.get("places", False)),
                      required(str(raw[m])) if m == "regex" else None)
 
 
