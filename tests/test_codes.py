@@ -92,6 +92,13 @@ def test_the_project_catalogs_hold_every_catalog_and_400_sourced_codes():
      "error code=0x26", [("0x26", "retcode")]),
     ("code : 0x10", [("0x10", "aicore_error")]),
     ("Warning: NPU warning, error code is 507048[Error]: ", [("507048", "runtime")]),
+    # an application's own report of an ACL call (hicann/runtime samples), a model's, the runtime's EZ9903 and a
+    # DVPP ring's
+    ("[ERROR] Operation failed: aclrtGetGroupCount(&groupCount) returned error code 207000", [("207000", "runtime")]),
+    ("[ascendcl_process.cpp:299]execute model failed, modelId is 1, errorCode is 507011", [("507011", "runtime")]),
+    ("EZ9903: [PID: 67556] 2025-09-02-15:23:31.178.230 rtKernelLaunchWithHandleV2 failed: 207000",
+     [("EZ9903", "ecode"), ("207000", "runtime")]),
+    ("device=0, write_idx=1, read_idx=0, status=0, ret = 500000", [("500000", "runtime")]),
 ])
 def test_codes_are_read_after_the_words_that_name_them(line, codes):
     assert codes_in(line) == tuple(codes)
@@ -102,6 +109,7 @@ def test_codes_are_read_after_the_words_that_name_them(line, codes):
     "hns_roce_hal_get_dev_id failed, ret is -8005",        # a ret without DCMI's name is not DCMI's
     "task_id:20733, errcode:21008, msg:inner error.",      # an errcode outside an AI CPU report
     "kernel name : te_transdata_3a91c07d52e4b8f16_8c2d4a7e19f0b53c",
+    "copy failed: 1048576 bytes left",                     # six digits after "failed:" outside the codes' range
 ])
 def test_a_number_without_the_words_is_no_code(line):
     assert codes_in(line) == ()

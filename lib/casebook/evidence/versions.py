@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from ..knowledge.literals import required
 from ..knowledge.messages import Note
 from ..reading.table import LogTable
 from ..reading.scan import any_of
@@ -39,6 +40,11 @@ KEEP = ("numpy", "torch_npu", "torch-npu", "Torch_NPU", "Torch-NPU", "CANN-", "A
         "VERSION")
 
 
+#: Of each pattern, the literals one of which every match holds: an install log says "version" on every line, and a
+#: substring test spares the other patterns' regexes there.
+_NEEDLES = tuple(required(("(?i)" if p.flags & re.I else "") + p.pattern) for _, p, _ in PATTERNS)
+
+
 def extract(log: LogTable) -> dict[str, Fact]:
     """The first version each fact is shown with, stated values before path hints."""
     r = log.records
@@ -46,8 +52,12 @@ def extract(log: LogTable) -> dict[str, Fact]:
     found: dict[str, tuple[int, Fact]] = {}
     for file, line, msg in hits[["file", "line", "msg"]].itertuples(index=False):
         for rank, (name, pattern, note) in enumerate(PATTERNS):
-            m = pattern.search(msg)
-            if m is None or (name in found and found[name][0] <= rank):
+            if name in found and found[name][0] <= rank:
                 continue
-            found[name] = (rank, Fact(name, m["v"], "log", file, int(line), note))
+            needle = _NEEDLES[rank]
+            if needle is not None and not needle.may_match(msg):
+                continue
+            m = pattern.search(msg)
+            if m is not None:
+                found[name] = (rank, Fact(name, m["v"], "log", file, int(line), note))
     return {name: fact for name, (_, fact) in found.items()}
