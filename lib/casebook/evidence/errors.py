@@ -35,7 +35,7 @@ _BARE_CODE = re.compile(r"^\s*E[A-Z0-9]\d{4}: (?!\[PID)\S")
 # failure is said in words, and these are the words
 _STATES = re.compile(r"(?i)\b(?:out of (?:device )?memory|not supported?|unsupported|unknown type|cannot|can't|"
                      r"could ?n[o']t|unable to|fail(?:ed|s|ure)?|errors?|invalid|incorrect|wrong|illegal|"
-                     r"is not equal|mismatch(?:ed)?|not found|no such file|not implemented|not registered|"
+                     r"is not equal|mismatch(?:ed)?|not found|no such file|no module named|not implemented|not registered|"
                      r"has not been|exceed(?:s|ed)?|overflow|timed? ?out|denied|refused|abort(?:ed)?|"
                      r"segmentation fault|core dumped|killed|busy|but (?:got|actual(?:ly)?)|no (?:supported|valid|available)|"
                      # a tool's own check of a path it was given: missing, or its owner and mode refused
