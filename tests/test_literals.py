@@ -4,7 +4,8 @@ import re
 import pytest
 from casebook.judging.ranking import Observation, Observed
 from casebook.knowledge.kb import load_kb
-from casebook.knowledge.literals import Haystack, required
+from casebook.knowledge.literals import Haystack, required, required_all
+from casebook.reading.bundle import Pasted
 from casebook.reading.plog import read_plog
 from conftest import COLLECTIONS, SAMPLES
 from hypothesis import given, settings
@@ -34,6 +35,33 @@ def _regex_signatures():
 def test_required_literals(pattern, alternatives, folded):
     need = required(pattern)
     assert (need.alternatives, need.folded) == (alternatives, folded) if alternatives else need is None
+
+
+@pytest.mark.parametrize("pattern, every, folded", [
+    (r"(?i)\bCANN(?:\s+|_)version\s*[:=]?\s*\d+", [("cann",), ("version",)], True),
+    (r"Ascend-hdk-\w+-npu-(?:driver|firmware)[_-]\d", [("Ascend-hdk-",), ("-npu-",), ("driver", "firmware")], False),
+    (r"x(abc)+y|z", [("abc", "z")], False),                   # each branch's best, together
+    (r"foo|\d+", [], False),                                  # a branch without a literal: nothing is required
+    (r"(?:ab|ba)c", [("ab", "ba"), ("c",)], False),
+    (r"EADDRINUSE|(?i:address in use)", [("eaddrinuse", "address in use")], True),
+])
+def test_every_part_of_a_regex_names_what_it_requires(pattern, every, folded):
+    found = required_all(pattern)
+    assert [need.alternatives for need in found] == every and all(need.folded == folded for need in found)
+    # the best of them is what `required` names: the set whose shortest literal is longest
+    best = max(every, key=lambda alts: min(map(len, alts))) if every else None
+    assert (required(pattern).alternatives if every else required(pattern)) == best
+
+
+def test_a_table_finds_the_records_holding_a_literal_once_for_every_family():
+    log = read_plog(Pasted(b"[ERROR] x: aclnnCast failed\nversion=8.0\nnothing here\nVERSION 9\n", "t.log"))
+    msgs = list(log.records["msg"])
+    hold = log.holding(("version", "aclnn"))
+    assert list(hold.index) == list(log.records.index)
+    assert [m for m, h in zip(msgs, hold) if h] == [m for m in msgs if "version" in m or "aclnn" in m]
+    assert hold.sum() == 2 and log.holding(("version", "aclnn")) is hold and not log.holding(("absent",)).any()
+    assert Haystack(["abc", "ABC", "xbc"]).holding_any(("bc",)) == [0, 2]
+    assert Haystack(["abc", "ABC", "xbc"]).holding_any(("abc",), folded=True) == [0, 1]
 
 
 def test_no_character_outside_a_cjk_needle_matches_it_ignoring_case():

@@ -93,3 +93,59 @@ def test_leave_one_out_on_the_seed_holds_its_floor():
     assert result.rate >= FLOOR_ALL and result.reachable_rate >= FLOOR_REACHABLE, figures
     # each counted thread was looked up without itself
     assert all(row["thread"] not in row["top"] for row in result.rows)
+
+
+def test_a_thread_is_read_field_by_field(tmp_path):
+    folder = tmp_path / "threads"
+    thread(folder, "full", url="https://gitee.com/ascend/pytorch/issues/I9XYZ", source="forum", title="  EZ9999 in FA  ",
+           product="torch_npu", versions={"cann": "8.0.RC3", "torch": 2.1, "python": None}, chip="910B",
+           codes=["EZ9999", 507015, None], first_error="  [ERROR] fault kernel_name=FA  ", ops=["FlashAttentionScoreGrad"],
+           cause={"en": "shared cache", "zh": "共享缓存"}, fix={"en": "TASK_QUEUE_ENABLE=0", "zh": "关闭任务队列"},
+           case="task-queue-shared-cache-race", family="aicore-exception", capture="tests/captures/x")
+    problems = []
+    (read,) = threads.load(folder, problems)
+    assert problems == []
+    assert read == threads.Thread(
+        id="full", url="https://gitee.com/ascend/pytorch/issues/I9XYZ", source="forum", title="EZ9999 in FA",
+        product="torch_npu", versions={"cann": "8.0.RC3", "torch": "2.1"}, chip="910B", codes=["EZ9999", "507015"],
+        first_error="[ERROR] fault kernel_name=FA", ops=["FlashAttentionScoreGrad"],
+        cause={"en": "shared cache", "zh": "共享缓存"}, fix={"en": "TASK_QUEUE_ENABLE=0", "zh": "关闭任务队列"},
+        case="task-queue-shared-cache-race", family="aicore-exception", capture="tests/captures/x",
+        file="threads/full.yaml")
+    thread(folder, "bare", title="   ", product="", chip=None, first_error=None, case="", capture=None)
+    bare = threads.load(folder)[0]
+    assert (bare.id, bare.title, bare.product, bare.first_error, bare.case, bare.capture) == \
+        ("bare", "bare", None, None, None, None)
+
+
+def test_every_field_check_of_a_thread_names_its_line(tmp_path):
+    folder = tmp_path / "threads"
+    thread(folder, "odd", codes="EZ9999", chip="910C", versions=["8.0"], first_error="one\ntwo",
+           cause={"en": "a cause"}, fix="just do it", capture="elsewhere/x", ops="MatMul", extra=1)
+    (folder / "list.yaml").write_text("- id: list\n", encoding="utf-8")
+    (folder / "empty.yaml").write_text("", encoding="utf-8")
+    problems = []
+    assert [t.id for t in threads.load(folder, problems)] == ["odd"]
+    odd = threads.load(folder)[0]
+    assert (odd.codes, odd.ops, odd.versions, odd.fix) == ([], [], {}, {})
+    assert sorted(str(p) for p in problems) == [
+        "threads/empty.yaml:1: a thread is a YAML mapping",
+        "threads/list.yaml:1: a thread is a YAML mapping",
+        "threads/odd.yaml:10: `first_error` is one line",
+        "threads/odd.yaml:13: `ops` is a list",
+        "threads/odd.yaml:14: `cause` has `en` and `zh` texts",
+        "threads/odd.yaml:16: `fix` has `en` and `zh` texts",
+        "threads/odd.yaml:19: `capture` is a folder under tests/captures/",
+        "threads/odd.yaml:20: unknown field `extra`",
+        "threads/odd.yaml:6: `versions` is a mapping (e.g. cann: 8.0.RC3)",
+        "threads/odd.yaml:8: `chip` is one of 910B, 910A, 910_93, 310P, 310B or null",
+        "threads/odd.yaml:9: `codes` is a list",
+        "threads/odd.yaml:9: `codes` is a list (empty when the thread shows none)",
+    ]
+    assert threads.lines_of("a: [\n") == {} and threads.lines_of("- a\n") == {}
+    assert threads.lines_of("a: 1\nb:\n  c: 2\nd: 3\n") == {"a": 1, "b": 2, "d": 4}
+    before = threads.digest(folder)
+    assert len(before) == 20 and threads.digest(folder) == before and threads.digest(tmp_path / "none") != before
+    (folder / "empty.yaml").write_text("\n", encoding="utf-8")
+    assert threads.digest(folder) != before
+    assert threads.files(tmp_path / "none") == [] and threads.folder(tmp_path) == tmp_path / "threads"

@@ -8,6 +8,7 @@ from casebook.knowledge.literals import required
 from casebook.reading import _linescan, scan, system_log
 from casebook.reading.backfill import every_record
 from casebook.reading.encoding import LONG_LINE, split_lines
+from casebook.reading.grammar import KIND_UNPARSED, BlockState, Fields, parse_line
 from casebook.reading.plog import read_plog
 from conftest import COLLECTIONS, SAMPLES, write_log
 from hypothesis import given, settings
@@ -137,6 +138,24 @@ def test_a_system_log_reads_the_lines_that_carry_evidence_and_counts_the_others(
     # the kernel's APEI record and DCMI's failure report an error without a level; a system log's words of failure
     # are routine, a paste's are its errors
     assert sorted(errors.records(quick)["line"]) == [2, 3, 6]
+
+
+def test_a_system_log_line_picked_for_a_familys_literal_alone_is_its_text_for_that_family(tmp_path):
+    lines = ["[Driver] [2025-06-03 08:00:00] [INFO]Driver version=23.0.0 check item passed",
+             "[Driver] [2025-06-03 08:00:01] [INFO]install step 3 of 5",
+             "[Driver] [2025-06-03 08:00:02] [ERROR]driver version check failed"]
+    write_log(tmp_path / "b", "install/ascend_install.log", "\n".join(lines) + "\n")
+    quick = read_plog(tmp_path / "b", keep=KEEP)
+    (f,) = quick.files
+    assert f.system == "install" and list(quick.records["line"]) == [1, 3]
+    first = quick.records.iloc[0]
+    # no word of failure: the grammar is not run on it, and its whole text is the message the family reads
+    assert (first["kind"], first["level"], first["time"], first["msg"]) == ("unparsed", None, None, lines[0])
+    assert system_log.read_line(lines[0], system_log.finder(KEEP)) == Fields(KIND_UNPARSED, msg=lines[0])
+    # a word of failure sends it to the grammar's rules, as before
+    assert system_log.read_line(lines[2], system_log.finder(KEEP)) == parse_line(lines[2], BlockState())
+    assert system_log.read_line(lines[1], system_log.finder(KEEP)) is None
+    assert extract_evidence(quick).facts["npu_driver_version"].value == "23.0.0"
 
 
 def test_a_system_log_the_scanner_declines_is_read_line_by_line_to_the_same_counts(tmp_path):

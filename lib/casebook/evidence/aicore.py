@@ -23,7 +23,6 @@ from ..knowledge.kernels import op_of
 from ..knowledge.messages import Note
 from ..reading.grammar import KIND_PLOG
 from ..reading.table import LogTable
-from ..reading.scan import any_of
 from . import analyzer_report, device_dump
 from .device_id import device_in
 from .items import AicoreFault, LineRef
@@ -54,7 +53,7 @@ KEEP = tuple(k for forms in _FORMS for k in forms.keep) + ("kernel addr",)
 
 def _scan(log: LogTable) -> pd.DataFrame:
     r = log.records
-    hit = r[r["msg"].str.contains(any_of(KEEP), regex=True)]
+    hit = r[log.holding(KEEP)]
     # in time order, and at equal times the µs-precise plog line before its copy in a screen capture,
     # so a fault is located in the plog; lines without a time keep their place after timed ones
     order = hit.assign(_untimed=hit["time"].isna(), _t=hit["time"].fillna(""), _capture=hit["kind"] != KIND_PLOG)

@@ -14,7 +14,6 @@ import pandas as pd
 from ..knowledge import formats
 from ..knowledge.kernels import op_of
 from ..reading.table import LogTable
-from ..reading.scan import any_of
 from .items import AicoreFault, LineRef
 
 _FORMS = formats.select("aicore_fault", "analyzer")
@@ -25,7 +24,7 @@ _FIELD = {"analyzer_aic_error": "analyzer_code"}
 def extract(log: LogTable) -> list[AicoreFault]:
     """One fault per analyzer report that names its registers or its kernel."""
     r = log.records
-    hit = r[r["msg"].str.contains(any_of(_FORMS.keep), regex=True, na=False)]
+    hit = r[log.holding(_FORMS.keep)]
     reports: list[dict] = []
     current: dict[tuple, dict] = {}
     for file, line, time, msg, src, src_line in zip(hit["file"], hit["line"], hit["time"], hit["msg"], hit["src_file"],

@@ -49,14 +49,16 @@ def _dumps(log: LogTable) -> list[DeviceDump]:
     core: dict[tuple, CoreDump] = {}
     columns = ["file", "line", "kind", "time", "msg", "src_file", "src_line"]
     for file, line, kind, time, msg, src, src_line in hits[columns].itertuples(index=False):
-        ref = LineRef(file, int(line), None if pd.isna(time) else time, msg, src, src_line)
+        # a reference is made only for the lines a dump cites: a register line needs none
+        cite = lambda: LineRef(file, int(line), None if pd.isna(time) else time, msg, src, src_line)
         where = (file, src)
         if kind == KIND_PLOG:
             m = _TRIGGER.search(msg)
             if m and not ("slot_id=" in msg and where in current):
-                trigger[where] = (_KINDS[m["what"].lower()], ref)
+                trigger[where] = (_KINDS[m["what"].lower()], cite())
             continue
         if m := _TIME.match(msg):
+            ref = cite()
             what, tref = trigger.pop(where, ("exception", None))
             t = m["t"]
             iso = f"{t[:10]}T{t[11:19]}.{t[20:23]}{t[24:27]}" if len(t) >= 27 else ref.time
@@ -79,5 +81,5 @@ def _dumps(log: LogTable) -> list[DeviceDump]:
             setattr(core[where], m["key"].lower(), parse_int(m["value"]))
         elif (m := _DETAIL.match(msg)) and dump.detail is None:
             dump.detail = m["d"]
-            dump.refs.append(ref)
+            dump.refs.append(cite())
     return dumps

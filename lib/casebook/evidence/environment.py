@@ -6,7 +6,6 @@ import re
 
 from ..reading.grammar import KIND_ATTACHMENT
 from ..reading.table import LogTable
-from ..reading.scan import any_of
 from . import attachments
 from .items import Fact
 
@@ -33,7 +32,7 @@ def logged(log: LogTable) -> dict[str, Fact]:
     """The first value each variable is logged with, as a fact with its file and line."""
     r = log.records
     r = r[r["kind"] != KIND_ATTACHMENT]   # an environment dump's lines are read whole by evidence/attachments.py
-    hits = r[r["msg"].str.contains(any_of(KEEP), regex=True)]
+    hits = r[log.holding(KEEP)[r.index]]
     facts: dict[str, Fact] = {}
     for file, line, msg in hits[["file", "line", "msg"]].itertuples(index=False):
         for m in _SETTING.finditer(msg):

@@ -16,7 +16,6 @@ from ..knowledge import formats
 from ..reading.bundle import ROLE_BBOX, ROLE_DEVICE_LOG, ROLE_DEVICE_OS_LOG
 from ..reading.grammar import KIND_BBOX
 from ..reading.table import LogTable
-from ..reading.scan import any_of
 from . import device_dump
 from .items import DeviceEvent, LineRef
 
@@ -51,7 +50,7 @@ def extract(log: LogTable) -> list[DeviceEvent]:
 def _events(log: LogTable) -> list[DeviceEvent]:
     r = log.records
     cand = r[log.in_roles((ROLE_DEVICE_LOG, ROLE_DEVICE_OS_LOG, ROLE_BBOX))]
-    cand = cand[cand["msg"].str.contains(any_of(KEEP), regex=True)]
+    cand = cand[log.holding(KEEP)[cand.index]]
     events: list[DeviceEvent] = []
     block: DeviceEvent | None = None
     columns = ["file", "line", "kind", "time", "msg", "src_file", "src_line"]

@@ -17,7 +17,6 @@ from ..knowledge import formats
 from ..knowledge.formats import Hit
 from ..knowledge.messages import Note
 from ..reading.table import LogTable
-from ..reading.scan import any_of
 from .first_error import error_lines, time_order
 from .items import LineRef, LinkFailure, RankInfo, RankView
 
@@ -43,7 +42,7 @@ def identities(log: LogTable) -> dict[tuple, RankInfo]:
 
 def _identities(log: LogTable) -> dict[tuple, RankInfo]:
     r = log.records
-    hits = r[r["msg"].str.contains(any_of(KEEP), regex=True) & r["pid"].notna()]
+    hits = r[log.holding(KEEP) & r["pid"].notna()]
     out: dict[tuple, RankInfo] = {}
     columns = ["file", "line", "time", "pid", "msg", "src_file", "src_line"]
     for file, line, time, pid, msg, src, src_line in hits[columns].itertuples(index=False):

@@ -14,7 +14,6 @@ from __future__ import annotations
 import re
 
 from ..reading.table import LogTable
-from ..reading.scan import any_of
 from .items import Rejection
 
 _DT = r"DT_[A-Z0-9_]+"
@@ -208,7 +207,7 @@ def extract(log: LogTable) -> list[Rejection]:
     r = log.records
     # an op complains at ERROR level, or in a paste's lines without a header; an INFO line that says a node "is
     # unknown shape which should be skip" is the graph engine at work
-    hits = r[r["msg"].str.contains(any_of(KEEP), regex=True) & (r["level"].isna() | r["level"].isin(COMPLAINT_LEVELS))]
+    hits = r[log.holding(KEEP) & (r["level"].isna() | r["level"].isin(COMPLAINT_LEVELS))]
     files, msgs, headed = r["file"].to_numpy(), r["msg"].to_numpy(), r["level"].notna().to_numpy()
     out: list[Rejection] = []
     covered = -1   # a complaint read over several lines is not read again from its later lines

@@ -8,7 +8,6 @@ from __future__ import annotations
 import re
 
 from ..reading.table import LogTable
-from ..reading.scan import any_of
 from .items import Fact
 
 #: (fact, value, regex) of the statements read.
@@ -32,7 +31,7 @@ KEEP = ("occupying", "occupied by", "in use by", "used by other", "which is not 
 def extract(log: LogTable) -> dict[str, Fact]:
     """The first line stating each fact, as that fact with its file and line."""
     r = log.records
-    hits = r[r["msg"].str.contains(any_of(KEEP), regex=True)]
+    hits = r[log.holding(KEEP)]
     facts: dict[str, Fact] = {}
     for file, line, msg in hits[["file", "line", "msg"]].itertuples(index=False):
         for name, value, pattern in STATEMENTS:

@@ -16,7 +16,6 @@ import pandas as pd
 from ..knowledge import formats
 from ..reading.bundle import ROLE_DEVICE_LOG, ROLE_HOST_PLOG
 from ..reading.table import LogTable
-from ..reading.scan import any_of
 from . import ranks
 from .items import LineRef, ProcessTopology, Topology
 
@@ -34,7 +33,7 @@ def extract(log: LogTable) -> Topology:
     r = log.records
     cand = r[r["module"].isin(_PROOF_MODULES) & r["pid"].notna()]
     # the literal search runs on the runtime lines only, not on every record
-    cand = cand[cand["msg"].str.contains(any_of(KEEP + ("device_id=",)), regex=True)]
+    cand = cand[log.holding(KEEP + ("device_id=",))[cand.index]]
     procs: dict[tuple, ProcessTopology] = {}
     columns = ["file", "line", "time", "pid", "tid", "msg", "src_file", "src_line"]
     for file, line, time, pid, tid, msg, src, src_line in cand[columns].itertuples(index=False):

@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import re
 
-from ..knowledge.literals import required
+from ..knowledge.literals import Haystack, required_all
 from ..knowledge.messages import Note
 from ..reading.table import LogTable
-from ..reading.scan import any_of
 from .items import Fact
 
 _V = r"(?P<v>\d+\.\d+(?:\.(?:RC\d+|rc\d+|alpha\d+|beta\d+|post\d+|T\d+|\d+|[a-z](?![a-z])))*(?:\+\w+)?)"
@@ -40,24 +39,32 @@ KEEP = ("numpy", "torch_npu", "torch-npu", "Torch_NPU", "Torch-NPU", "CANN-", "A
         "VERSION")
 
 
-#: Of each pattern, the literals one of which every match holds: an install log says "version" on every line, and a
-#: substring test spares the other patterns' regexes there.
-_NEEDLES = tuple(required(("(?i)" if p.flags & re.I else "") + p.pattern) for _, p, _ in PATTERNS)
+#: Of each pattern, the sets of literals its parts require in turn (a set of one character rules out nearly no line
+#: and is left out): an install log says "version" on every line, and a line must also hold "cann", "driver" or "soc"
+#: before those patterns' regexes run on it.
+_NEEDLES = tuple(tuple(need for need in required_all(("(?i)" if p.flags & re.I else "") + p.pattern)
+                       if min(map(len, need.alternatives)) > 1) for _, p, _ in PATTERNS)
 
 
 def extract(log: LogTable) -> dict[str, Fact]:
     """The first version each fact is shown with, stated values before path hints."""
     r = log.records
-    hits = r[r["msg"].str.contains(any_of(KEEP), regex=True)]
-    found: dict[str, tuple[int, Fact]] = {}
-    for file, line, msg in hits[["file", "line", "msg"]].itertuples(index=False):
-        for rank, (name, pattern, note) in enumerate(PATTERNS):
-            if name in found and found[name][0] <= rank:
-                continue
-            needle = _NEEDLES[rank]
-            if needle is not None and not needle.may_match(msg):
-                continue
-            m = pattern.search(msg)
+    hits = r[log.holding(KEEP)]
+    files, lines, msgs = (hits[c].tolist() for c in ("file", "line", "msg"))
+    hay = Haystack(msgs)
+    holding: dict = {}   # the lines holding each set of literals, found once for the patterns that share it
+    found: dict[str, Fact] = {}
+    for (name, pattern, note), needles in zip(PATTERNS, _NEEDLES):
+        if name in found:   # a pattern of more trust showed it
+            continue
+        candidates = set(range(len(msgs)))
+        for need in needles:
+            if need not in holding:
+                holding[need] = hay.holding(need)
+            candidates.intersection_update(holding[need])
+        for i in sorted(candidates):
+            m = pattern.search(msgs[i])
             if m is not None:
-                found[name] = (rank, Fact(name, m["v"], "log", file, int(line), note))
-    return {name: fact for name, (_, fact) in found.items()}
+                found[name] = Fact(name, m["v"], "log", files[i], int(lines[i]), note)
+                break
+    return found

@@ -9,9 +9,10 @@ none of them is known not to match.
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
 from dataclasses import dataclass
 from functools import lru_cache
+
+from ..reading import haystack
 
 try:   # the parser of the standard `re` module: private, so its absence only turns the shortcut off
     from re import _constants as _sre
@@ -53,27 +54,43 @@ def _fold(text: str) -> str:
 
 def required(pattern: str) -> Required | None:
     """The literals one of which every match of `pattern` holds, or None when none can be named."""
-    if _parse is None:
+    every = required_all(pattern)
+    if not every:
         return None
+    # the best set: the one whose shortest alternative is longest (a longer literal rules out more texts)
+    return max(every, key=lambda need: min(len(a) for a in need.alternatives))
+
+
+def required_all(pattern: str) -> tuple[Required, ...]:
+    """Every set of literals the parts of `pattern` require in turn: a match holds one alternative of each set
+    (none when no part can be named)."""
+    if _parse is None:
+        return ()
     try:
         parsed = _parse.parse(pattern)
     except re.error:
-        return None
+        return ()
     folded = bool(parsed.state.flags & _sre.SRE_FLAG_IGNORECASE)
-    found = _sequence(list(parsed), folded)
+    found = _candidates(list(parsed), folded)
     if not found and not folded:
         # a part that ignores case on its own (`(?i:...)`) names its literals in the folded text only: the whole
         # pattern is then looked for there, a weaker test that never misses a match
         folded = True
-        found = _sequence(list(parsed), folded)
-    if not found:
-        return None
-    return Required(tuple(a.lower() for a in found) if folded else found, folded)
+        found = _candidates(list(parsed), folded)
+    return tuple(Required(tuple(a.lower() for a in alts) if folded else alts, folded) for alts in found)
 
 
 def _sequence(items: list, folded: bool) -> tuple[str, ...] | None:
     """The best set of alternatives among the ones a sequence of pattern items requires: the one whose
     shortest alternative is longest (a longer literal rules out more texts)."""
+    candidates = _candidates(items, folded)
+    if not candidates:
+        return None
+    return max(candidates, key=lambda alts: min(len(a) for a in alts))
+
+
+def _candidates(items: list, folded: bool) -> list[tuple[str, ...]]:
+    """Each set of alternatives a sequence of pattern items requires, in the order of the items."""
     candidates: list[tuple[str, ...]] = []
     run: list[str] = []
 
@@ -108,39 +125,15 @@ def _sequence(items: list, folded: bool) -> tuple[str, ...] | None:
             if inner:
                 candidates.append(inner)
     close()
-    if not candidates:
-        return None
-    return max(candidates, key=lambda alts: min(len(a) for a in alts))
+    return candidates
 
 
-class Haystack:
-    """Many texts searched at once: one joined string, so finding the texts that hold a literal is one
-    search per text that holds it, not one test per text."""
+class Haystack(haystack.Haystack):
+    """Many texts searched at once for the literals a regex requires."""
 
     def __init__(self, texts: list[str]) -> None:
-        self.texts = texts
-        self._joined: dict[bool, tuple[str, list[int]]] = {}
-
-    def _layout(self, folded: bool) -> tuple[str, list[int]]:
-        """The texts (lower-cased when `folded`) joined by newlines, and where each starts."""
-        if folded not in self._joined:
-            parts = [_fold(t) for t in self.texts] if folded else self.texts
-            starts, at = [], 0
-            for p in parts:
-                starts.append(at)
-                at += len(p) + 1
-            self._joined[folded] = ("\n".join(parts), starts)
-        return self._joined[folded]
+        super().__init__(texts, fold=_fold)
 
     def holding(self, need: Required) -> list[int]:
         """Indices, ascending, of the texts that may match: those holding one of the alternatives."""
-        joined, starts = self._layout(need.folded)
-        found: set[int] = set()
-        for alt in need.alternatives:
-            at = joined.find(alt)
-            while at >= 0:
-                i = bisect_right(starts, at) - 1
-                found.add(i)
-                # the next text: one hit is enough for a text
-                at = joined.find(alt, starts[i + 1]) if i + 1 < len(starts) else -1
-        return sorted(found)
+        return self.holding_any(need.alternatives, need.folded)

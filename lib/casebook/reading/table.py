@@ -3,9 +3,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import numpy as np
 import pandas as pd
 
 from . import rotation, scan
+from .haystack import Haystack
 from .bundle import LogFile
 from .encoding import as_read, split_lines
 
@@ -88,6 +90,21 @@ class LogTable:
         if name not in self.derived:
             self.derived[name] = build(self)
         return self.derived[name]
+
+    def holding(self, literals: tuple[str, ...]) -> pd.Series:
+        """Whether each record's message holds one of `literals` (case kept), by the records' index: the distinct
+        messages are joined once and each literal found where it is, instead of a regex run on every message per
+        family (a device log repeats its dump lines: 34,000 records, 2,400 distinct messages)."""
+        def distinct(t: LogTable) -> tuple[np.ndarray, Haystack]:
+            codes, uniques = pd.factorize(t.records["msg"], use_na_sentinel=False)
+            return codes, Haystack([str(m) for m in uniques])
+
+        def build(t: LogTable) -> pd.Series:
+            codes, hay = t.derive("haystack", distinct)
+            held = np.zeros(len(hay.texts), dtype=bool)
+            held[hay.holding_any(literals)] = True
+            return pd.Series(held[codes], index=t.records.index)
+        return self.derive(("holding", literals), build)
 
     def file(self, path: str) -> LogFile:
         """The file with this display path."""
