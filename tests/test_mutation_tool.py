@@ -1,0 +1,38 @@
+"""The mutation run's own arithmetic: the sample it draws, the interval it prints, and its report of a folder."""
+import json
+
+import mutation
+import pytest
+
+
+def test_the_sample_is_the_same_for_the_same_mutants_and_seed():
+    known = [(f"casebook.m.x_f__mutmut_{i}", "not checked") for i in range(50)]
+    first = mutation.drawn(known, 10, seed=1)
+    assert first == mutation.drawn(list(reversed(known)), 10, seed=1) == sorted(first)
+    assert len(set(first)) == 10 and set(first) <= {k for k, _ in known}
+    assert mutation.drawn(known, 10, seed=2) != first
+    assert mutation.drawn(known, 80, seed=1) == sorted(k for k, _ in known)
+
+
+@pytest.mark.parametrize("killed, tested, low, high", [(50, 100, 40.4, 59.6), (100, 100, 96.3, 100.0),
+                                                        (0, 10, 0.0, 27.8), (0, 0, 0.0, 100.0)])
+def test_the_interval_is_wilsons(killed, tested, low, high):
+    got = mutation.interval(killed, tested)
+    assert got == pytest.approx((low, high), abs=0.05)
+
+
+def test_a_sampled_folder_reports_its_score_and_interval_last(tmp_path, capsys):
+    meta = tmp_path / "mutants" / "src" / "casebook" / "reading" / "scan.py.meta"
+    meta.parent.mkdir(parents=True)
+    codes = {f"casebook.reading.scan.x_f__mutmut_{i}": 1 for i in range(8)}
+    codes |= {"casebook.reading.scan.x_f__mutmut_8": 0, "casebook.reading.scan.x_f__mutmut_9": -24,
+              "casebook.reading.scan.x_f__mutmut_10": None, "casebook.reading.scan.x_f__mutmut_11": -9}
+    meta.write_text(json.dumps({"exit_code_by_key": codes}), encoding="utf-8")
+    assert mutation.report(tmp_path, {}, diff=False) == pytest.approx(900 / 11)
+    out = capsys.readouterr().out.splitlines()
+    assert "  lib/casebook/reading/scan.py: 12 mutants, 11 tested, 9 killed (1 signal SIGKILL, 1 survived, " \
+           "1 timeout)" in out
+    assert "tested: 11; killed by a failing test: 8, by their time: 1, ended by a signal (not counted as killed): 1; " \
+           "not tested: 1" in out
+    assert out[-2].startswith("sample: 11 of 12 mutants tested; the score of every mutant lies in ")
+    assert out[-1] == "mutation score: 81.8%"
