@@ -55,8 +55,11 @@ TESTS = ("tests/test_ranking.py", "tests/test_addresses.py", "tests/test_errcode
 
 #: Tests of those files that triage or scan every sample and capture (45 s and 22 s): they reach every function of
 #: the evidence stage, so each surviving mutant there would pay for them whole; the exact tests pin those functions.
+#: And one that mutmut cannot collect: while it records which functions the tests reach, this Hypothesis test of cut
+#: tar files ends its process with a segfault inside mutmut's own call tracking (ContextVar.set, CPython 3.11).
 LEFT_OUT = ("tests/test_ranking.py::test_no_sample_confirms_a_case_against_the_retcodes_it_names",
-            "tests/test_cascade_rules.py::test_skipping_the_rows_whose_literals_a_line_lacks_changes_no_role")
+            "tests/test_cascade_rules.py::test_skipping_the_rows_whose_literals_a_line_lacks_changes_no_role",
+            "tests/test_damage.py::test_a_tar_cut_anywhere_keeps_every_line_before_the_cut")
 
 #: What the score counts as killed: a test failed, or the mutant ran past its time (mutmut stops it with SIGXCPU).
 #: A mutant ended by another signal (SIGKILL from outside, a segfault) is reported apart and not counted as killed:
