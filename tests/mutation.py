@@ -172,9 +172,10 @@ def report(work: Path, env: dict[str, str], diff: bool) -> float:
     counted = sum(n for s, n in counts.items() if s not in NOT_RUN)
     killed = sum(n for s, n in counts.items() if s in KILLED)
     signals = sum(n for s, n in counts.items() if s.startswith("signal ") or s == "segfault")
+    untested = sum(counts[s] for s in NOT_RUN)
     print(f"mutants: {sum(counts.values())} ({', '.join(f'{n} {s}' for s, n in sorted(counts.items()))})")
     print(f"tested: {counted}; killed by a failing test: {counts['killed']}, by their time: {counts['timeout']}, "
-          f"ended by a signal (not counted as killed): {signals}; not tested: {sum(counts[s] for s in NOT_RUN)}")
+          f"ended by a signal (not counted as killed): {signals}; not tested: {untested}")
     survivors = [key for module in found.values() for key, s in module.items() if s not in KILLED | NOT_RUN]
     print(f"surviving: {len(survivors)}")
     for key in survivors:
@@ -185,7 +186,6 @@ def report(work: Path, env: dict[str, str], diff: bool) -> float:
                                    capture_output=True, text=True)
             print("\n".join("    " + line for line in shown.stdout.splitlines()[1:]))
     score = 100.0 * killed / counted if counted else 0.0
-    untested = sum(counts[s] for s in NOT_RUN)
     if untested:
         low, high = interval(killed, counted)
         print(f"sample: {counted} of {sum(counts.values())} mutants tested; the score of every mutant lies in "

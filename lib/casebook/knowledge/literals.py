@@ -57,8 +57,7 @@ def required(pattern: str) -> Required | None:
     every = required_all(pattern)
     if not every:
         return None
-    # the best set: the one whose shortest alternative is longest (a longer literal rules out more texts)
-    return max(every, key=lambda need: min(len(a) for a in need.alternatives))
+    return max(every, key=lambda need: _strength(need.alternatives))
 
 
 def required_all(pattern: str) -> tuple[Required, ...]:
@@ -86,7 +85,12 @@ def _sequence(items: list, folded: bool) -> tuple[str, ...] | None:
     candidates = _candidates(items, folded)
     if not candidates:
         return None
-    return max(candidates, key=lambda alts: min(len(a) for a in alts))
+    return max(candidates, key=_strength)
+
+
+def _strength(alternatives: tuple[str, ...]) -> int:
+    """How much a set of alternatives rules out: the length of its shortest (a longer literal rules out more texts)."""
+    return min(len(a) for a in alternatives)
 
 
 def _candidates(items: list, folded: bool) -> list[tuple[str, ...]]:

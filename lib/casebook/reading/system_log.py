@@ -116,14 +116,9 @@ def read_line(text: str, find: Callable[[str], re.Match | None]) -> Fields | Non
     return parse_line(text, BlockState())
 
 
-@lru_cache(maxsize=1)
-def _failure_finder() -> Callable[[str], re.Match | None]:
-    return re.compile(scan.any_of(WORDS)).search
-
-
 def _failure(text: str) -> bool:
-    """Whether a line holds one of WORDS (an error level, a word of failure)."""
-    return _failure_finder()(text) is not None
+    """Whether a line holds one of WORDS (an error level, a word of failure): the search of no family's literals."""
+    return finder(())(text) is not None
 
 
 def select(fd: int, keep: tuple[str, ...]) -> scan.Selection | None:
