@@ -64,6 +64,34 @@ def test_a_table_finds_the_records_holding_a_literal_once_for_every_family():
     assert Haystack(["abc", "ABC", "xbc"]).holding_any(("abc",), folded=True) == [0, 1]
 
 
+def test_a_haystack_folds_its_joined_texts_once_and_keeps_each_text_in_place():
+    from casebook.reading.haystack import Haystack as Plain
+    calls = []
+
+    def lower(text):
+        calls.append(text)
+        return text.lower()
+
+    hay = Plain(["Ab", "", "CD\u00e9", "x"], fold=lower)
+    assert hay.holding_any(("cd", "ab"), folded=True) == [0, 2] and calls == ["Ab\n\nCD\u00e9\nx"]
+    assert [hay.text(i, folded=True) for i in range(4)] == ["ab", "", "cd\u00e9", "x"]
+    assert [hay.text(i) for i in range(4)] == ["Ab", "", "CD\u00e9", "x"] and hay.holding_any(("cd",)) == []
+    # lower-casing makes two characters of U+0130: the texts are then folded one by one, and stay in place
+    odd = Plain(["\u0130x", "Yz"], fold=str.lower)
+    assert odd.holding_any(("yz",), folded=True) == [1] and odd.holding_any(("x",), folded=True) == [0]
+    assert [odd.text(i, folded=True) for i in (0, 1)] == ["i\u0307x", "yz"]
+
+
+def test_a_need_tested_within_some_texts_answers_as_the_whole_search_does():
+    texts = ["CANN version 8.0", "driver Version: 24", "version only", "cann", "Firmware VERSION=7"]
+    hay = Haystack(texts)
+    for pattern in (r"(?i)version", r"cann|driver", r"(?i)firmware"):
+        need = required(pattern)
+        assert hay.holding(need, within=[0, 1, 2, 3, 4]) == hay.holding(need)
+        assert hay.holding(need, within=[1, 3]) == [i for i in hay.holding(need) if i in (1, 3)]
+    assert hay.holding(required(r"(?i)version"), within=[]) == []
+
+
 def test_no_character_outside_a_cjk_needle_matches_it_ignoring_case():
     # a CJK needle stands in a folded text only if nothing but itself matches it under IGNORECASE
     for cp in (0x3001, 0x3002, 0x300C, 0x3400, 0x4E00, 0x53E3, 0x7AEF, 0x9FFF):

@@ -49,20 +49,26 @@ _NEEDLES = tuple(tuple(need for need in required_all(("(?i)" if p.flags & re.I e
 def extract(log: LogTable) -> dict[str, Fact]:
     """The first version each fact is shown with, stated values before path hints."""
     r = log.records
-    hits = r[log.holding(KEEP)]
+    # each distinct message once, at its first line: an install log repeats its lines on every run of the installer
+    hits = r[log.holding(KEEP)].drop_duplicates("msg")
     files, lines, msgs = (hits[c].tolist() for c in ("file", "line", "msg"))
     hay = Haystack(msgs)
-    holding: dict = {}   # the lines holding each set of literals, found once for the patterns that share it
+    holding: dict = {}   # the lines holding a pattern's first literals, found once for the patterns that share them
     found: dict[str, Fact] = {}
     for (name, pattern, note), needles in zip(PATTERNS, _NEEDLES):
         if name in found:   # a pattern of more trust showed it
             continue
-        candidates = set(range(len(msgs)))
-        for need in needles:
-            if need not in holding:
-                holding[need] = hay.holding(need)
-            candidates.intersection_update(holding[need])
-        for i in sorted(candidates):
+        candidates = list(range(len(msgs)))
+        if needles:
+            # a pattern's first literals are its own ("cann", "driver"); the ones after are often on every line of
+            # an install log ("version"): only the lines holding the first are tested for them
+            first, *then = needles
+            if first not in holding:
+                holding[first] = hay.holding(first)
+            candidates = holding[first]
+            for need in then:
+                candidates = hay.holding(need, within=candidates)
+        for i in candidates:
             m = pattern.search(msgs[i])
             if m is not None:
                 found[name] = Fact(name, m["v"], "log", files[i], int(lines[i]), note)

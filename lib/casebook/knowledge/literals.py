@@ -46,10 +46,13 @@ class Required:
         return any(a in hay for a in self.alternatives)
 
 
-@lru_cache(maxsize=8192)
-def _fold(text: str) -> str:
+def _folded(text: str) -> str:
     """The text as a case-folded needle is looked for in it."""
     return text.translate(_FOLD).lower()
+
+
+#: The same, kept for the short texts tested one at a time (a Haystack folds its joined texts once, uncached).
+_fold = lru_cache(maxsize=8192)(_folded)
 
 
 def required(pattern: str) -> Required | None:
@@ -136,8 +139,11 @@ class Haystack(haystack.Haystack):
     """Many texts searched at once for the literals a regex requires."""
 
     def __init__(self, texts: list[str]) -> None:
-        super().__init__(texts, fold=_fold)
+        super().__init__(texts, fold=_folded)
 
-    def holding(self, need: Required) -> list[int]:
-        """Indices, ascending, of the texts that may match: those holding one of the alternatives."""
-        return self.holding_any(need.alternatives, need.folded)
+    def holding(self, need: Required, within: list[int] | None = None) -> list[int]:
+        """Indices, ascending, of the texts that may match: those holding one of the alternatives (of the texts
+        `within`, when named: a few texts are tested one by one rather than every occurrence found)."""
+        if within is None:
+            return self.holding_any(need.alternatives, need.folded)
+        return [i for i in within if any(a in self.text(i, need.folded) for a in need.alternatives)]

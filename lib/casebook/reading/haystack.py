@@ -18,13 +18,28 @@ class Haystack:
     def _layout(self, folded: bool) -> tuple[str, list[int]]:
         """The texts (folded when `folded`) joined by newlines, and where each starts."""
         if folded not in self._joined:
-            parts = [self._fold(t) for t in self.texts] if folded else self.texts
-            starts, at = [], 0
-            for p in parts:
-                starts.append(at)
-                at += len(p) + 1
-            self._joined[folded] = ("\n".join(parts), starts)
+            joined, starts = self._joined[False] if False in self._joined else self._join(self.texts)
+            if folded:
+                # folded whole, in one call, when folding keeps every text's length (lower-casing does, but for a
+                # few characters the fold maps first): the texts then start where they did
+                whole = self._fold(joined)
+                joined, starts = (whole, starts) if len(whole) == len(joined) else self._join(
+                    [self._fold(t) for t in self.texts])
+            self._joined[folded] = (joined, starts)
         return self._joined[folded]
+
+    @staticmethod
+    def _join(parts: list[str]) -> tuple[str, list[int]]:
+        starts, at = [], 0
+        for p in parts:
+            starts.append(at)
+            at += len(p) + 1
+        return "\n".join(parts), starts
+
+    def text(self, i: int, folded: bool = False) -> str:
+        """The i-th text (folded when `folded`), as the searches see it."""
+        joined, starts = self._layout(folded)
+        return joined[starts[i]:starts[i + 1] - 1] if i + 1 < len(starts) else joined[starts[i]:]
 
     def holding_any(self, literals: Iterable[str], folded: bool = False) -> list[int]:
         """Indices, ascending, of the texts holding one of `literals` (in the folded texts when `folded`)."""
