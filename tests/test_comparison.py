@@ -210,3 +210,67 @@ def test_nodes_pair_by_their_place_when_their_names_differ(tmp_path):
     assert {f.node for f in b.log.files} == {"worker-10", "worker-11"}
     c = compare(g, b)
     assert c.unpaired == [] and c.departures == [] and c.new_count == c.gone_count == 0
+
+
+def test_the_json_names_every_part_of_a_comparison_exactly():
+    from casebook.judging.comparison import SETTING, Change, Comparison, OneSided, Steps, to_dict, validate
+    from casebook.judging.flow import Departure, Line
+    a, b = Line("g.log", 3, "good text", "2024-01-01T00:00:01"), Line("b.log", 4, "bad text")
+    c = Comparison(good="good/", bad="bad/",
+                   changes=[Change(SETTING, "HCCL_CONNECT_TIMEOUT", "120", None, a, None)],
+                   departures=[Departure("rank 1, host plog", "new", "t <*>", None, b, a, b, None, 2.5, 7),
+                               Departure("rank 2, host plog", "missing", "u", a, None, good_after_s=1.0)],
+                   new=[OneSided("t <*>", 3, b)], gone=[], new_count=21, gone_count=0,
+                   unpaired=[("good", "rank 5, host plog")], good_steps=Steps(4, 5.5, a), bad_steps=None,
+                   streams=6, lines=(10, 12))
+    doc = to_dict(c)
+    validate(doc)
+    line_a = {"file": "g.log", "line": 3, "text": "good text", "time": "2024-01-01T00:00:01"}
+    line_b = {"file": "b.log", "line": 4, "text": "bad text", "time": None}
+    assert doc == {
+        "schema": 1, "good": "good/", "bad": "bad/", "same": False,
+        "changes": [{"topic": "setting", "name": "HCCL_CONNECT_TIMEOUT", "good": "120", "bad": None,
+                     "good_at": line_a, "bad_at": None}],
+        "flow": {"streams": 6, "lines": {"good": 10, "bad": 12},
+                 "unpaired": [{"side": "good", "stream": "rank 5, host plog"}],
+                 "departures": [{"stream": "rank 1, host plog", "kind": "new", "template": "t <*>", "good": None,
+                                 "bad": line_b, "common_good": line_a, "common_bad": line_b, "good_after_s": None,
+                                 "bad_after_s": 2.5},
+                                {"stream": "rank 2, host plog", "kind": "missing", "template": "u", "good": line_a,
+                                 "bad": None, "common_good": None, "common_bad": None, "good_after_s": 1.0,
+                                 "bad_after_s": None}],
+                 "new": {"count": 21, "listed": [{"template": "t <*>", "count": 3, "at": line_b}]},
+                 "gone": {"count": 0, "listed": []}},
+        "timing": {"good": {"count": 4, "median_s": 5.5, "first": line_a}, "bad": None,
+                   "first_departure": {"good_after_s": None, "bad_after_s": 2.5}}}
+    empty = to_dict(Comparison(good="x", bad="y"))
+    assert empty["same"] is True and empty["timing"] == {"good": None, "bad": None, "first_departure": None}
+    assert empty["flow"]["new"] == empty["flow"]["gone"] == {"count": 0, "listed": []}
+
+
+def test_every_topology_difference_is_named_with_its_values(tmp_path):
+    good, bad = pair(tmp_path, CORPUS / "modelarts-8rank-job")
+    for p in (bad / "process_log" / "debug" / "plog").glob("plog-11481_*"):
+        p.unlink()
+    c = compare(triage(good), triage(bad))
+    got = {x.name: (x.good, x.bad) for x in c.of(TOPOLOGY)}
+    assert got == {"processes": ("15", "14"), "ranks": ("0,1,2,3,4,5,6,7", "0,1,2,3,4,5,6")}
+    for x in c.of(TOPOLOGY):
+        assert x.good_at is not None and x.bad_at is not None and x.good_at.where == x.bad_at.where
+    # a run whose files name no node counts as one node; the same devices and world size are no difference
+    assert not {"nodes", "devices", "world_size", "threads"} & set(got)
+    # two other bundles differ in every part: nodes by the files' paths, devices and threads by the processes
+    two, eight = triage(CORPUS / "hccl-event-timeout-2workers"), triage(CORPUS / "modelarts-8rank-job")
+    c = compare(two, eight)
+    assert [(x.name, x.good, x.bad) for x in c.of(TOPOLOGY)] == [
+        ("nodes", "2", "1"), ("processes", "3", "15"), ("devices", None, "0"), ("threads", "0", "2"),
+        ("ranks", "0,1,2", "0,1,2,3,4,5,6,7"), ("world_size", "3", "8")]
+    nodes, processes, devices, threads, ranks, world = c.of(TOPOLOGY)
+    assert nodes.good_at is None and nodes.bad_at is None
+    assert processes.bad_at.where == devices.bad_at.where == threads.bad_at.where == \
+        "process_log/debug/plog/plog-10972_20230131024824126.log:6"
+    assert ranks.bad_at == world.bad_at
+    assert ranks.bad_at.where == "process_log/debug/device-0/device-10972_20230131024824126.log:1"
+    spmd = triage(SAMPLES / "task-queue-shared-cache-race" / "positive-info")
+    got = {x.name: (x.good, x.bad) for x in compare(spmd, eight).of(TOPOLOGY)}
+    assert got["devices"] == ("0,1,2,3,4,5,6,7", "0") and got["threads"] == ("24", "2")
