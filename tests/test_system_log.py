@@ -179,3 +179,32 @@ def test_the_scanner_counts_routine_lines_only_when_asked():
     assert len(_linescan.scan(data, (b"code",), b"device_id=", 200, 1024)) == 8
     assert _linescan.scan(data, (b"code",), b"device_id=", 200, 1024, True)[-2:] == (2, 0)   # routine, repeated
     assert scan.select(data, ("code",)).routine == 0 and scan.select(data, ("code",), text=True).routine == 2
+
+
+def test_the_literal_search_is_built_from_the_familys_literals_and_the_words_of_failure():
+    find = system_log._finder(("aclnn",))
+    assert find("an aclnnCast line") and find("it failed") and not find("routine text")
+    assert system_log._finder(())("routine text") is None and system_log._finder(())("an Error")
+
+
+def test_a_system_log_read_line_by_line_counts_each_routine_line_and_takes_its_span_from_its_edges(tmp_path):
+    # CRLF: the scanner declines the file, so it is read line by line
+    def kernel(second, words):
+        return f"[2025-06-03-08:00:{second:02d}.000000] [ascend] [drv_dms] [INFO] [devdrv 3] <kworker/0:1> {words}"
+
+    lines = [kernel(0, "started"), kernel(1, "started again"), "npu-smi: dcmi failed. ret is -8005",
+             kernel(3, "reached"), kernel(9, "stopped")]
+    write_log(tmp_path, "host_kernel.log", "\r\n".join(lines) + "\r\n")
+    log = read_plog(tmp_path, keep=KEEP)
+    (f,) = log.files
+    assert (f.system, f.lines, f.unparsed) == ("kernel", 5, 5)   # four routine lines, and the one no rule reads
+    assert list(log.records["line"]) == [3]
+    # the first and the last line give the span, though neither has a record
+    assert (f.first_time, f.last_time) == ("2025-06-03T08:00:00.000000", "2025-06-03T08:00:09.000000")
+    assert not any("empty file" in w for w in f.warnings)
+
+
+def test_an_empty_system_log_is_named_in_the_warnings(tmp_path):
+    write_log(tmp_path, "syslog", "")
+    (f,) = read_plog(tmp_path, keep=KEEP).files
+    assert f.system == "syslog" and f.lines == 0 and "syslog: empty file" in f.warnings
