@@ -188,3 +188,80 @@ def test_member_names_are_shown_with_slashes_and_without_dot_prefix(tmp_path):
     win = log.file(f"win.zip{MEMBER_SEP}worker-1/debug/plog/plog-3_20260101000000000.log")
     assert (win.role, win.node, win.sort, win.pid) == ("host_plog", "worker-1", "debug", 3)
     assert log.file(f"dot.tar{MEMBER_SEP}run/plog/plog-4_20260101000000000.log").sort == "run"
+
+
+LINE = b"[INFO] APP(1,p):2026-01-01-00:00:00.000.000 x\n"
+
+
+def _headless(entries, stream: bool = False) -> bytes:
+    """A zip of (name, data, method) entries without its central directory; `stream`: written as to a pipe, each
+    entry's sizes and CRC-32 in a data descriptor after its data (flag 0x8)."""
+    class Pipe(io.RawIOBase):
+        def __init__(self):
+            self.data = bytearray()
+
+        def writable(self):
+            return True
+
+        def write(self, b):
+            self.data += b
+            return len(b)
+
+    out = Pipe() if stream else io.BytesIO()
+    with zipfile.ZipFile(out, "w") as zf:
+        for name, data, method in entries:
+            info = zipfile.ZipInfo(name)
+            info.compress_type = method
+            with zf.open(info, "w") as w:
+                w.write(data)
+    blob = bytes(out.data) if stream else out.getvalue()
+    return blob[: blob.index(b"PK\x01\x02")]
+
+
+def test_a_headless_zip_names_its_entries_by_their_flags_encoding_and_warns_once_each(tmp_path):
+    blob = _headless([("cafX.log", LINE * 3, zipfile.ZIP_STORED), ("日志.log", LINE * 2, zipfile.ZIP_STORED)])
+    # the first name in the old DOS code page (no UTF-8 flag): 0x82 is é there, not a UTF-8 byte
+    blob = blob.replace(b"cafX.log", b"caf\x82.log")
+    (tmp_path / "c.zip").write_bytes(blob)
+    log = read_plog(tmp_path / "c.zip")
+    assert [f.path for f in log.files] == [f"c.zip{MEMBER_SEP}café.log", f"c.zip{MEMBER_SEP}日志.log"]
+    assert [f.lines for f in log.files] == [3, 2]
+    note = ("c.zip: zip directory missing (BadZipFile: File is not a zip file); entries read from their local "
+            "headers")
+    assert [f.warnings for f in log.files] == [[note], [note]]
+
+
+def test_a_headless_zip_stops_at_an_entry_it_must_refuse_and_says_why(tmp_path):
+    blob = _headless([("a.log", LINE, zipfile.ZIP_STORED), ("../evil.log", LINE, zipfile.ZIP_STORED),
+                      ("b.log", LINE, zipfile.ZIP_STORED)])
+    (tmp_path / "r.zip").write_bytes(blob)
+    log = read_plog(tmp_path / "r.zip")
+    assert sorted((f.path.split(MEMBER_SEP)[-1], f.lines, f.skipped) for f in log.files) == [
+        ("../evil.log", 0, "refused: path with '..'"), ("a.log", 1, None)]
+    assert all("zip directory missing" in f.warnings[0] for f in log.files)
+
+
+def test_a_headless_zip_checks_each_entry_by_the_crc_its_data_descriptor_records(tmp_path):
+    entries = [("a.log", LINE * 4, zipfile.ZIP_DEFLATED), ("b.log", LINE * 2, zipfile.ZIP_DEFLATED)]
+    blob = _headless(entries, stream=True)
+    assert blob.count(b"PK\x07\x08") == 2   # each entry's CRC-32 follows its data
+    (tmp_path / "d.zip").write_bytes(blob)
+    log = read_plog(tmp_path / "d.zip")
+    assert [(f.lines, len(f.warnings)) for f in log.files] == [(4, 1), (2, 1)]
+    # a changed CRC-32 in the first descriptor is reported, and the next entry is still found
+    at = blob.index(b"PK\x07\x08") + 4
+    bad = blob[:at] + bytes(b ^ 0xFF for b in blob[at:at + 4]) + blob[at + 4:]
+    (tmp_path / "d.zip").write_bytes(bad)
+    first, second = read_plog(tmp_path / "d.zip").files
+    assert (first.lines, second.lines) == (4, 2) and not second.warnings[1:]
+    assert "CRC-32 is" in first.warnings[1] and "read as it decoded" in first.warnings[1]
+
+
+def test_a_headless_zip_cut_inside_an_entry_reads_up_to_the_cut_and_no_further(tmp_path):
+    blob = _headless([("a.log", LINE * 50, zipfile.ZIP_STORED), ("b.log", LINE * 50, zipfile.ZIP_STORED)])
+    cut = blob.index(b"b.log") + 5 + 10 * len(LINE)   # ten lines into the second entry's data
+    (tmp_path / "t.zip").write_bytes(blob[:cut])
+    a, b = read_plog(tmp_path / "t.zip").files
+    assert (a.lines, b.lines) == (50, 10)
+    assert b.warnings[1] == (f"t.zip{MEMBER_SEP}b.log: damaged or truncated entry (its compressed data ends early); "
+                             f"read up to the damage ({10 * len(LINE)} bytes)")
