@@ -158,9 +158,11 @@ def statuses(work: Path) -> dict[str, dict[str, str]]:
     return found
 
 
-def report(work: Path, env: dict[str, str], diff: bool) -> float:
-    """Print the modules, the mutant count by outcome, the survivors and the score; return the score."""
-    found = statuses(work)
+def report(work: Path, env: dict[str, str], diff: bool, pool: set[str] | None = None) -> float:
+    """Print the modules, the mutant count by outcome, the survivors and the score; return the score. With `pool`
+    (the sample drawn), only its mutants are counted."""
+    every = statuses(work)
+    found = {m: {k: s for k, s in mutants.items() if pool is None or k in pool} for m, mutants in every.items()}
     counts = Counter(s for module in found.values() for s in module.values())
     print("mutated modules:")
     for module, mutants in found.items():
@@ -170,12 +172,14 @@ def report(work: Path, env: dict[str, str], diff: bool) -> float:
             print(f"  {module}: {len(mutants)} mutants, {len(tested)} tested, {sum(s in KILLED for s in tested)} "
                   f"killed{f' ({apart})' if apart else ''}")
     # mutmut leaves decorated functions alone: the cached and property ones hand their body to a plain helper
-    print(f"  without a function mutmut mutates: {', '.join(m for m, mutants in found.items() if not mutants)}")
+    print(f"  without a function mutmut mutates: {', '.join(m for m, mutants in every.items() if not mutants)}")
     counted = sum(n for s, n in counts.items() if s not in NOT_RUN)
     killed = sum(n for s, n in counts.items() if s in KILLED)
     signals = sum(n for s, n in counts.items() if s.startswith("signal ") or s == "segfault")
     untested = sum(counts[s] for s in NOT_RUN)
-    print(f"mutants: {sum(counts.values())} ({', '.join(f'{n} {s}' for s, n in sorted(counts.items()))})")
+    total = sum(len(mutants) for mutants in every.values())
+    drawn_from = f", a sample of {total}" if pool is not None and len(pool) < total else ""
+    print(f"mutants: {sum(counts.values())}{drawn_from} ({', '.join(f'{n} {s}' for s, n in sorted(counts.items()))})")
     print(f"tested: {counted}; killed by a failing test: {counts['killed']}, by their time: {counts['timeout']}, "
           f"ended by a signal (not counted as killed): {signals}; not tested: {untested}")
     survivors = [key for module in found.values() for key, s in module.items() if s not in KILLED | NOT_RUN]
@@ -188,10 +192,11 @@ def report(work: Path, env: dict[str, str], diff: bool) -> float:
                                    capture_output=True, text=True)
             print("\n".join("    " + line for line in shown.stdout.splitlines()[1:]))
     score = 100.0 * killed / counted if counted else 0.0
-    if untested:
+    if counted < total:
         low, high = interval(killed, counted)
-        print(f"sample: {counted} of {sum(counts.values())} mutants tested; the score of every mutant lies in "
-              f"{low:.1f}-{high:.1f}% (95%)")
+        print(f"sample: {counted} of {total} mutants tested{'' if not untested else f', {untested} drawn not yet'}; "
+              f"the score of every mutant lies in {low:.1f}-{high:.1f}% (95%)"
+              + (" only once every mutant drawn is tested (the cheapest are tested first)" if untested else ""))
     # the score: (killed by a failing test + by their time) over every mutant tested, survivors, mutants no test
     # reaches, skipped ones and ones ended by a signal included
     print(f"mutation score: {score:.1f}%")
@@ -216,7 +221,9 @@ def main(argv: list[str] | None = None) -> int:
         if not args.keep:
             parser.error("--report reads the folder of an earlier --keep run")
         work = args.keep.resolve() / "project"
-        report(work, dict(os.environ, PYTHONPATH=str(work / "mutants" / "src")), args.diff)
+        known = [(key, s) for module in statuses(work).values() for key, s in module.items()]
+        pool = set(drawn(known, args.sample, args.seed)) if args.sample else None
+        report(work, dict(os.environ, PYTHONPATH=str(work / "mutants" / "src")), args.diff, pool)
         return 0
     if args.keep:
         holder = None
@@ -249,7 +256,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.only:
             again = [key for key, s in known if s not in KILLED and any(fnmatch(key, glob) for glob in args.only)]
             if not again:
-                report(work, env, args.diff)
+                report(work, env, args.diff, set(pool) if args.sample else None)
                 return 0
         run = subprocess.run([sys.executable, "-m", "mutmut", "run", "--max-children", str(args.children), *again],
                              cwd=work, env=env, stdout=subprocess.DEVNULL if not os.environ.get("MUTATION_VERBOSE")
@@ -257,7 +264,7 @@ def main(argv: list[str] | None = None) -> int:
         if run.returncode != 0:
             print(f"mutmut stopped with exit code {run.returncode} (MUTATION_VERBOSE=1 shows its output)")
             return run.returncode
-        report(work, env, args.diff)
+        report(work, env, args.diff, set(pool) if args.sample else None)
         return 0
     finally:
         if holder is not None:

@@ -34,5 +34,14 @@ def test_a_sampled_folder_reports_its_score_and_interval_last(tmp_path, capsys):
            "1 timeout)" in out
     assert "tested: 11; killed by a failing test: 8, by their time: 1, ended by a signal (not counted as killed): 1; " \
            "not tested: 1" in out
-    assert out[-2].startswith("sample: 11 of 12 mutants tested; the score of every mutant lies in ")
+    assert out[-2].startswith("sample: 11 of 12 mutants tested, 1 drawn not yet; the score of every mutant lies in ")
+    assert out[-2].endswith("only once every mutant drawn is tested (the cheapest are tested first)")
     assert out[-1] == "mutation score: 81.8%"
+    # a sample counts its own mutants only, and a complete one gives its interval without a caveat
+    pool = {f"casebook.reading.scan.x_f__mutmut_{i}" for i in (0, 1, 8, 11)}
+    assert mutation.report(tmp_path, {}, diff=False, pool=pool) == pytest.approx(50.0)
+    out = capsys.readouterr().out.splitlines()
+    assert "  lib/casebook/reading/scan.py: 4 mutants, 4 tested, 2 killed (1 signal SIGKILL, 1 survived)" in out
+    assert "mutants: 4, a sample of 12 (2 killed, 1 signal SIGKILL, 1 survived)" in out
+    assert out[-2] == "sample: 4 of 12 mutants tested; the score of every mutant lies in 15.0-85.0% (95%)"
+    assert out[-1] == "mutation score: 50.0%"
