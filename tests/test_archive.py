@@ -265,3 +265,13 @@ def test_a_headless_zip_cut_inside_an_entry_reads_up_to_the_cut_and_no_further(t
     assert (a.lines, b.lines) == (50, 10)
     assert b.warnings[1] == (f"t.zip{MEMBER_SEP}b.log: damaged or truncated entry (its compressed data ends early); "
                              f"read up to the damage ({10 * len(LINE)} bytes)")
+
+
+@pytest.mark.parametrize("member, target, inside", [
+    ("a/link", "b.log", True), ("a/link", "../b.log", True), ("a/link", "../../b.log", False),
+    ("link", "../b.log", False), ("a/b/link", "./../c/../d.log", True), ("a/link", "/etc/passwd", False),
+    ("a/link", "..\\..\\x", False), ("a/link", "c:/x", False), ("a/link", ".", True), ("a/b/link", "../..", True),
+    ("a/b/link", "../../..", False)])
+def test_a_link_stays_inside_the_archive_only_when_it_never_climbs_above_its_top(member, target, inside):
+    from casebook.reading.entries import link_inside
+    assert link_inside(member, target) is inside

@@ -454,3 +454,15 @@ def test_an_empty_line_is_taken_by_no_wrapper_rule():
     assert not any(test("", state) for _, test, _ in FURNITURE)
     assert all(rule("", state) is None for _, rule, _, _ in WRAPPERS)
     assert peel("", state) == Peeled("") and state == PasteState()
+
+
+def test_a_prefix_rule_cuts_where_its_match_ends_and_names_the_level_it_saw():
+    import re as _re
+    from casebook.reading.paste import Cut, PasteState, _prefix
+    rule = _prefix(_re.compile(r"(?P<level>WARN|CRITICAL|INFO)?:? ?"))
+    state = PasteState()
+    assert rule("WARN: x", state) == Cut(6, level="WARNING")
+    assert rule("CRITICAL: x", state).level == "ERROR" and rule("INFO: x", state).level == "INFO"
+    assert rule("x", state) is None   # an empty match cuts nothing
+    plain = _prefix(_re.compile(r"> "))
+    assert plain("> x", state) == Cut(2) and plain("x", state) is None
