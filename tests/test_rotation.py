@@ -64,3 +64,19 @@ def test_timeline_merges_files_in_time_order(tmp_path):
     assert list(zip(t["pid"].astype(object).where(t["pid"].notna(), None), t["line"])) == [
         (5, 1), (6, 1), (5, 2), (5, 1), (None, 2), (6, 2), (5, 3)]
     assert t["file"].iloc[4] == "debug/plog/plog-5_20260314100005000.log"   # the untimed line stays after its line
+
+
+def test_timeline_places_lines_without_a_time_by_their_file_and_ties_by_file_then_line(tmp_path):
+    # a file opening on untimed lines takes its first time for them; a file with no time at all goes last
+    write_log(tmp_path, "debug/plog/plog-7_20260314100000000.log", "  lead one\n  lead two\n" + plog_line(7, 3))
+    write_log(tmp_path, "debug/plog/plog-8_20260314100000000.log", plog_line(8, 3) + plog_line(8, 3))
+    write_log(tmp_path, "notes.txt", "no time here\nnor here\n")
+    log = read_plog(tmp_path)
+    t = log.timeline()
+    assert list(zip(t["file"].str.rsplit("/", n=1).str[-1], t["line"])) == [
+        ("plog-7_20260314100000000.log", 1), ("plog-7_20260314100000000.log", 2), ("plog-7_20260314100000000.log", 3),
+        ("plog-8_20260314100000000.log", 1), ("plog-8_20260314100000000.log", 2), ("notes.txt", 1), ("notes.txt", 2)]
+    assert list(t.index) == list(range(len(t)))
+    assert log.timeline().equals(t)
+    from casebook.reading.rotation import timeline
+    assert timeline(log.records.iloc[:0], log.files).empty
