@@ -274,3 +274,54 @@ def test_every_topology_difference_is_named_with_its_values(tmp_path):
     spmd = triage(SAMPLES / "task-queue-shared-cache-race" / "positive-info")
     got = {x.name: (x.good, x.bad) for x in compare(spmd, eight).of(TOPOLOGY)}
     assert got["devices"] == ("0,1,2,3,4,5,6,7", "0") and got["threads"] == ("24", "2")
+
+
+def test_changes_name_versions_first_then_settings_each_in_name_order(tmp_path):
+    good, bad = pair(tmp_path, SAMPLES / "hccl-env-var-invalid" / "positive-rdma-tc")
+    edit(bad / "capture.txt", 1, replace=("HCCL_RDMA_TC=130", "HCCL_RDMA_TC=132"))
+    for side, npu in ((good, "2.1.0.post3"), (bad, "2.1.0.post6")):
+        (side / "pip_freeze.txt").write_text(f"torch_npu=={npu}\nzz-top==1.0\n{'a-pkg==0.3' if side == bad else ''}\n",
+                                             encoding="utf-8")
+    c = compare(triage(good), triage(bad))
+    assert [(x.topic, x.name) for x in c.changes] == [
+        ("version", "a_pkg_version"), ("version", "torch_npu_version"), ("setting", "HCCL_RDMA_TC")]
+    assert (c.changes[0].good, c.changes[0].bad, c.changes[0].bad_at.where) == (None, "0.3", "pip_freeze.txt:3")
+
+
+def test_ranks_of_one_bundle_compare_only_what_each_ranks_own_files_show(tmp_path):
+    good, bad = pair(tmp_path, CORPUS / "modelarts-8rank-job")
+    edit(bad / RANK3, 1, insert="[INFO] ASCENDCL(11190,python3):2023-01-31-02:48:30.000.001 [acl.cpp:120]11190 "
+                                "CANN version: 8.0.RC3")
+    t = triage(bad)
+    c = compare_ranks(t, 3, 0)
+    # the version line is in rank 3's plog only: rank 0's files do not show it
+    assert [(x.topic, x.name, x.good, x.bad) for x in c.changes] == [("version", "cann_version", None, "8.0.RC3")]
+    assert c.changes[0].bad_at.where == f"{RANK3}:1" and c.changes[0].good_at is None
+    assert (c.streams, c.unpaired) == (1, [("good", "rank 0, device log (debug)")])
+    assert compare_ranks(t, 0, 3).changes[0].good == "8.0.RC3"
+
+
+def test_the_pair_of_ranks_offered_first_is_the_first_failed_and_the_lowest_healthy_one():
+    from casebook.judging.comparison import default_ranks
+    assert default_ranks(triage(SAMPLES / "aclnn-tiling-unsupported-shape" / "positive-atten-mask-shape")) == (0, 1)
+    # every rank of the 8-rank job failed: the first that failed, beside the lowest other rank
+    assert default_ranks(triage(CORPUS / "modelarts-8rank-job")) == (0, 1)
+    assert default_ranks(triage(CORPUS / "aicore-gatherv2-asys")) is None
+
+
+def test_a_fact_from_a_file_the_flow_cannot_read_back_is_cited_without_its_text():
+    from casebook.judging import flow as flows
+    from casebook.judging.comparison import _cite
+    from casebook.judging.flow import Line
+    t = triage(CORPUS / "hccl-event-timeout-2workers")
+    f = flows.read(t.log, t.evidence, Vocabulary())
+    assert _cite(f, "quoted/elsewhere.py", "12") == Line("quoted/elsewhere.py", 12, "")
+    assert _cite(f, None, 3) is None and _cite(f, "x", None) is None
+
+
+def test_two_captures_named_otherwise_pair_up_as_the_one_capture_of_each_run(tmp_path):
+    src = SAMPLES / "hccl-env-var-invalid" / "positive-rdma-tc"
+    good, bad = pair(tmp_path, src)
+    (bad / "capture.txt").rename(bad / "console.txt")
+    c = compare(triage(good), triage(bad))
+    assert (c.streams, c.unpaired, c.departures) == (1, [], [])
