@@ -325,3 +325,37 @@ def test_two_captures_named_otherwise_pair_up_as_the_one_capture_of_each_run(tmp
     (bad / "capture.txt").rename(bad / "console.txt")
     c = compare(triage(good), triage(bad))
     assert (c.streams, c.unpaired, c.departures) == (1, [], [])
+
+
+def test_the_python_banner_and_step_times_in_milliseconds_are_read(tmp_path):
+    for side, python, ms in (("good", "3.9.18", "350.0"), ("bad", "3.10.4", "512.5")):
+        (tmp_path / side).mkdir()
+        (tmp_path / side / "train.log").write_text(
+            f"Python {python} (main) [GCC 11.2.0] on linux\n"
+            f" iteration 10 | elapsed time per iteration (ms): {ms} |\n step 20 step_time 900ms\n step 30 step_time 2.5s\n"
+            "RuntimeError: boom\n", encoding="utf-8")
+    c = compare(triage(tmp_path / "good"), triage(tmp_path / "bad"))
+    [py] = [x for x in c.of(VERSION) if x.name == "python_version"]
+    assert (py.good, py.bad, py.bad_at.where) == ("3.9.18", "3.10.4", "train.log:1")
+    # milliseconds are read as seconds / 1000: 0.35, 0.9, 2.5 and 0.5125, 0.9, 2.5
+    assert (c.good_steps.count, c.good_steps.median_s, c.good_steps.first.where) == (3, 0.9, "train.log:2")
+    assert (c.bad_steps.count, c.bad_steps.median_s) == (3, 0.9)
+    (tmp_path / "bad" / "train.log").write_text(" iteration 10 | elapsed time per iteration (ms): 4000 |\n",
+                                                encoding="utf-8")
+    assert compare(triage(tmp_path / "good"), triage(tmp_path / "bad")).bad_steps.median_s == 4.0
+
+
+def test_streams_of_several_nodes_are_named_by_their_node_and_of_one_node_not(tmp_path):
+    from casebook.judging.flow import keys
+    two = tmp_path / "two"
+    shutil.copytree(CORPUS / "hccl-event-timeout-2workers", two)
+    (two / "worker-1" / "train.log").write_text("RuntimeError: boom\n", encoding="utf-8")
+    t = triage(two)
+    (key, label, rank) = keys(t.log, t.evidence)["worker-1/train.log"]
+    assert (key, label, rank) == (("node 2, worker-<*>/train.log", "screen_capture", ""),
+                                  "worker-1, worker-<*>/train.log, screen capture", None)
+    one = tmp_path / "one"
+    one.mkdir()
+    (one / "train.log").write_text("RuntimeError: boom\n", encoding="utf-8")
+    t = triage(one)
+    assert keys(t.log, t.evidence)["train.log"] == (("train.log", "screen_capture", ""), "train.log, screen capture", None)

@@ -206,3 +206,15 @@ def test_a_diagnosis_places_its_family_when_the_familys_own_signs_do_not_show():
     both = Observed([Observation("message", t, t, "p.log", n) for n, t in enumerate(("a here", "bang"), 1)])
     found = judge_families(kb, both, {}, [judge(a, both, {})])
     assert [(f.family.id, f.verdict) for f in found] == [("loud", CONFIRMED)]
+
+
+def test_the_separation_of_a_fact_is_the_expected_product_of_mass_removed_and_kept_then_the_mass_removed():
+    from casebook.judging.families import separation
+    one = Condition("single_process_multi_device", "equals", True, ask="one process?")
+    a, b, c = cause("a", requires=[one]), cause("b"), cause("c", against=[one])
+    weights = {"a": 0.6, "b": 0.3, "c": 0.1}
+    # answers True / False: True removes c (0.1, keeps 0.9), False removes a (0.6, keeps 0.4)
+    got = separation("single_process_multi_device", [a, b, c], weights)
+    assert got == pytest.approx(((0.1 * 0.9 + 0.6 * 0.4) / 2, (0.1 + 0.6) / 2))
+    assert separation("not_a_fact", [a, b], weights) == (0.0, 0.0)
+    assert separation("TASK_QUEUE_ENABLE", [b], weights) == (0.0, 0.0)   # no answer removes b
