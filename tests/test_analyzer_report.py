@@ -46,3 +46,11 @@ def test_the_current_layout_and_two_reports_in_one_file(tmp_path):
 def test_a_report_without_kernel_or_registers_is_no_fault(tmp_path):
     log = read_plog(write_log(tmp_path, "info.txt", "device id : 0\ncore id : 3\ncode : 0x10\n"))
     assert analyzer_report.extract(log) == []
+
+
+def test_a_report_is_worded_as_the_analyzers_and_names_no_device_it_does_not_state(tmp_path):
+    (fault,) = analyzer_report.extract(read_plog(write_log(tmp_path, "info.txt", CURRENT)))
+    assert fault.wording == "AI Core Error Analyzer report" and fault.device == 6 and fault.serial is None
+    quiet = CURRENT.replace("device id         : 6\n", "")
+    (fault,) = analyzer_report.extract(read_plog(write_log(tmp_path / "b", "info.txt", quiet)))
+    assert fault.device is None and fault.op == "FlashAttentionScore"

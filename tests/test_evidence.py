@@ -140,3 +140,26 @@ def test_versions_from_log_lines(corpus, tmp_path):
         "torch_npu_version": "2.1.0.post3", "cann_version": "8.0.RC3", "npu_driver_version": "24.1.rc2",
         "firmware_version": "7.5.0.1.220"}
     assert facts["cann_version"].note is None and facts["cann_version"].line == 2   # stated beats the path hint
+
+
+def test_two_device_events_are_one_when_their_kind_place_and_code_or_second_agree():
+    from casebook.evidence.hardware import _same
+    from casebook.evidence.items import DeviceEvent
+
+    def ev(kind="ts_exception", device=0, node=None, time="2026-01-01T00:00:00.100", code="0x1"):
+        return DeviceEvent(kind, node, device, "f", 1, time, code, "t")
+
+    assert _same(ev("hardware_error", code="0xA"), ev("hardware_error", device=3, code="0xA"))
+    assert not _same(ev("hardware_error", code=None), ev("hardware_error", code=None))
+    assert not _same(ev(), ev(kind="driver_exception")) and not _same(ev(), ev(device=1))
+    assert not _same(ev(), ev(node="n1"))
+    # a PCIe fault: the same second, whatever the code; no time, no match
+    assert _same(ev("pcie_error", code="1"), ev("pcie_error", code="2", time="2026-01-01T00:00:00.900"))
+    assert not _same(ev("pcie_error"), ev("pcie_error", time="2026-01-01T00:00:01.000"))
+    assert not _same(ev("pcie_error", time=None), ev("pcie_error"))
+    assert not _same(ev("pcie_error"), ev("pcie_error", time=None))
+    # others: the same code, and the same second unless one has no time (a bbox detail file)
+    assert _same(ev(), ev(time="2026-01-01T00:00:00.999")) and _same(ev(time=None), ev())
+    assert _same(ev(), ev(time=None))
+    assert not _same(ev(), ev(code="0x2")) and not _same(ev(code=None), ev(code=None))
+    assert not _same(ev(), ev(time="2026-01-01T00:00:01.000"))

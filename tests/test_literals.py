@@ -151,3 +151,18 @@ def test_observed_hits_are_those_of_testing_every_value():
     for s in _regex_signatures():
         got = [g[0].value for g in Observed(obs).hits(s)]
         assert got == [o.value for o in obs if s.pattern.search(o.value)], s.id
+
+
+def test_a_needle_character_under_ignorecase_is_ascii_or_cjk_without_case_at_each_edge_of_its_range():
+    from casebook.knowledge.literals import _literal
+    inside = (0, 127, 0x3000, 0x303F, 0x3400, 0x4DBF, 0x4E00, 0x9FFF)
+    outside = (128, 0x2FFF, 0x3040, 0x33FF, 0x4DC0, 0x4DFF, 0xA000, 0x10000)
+    assert all(_literal(c, True) for c in inside) and not any(_literal(c, True) for c in outside)
+    assert all(_literal(c, False) for c in inside + outside)
+
+
+def test_an_atomic_group_requires_what_its_inside_requires():
+    assert [n.alternatives for n in required_all(r"(?>abc|abd)xy")] == [("ab",), ("xy",)]   # re keeps "ab" as a prefix
+    assert required_all(r"(?>kernel)\d") and required_all(r"(?>kernel)\d")[0].alternatives == ("kernel",)
+    folded = required_all(r"(?i)(?>Kernel)")
+    assert [(n.alternatives, n.folded) for n in folded] == [(("kernel",), True)]
