@@ -25,6 +25,7 @@ def test_a_row_without_a_source_is_a_problem_at_its_line(tmp_path):
     kb = KnowledgeBase(root=tmp_path, cases={}, families={}, codes={})
     assert [(p.file, p.line) for p in check_tables(kb)] == [(f"{tmp_path.name}/compat/t.yaml", 5),
                                                               (f"{tmp_path.name}/compat/t.yaml", 7)]
+    assert {p.message for p in check_tables(kb)} == {"compatibility row has no source (a public http(s) page)"}
 
 
 def test_versions_are_matched_as_releases():

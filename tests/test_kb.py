@@ -533,6 +533,7 @@ def test_code_links_and_the_index_are_checked_against_the_cases_exactly(tmp_path
         ("kb/README.md", 7, "verified index has rows for no verified case"),
         ("kb/README.md", 13, "draft index row should read: | d | a draft | - |")]
     readme.write_text("# KB\n", encoding="utf-8")
+    assert [p.line for p in check_index(kb)] == [1, 1]
     assert [p.message for p in check_index(kb)] == [
         "no verified index between <!-- index:start --> and <!-- index:end -->",
         "no draft index between <!-- drafts:start --> and <!-- drafts:end -->"]

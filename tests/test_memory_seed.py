@@ -61,6 +61,9 @@ def test_kb_check_checks_the_threads(tmp_path, capsys):
     thread(kb / "threads", "a-new-one", source="mailing-list")
     problems = [str(p) for p in check(kb)]
     assert problems == ["threads/a-new-one.yaml:3: `source` is one of issue, pull-request, forum, faq, docs, blog, commit"]
+    # the captures the threads name are looked for beside the knowledge base: without them, each is a problem
+    (tmp_path / "tests" / "captures").unlink()
+    assert sum("no capture folder tests/captures/" in str(p) for p in check(kb)) > 10
 
 
 def test_kb_new_from_memory_drafts_a_page_from_a_resolved_case(tmp_path, capsys):
