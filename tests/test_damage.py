@@ -313,3 +313,26 @@ def test_a_20_digit_pid_and_5000_digit_names_leave_the_field_empty(tmp_path):
     log = read_plog(tmp_path)
     (f,) = log.files
     assert (f.lines, f.pid, f.rank) == (2, 7, None) and log.records["pid"].tolist()[0] is pd.NA
+
+
+def test_a_stored_entry_is_complete_once_its_size_is_read_and_an_empty_one_at_once():
+    from casebook.reading.decompress import Stored
+    fh = io.BytesIO(b"abcdefgh")
+    fh.seek(2)
+    s = Stored(fh, 4)
+    assert (s.end, s.complete) == (6, False)
+    assert s.read(3) == b"cde" and not s.complete and s.read() == b"f" and s.complete and s.read() == b""
+    assert Stored(io.BytesIO(b"xy"), 0).complete
+
+
+def test_a_deflated_entry_reads_no_further_than_its_limit_and_names_where_it_ends():
+    from casebook.reading.decompress import Deflated
+    z = zlib.compressobj(9, zlib.DEFLATED, -15)
+    packed = z.compress(b"line\n" * 1000) + z.flush()
+    fh = io.BytesIO(packed + b"TRAILER")
+    d = Deflated(fh, limit=len(packed) + 7)
+    assert d.read() == b"line\n" * 1000 and d.complete and d.end == len(packed)
+    short = Deflated(io.BytesIO(packed), limit=10)   # only its first 10 compressed bytes may be read
+    got = short.read()
+    assert not short.complete and len(got) < 5000 and (b"line\n" * 1000).startswith(got)
+    assert Deflated(io.BytesIO(packed), limit=0).read() == b""

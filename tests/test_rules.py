@@ -103,3 +103,4 @@ def test_enums_and_lines_of_a_document(tmp_path):
     assert [nested.line(*k) for k in keys] == [2, 3, 5, 6, 7, 2]   # a key not there: its parent's line
     listed = doc(tmp_path, "- a\n")
     assert [(p.line, p.message) for p in listed.problems] == [(2, "front matter must be a mapping")]
+    assert listed.data == {} and listed.lines == {}
