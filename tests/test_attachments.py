@@ -127,3 +127,11 @@ def test_environment_role_and_facts_in_the_json_contract(tmp_path, capsys):
     assert doc["facts"]["torch_npu_version"] == {"value": "2.1.0.post6", "source": "log", "file": "pip.txt",
                                                  "line": 5, "src_file": None, "src_line": None, "note": None}
     assert doc["facts"]["TASK_QUEUE_ENABLE"]["file"] == "env.txt"
+
+
+def test_a_chip_name_of_npu_smi_is_named_as_a_soc_version_either_way_it_is_written(tmp_path):
+    from casebook.reading.attachments import NPU_SMI as KIND, settings
+    for written, soc in (("910B3", "Ascend910B3"), ("Ascend910B3", "Ascend910B3"), ("ascend310P3", "ascend310P3")):
+        text = NPU_SMI.replace("910B3              ", f"{written:<19}")
+        got = {name: value for name, value, _ in settings(KIND, enumerate(text.splitlines(), 1))}
+        assert got["soc_version"] == soc, written

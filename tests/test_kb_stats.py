@@ -55,3 +55,13 @@ def test_cases_proven_real_counts_the_proven_cases_the_knowledge_base_holds(tmp_
 def test_the_project_proves_enough_cases_on_real_captures():
     from casebook.knowledge.kb import load_kb
     assert stats(load_kb()).cases_proven_real >= 45
+
+
+def test_priors_count_the_cases_of_the_knowledge_base_with_a_measured_prior(tmp_path):
+    from casebook.knowledge import priors
+    cases = {c: KnownCase(c, f"{c}.md", status="verified", family="fam") for c in ("a", "b", "c")}
+    (tmp_path / priors.FILE).write_text(priors.dump(priors.Priors({"a": 3, "b": 0, "gone": 2}, {"fam": 5})),
+                                        encoding="utf-8")
+    kb = KnowledgeBase(root=tmp_path, cases=cases, families={"fam": Family("fam", "fam.md")}, codes={})
+    # b has a row but no report states it; gone is not a case any more
+    assert stats(kb).priors == 1
