@@ -135,3 +135,8 @@ def test_a_chip_name_of_npu_smi_is_named_as_a_soc_version_either_way_it_is_writt
         text = NPU_SMI.replace("910B3              ", f"{written:<19}")
         got = {name: value for name, value, _ in settings(KIND, enumerate(text.splitlines(), 1))}
         assert got["soc_version"] == soc, written
+
+
+def test_a_quoted_value_loses_its_quotes_and_an_empty_quoted_one_is_empty():
+    from casebook.reading.attachments import _value
+    assert [_value(v) for v in ("'x'", '"y"', "''", '""', "'", "'a\"", " z ")] == ["x", "y", "", "", "'", "'a\"", "z"]

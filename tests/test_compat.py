@@ -77,3 +77,7 @@ def test_numpy_2_is_read_from_an_install_line_and_rules_the_numpy_case(tmp_path)
     assert t.diagnosis.case.id == "numpy-2-before-cann-9" and t.diagnosis.verdict == "confirmed"
     t.answer("cann_version", "9.0.0")
     assert t.candidate("numpy-2-before-cann-9").verdict == "ruled_out"
+
+
+def test_a_release_drops_a_leading_v_of_either_case_and_a_local_version():
+    assert [compat.release(v) for v in ("V2.1.0", "v2.1.0", " 2.1.0+cpu ", "2.1.0")] == ["2.1.0"] * 4

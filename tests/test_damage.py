@@ -336,3 +336,38 @@ def test_a_deflated_entry_reads_no_further_than_its_limit_and_names_where_it_end
     got = short.read()
     assert not short.complete and len(got) < 5000 and (b"line\n" * 1000).startswith(got)
     assert Deflated(io.BytesIO(packed), limit=0).read() == b""
+
+
+def test_a_gzip_header_is_measured_through_its_optional_fields_and_a_wrong_one_named():
+    from casebook.reading.decompress import _header_length
+    base = b"\x1f\x8b\x08"
+    plain = base + b"\x00" + b"\x00" * 6
+    assert _header_length(plain) == 10 and _header_length(plain[:9]) is None
+    extra = base + b"\x04" + b"\x00" * 6 + struct.pack("<H", 5) + b"12345"
+    assert _header_length(extra) == 17 and _header_length(extra[:11]) is None and _header_length(extra[:16]) is None
+    named = base + b"\x18" + b"\x00" * 6 + b"plog.log\x00note\x00"
+    assert _header_length(named) == 24 and _header_length(named[:-1]) is None
+    crc = base + b"\x06" + b"\x00" * 6 + struct.pack("<H", 1) + b"x" + b"\xab\xcd"
+    assert _header_length(crc) == 15 and _header_length(crc[:-1]) is None
+    with pytest.raises(zlib.error, match=r"^not a gzip member \(incorrect header check\)$"):
+        _header_length(b"PK\x03\x04" + b"\x00" * 8)
+    # a whole member with an extra field and a name reads as the data it holds
+    body = zlib.compressobj(6, zlib.DEFLATED, -15)
+    data = b"[INFO] APP(1,p):2026-01-01-00:00:00.000.000 x\n" * 3
+    member = (extra[:3] + b"\x0c" + extra[4:] + b"p.log\x00" + body.compress(data) + body.flush()
+              + struct.pack("<II", zlib.crc32(data), len(data)))
+    from casebook.reading.decompress import Gunzip
+    assert Gunzip(io.BytesIO(member)).read() == data
+
+
+def test_a_warning_names_one_line_or_the_first_five_of_many():
+    from casebook.reading.encoding import lines_named
+    assert lines_named([7]) == "line 7" and lines_named([3, 4]) == "2 lines (3, 4)"
+    assert lines_named([1, 2, 3, 4, 5]) == "5 lines (1, 2, 3, 4, 5)"
+    assert lines_named([1, 2, 3, 4, 5, 9]) == "6 lines (1, 2, 3, 4, 5, …)"
+
+
+def test_the_one_member_of_a_bare_stream_is_named_after_the_file_without_its_ending():
+    from casebook.reading.entries import stream_member_name
+    assert stream_member_name("logs/plog-1.log.gz") == "plog-1.log" and stream_member_name("a.tar!/x.LOG.ZST") == "x.LOG"
+    assert stream_member_name(".gz") == ".gz" and stream_member_name("noext") == "noext"

@@ -307,3 +307,29 @@ def test_where_the_change_time_cannot_tell_the_ends_of_the_file_do(tmp_path):
     assert readings._identity(path, st) != before                # the very same stat: only the bytes differ
     path.write_bytes(data)
     assert readings._identity(path, st) == before
+
+
+def _zstd_text(data: bytes) -> tuple[bytes, str | None]:
+    """What the zstd reader decodes of `data`, and the message of the error it stops on (None when none)."""
+    from casebook.reading.unzstd import Unzstd
+    z, out = Unzstd(io.BytesIO(data)), []
+    try:
+        while chunk := z.read(1 << 16):
+            out.append(chunk)
+    except (EOFError, OSError) as e:
+        return b"".join(out), str(e)
+    return b"".join(out), None
+
+
+@needs_zstd
+def test_a_zstd_stream_is_walked_frame_by_frame_and_each_cut_is_named():
+    data = log_lines(200)
+    frame = zstd_blocks(data)
+    assert _zstd_text(frame) == (data, None)
+    assert _zstd_text(b"") == (b"", "empty zstd stream")
+    assert _zstd_text(frame[:3]) == (b"", "compressed data ends inside a zstd frame header")
+    # a skippable frame (metadata a decoder passes over) before and between frames: its length is read little-endian
+    skippable = (0x184D2A53).to_bytes(4, "little") + (6).to_bytes(4, "little") + b"meta!!"
+    assert _zstd_text(skippable + frame + skippable + frame) == (data + data, None)
+    # the frame's checksum (its last 4 bytes) cut off
+    assert _zstd_text(frame[:-2]) == (data, "compressed data ends before the checksum of its zstd frame")

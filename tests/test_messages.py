@@ -72,3 +72,8 @@ def test_chinese_falls_back_to_english_and_pick_prefers_chinese_only_in_chinese(
     assert messages.pick("zh", "en text", None) == "en text"
     assert messages.pick("en", "en text", "中文") == "en text"
     assert messages.named("kind", "aicore_exception").msg_id == "kind.aicore_exception"
+
+
+def test_a_list_in_a_note_is_joined_with_the_languages_own_separator():
+    note = Note("fact.spmd_proof", pid=7, devices=[0, 1, 3])
+    assert "0, 1, 3" in note.text("en") and "0，1，3" in note.text("zh")

@@ -466,3 +466,9 @@ def test_a_prefix_rule_cuts_where_its_match_ends_and_names_the_level_it_saw():
     assert rule("x", state) is None   # an empty match cuts nothing
     plain = _prefix(_re.compile(r"> "))
     assert plain("> x", state) == Cut(2) and plain("x", state) is None
+
+
+def test_full_width_marks_become_ascii_between_ascii_text_and_stay_beside_chinese():
+    from casebook.reading.paste import ascii_marks
+    assert ascii_marks("a：b") == "a:b" and ascii_marks("中：x") == "中：x" and ascii_marks("x：中") == "x：中"
+    assert ascii_marks("：x") == ":x" and ascii_marks("错误（x）") == "错误（x)"
