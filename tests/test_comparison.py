@@ -93,6 +93,7 @@ def test_a_planted_first_departure_is_found_at_its_line_on_both_sides(tmp_path):
     assert [x.template for x in c.new] == [d.template] and c.new[0].count == 1 and c.gone == []
     assert c.departures == [d]
     assert d.bad_after_s == pytest.approx(628.084, abs=0.01)   # 02:48:31.916 to 02:59:00.000
+    assert d.good_after_s == pytest.approx(699.539, abs=0.01)  # the good run's own line 2, from its own first time
 
 
 def test_a_line_the_bad_run_never_printed_is_a_departure_too(tmp_path):

@@ -164,6 +164,13 @@ def test_a_faults_own_dump_belongs_to_the_fault_and_other_errors_near_it_do_not(
                    ("plog-2.log", 106, None, "[AIC_INFO] args after execute: 1, 2")])          # another file
     assert set(dump_lines(rows, [fault])) == {("plog-1.log", 95), ("plog-1.log", 106)}
     assert dump_lines(rows, []) == {}
+    # the span's edges: DUMP_BEFORE lines before the first line of the report and DUMP_AFTER after its last
+    from casebook.judging.unexplained import DUMP_AFTER, DUMP_BEFORE
+    edges = errors([("plog-1.log", 100 - DUMP_BEFORE, None, "[AIC_INFO] args before execute: 1"),
+                    ("plog-1.log", 99 - DUMP_BEFORE, None, "[AIC_INFO] args before execute: 2"),
+                    ("plog-1.log", 104 + DUMP_AFTER, None, "[AIC_INFO] args after execute: 3"),
+                    ("plog-1.log", 105 + DUMP_AFTER, None, "[AIC_INFO] args after execute: 4")])
+    assert set(dump_lines(edges, [fault])) == {("plog-1.log", 100 - DUMP_BEFORE), ("plog-1.log", 104 + DUMP_AFTER)}
 
 
 def test_the_json_and_the_walk_state_one_coverage():
