@@ -161,30 +161,6 @@ def test_families_rank_confirmed_first_then_by_score_and_open_causes_by_weight()
     assert supported_family(found[2:], None) is None
 
 
-def test_confirmed_families_come_in_the_order_their_signs_first_show_then_by_score():
-    def fam(id, *words):
-        return Family(id, f"families/{id}.md", causes=[],
-                      signatures=[Signature(f"{id}-{w}", "message", "contains", w, 1, False, "w") for w in words])
-    # a-late: both its signs (1.0), late; b-early: one of two (0.5), early; c-untimed: 1.0 on a line with no time;
-    # d-possible: one of three (a third, halved for a possible verdict), earliest of all
-    families = [fam("a-late", "late", "later"), fam("b-early", "early", "absent"), fam("c-untimed", "untimed"),
-                fam("d-possible", "first", "none1", "none2")]
-    kb = KnowledgeBase(root=Path("kb"), cases={}, families={f.id: f for f in families})
-    lines = [("late", "2024-01-01T10:00:02"), ("later", "2024-01-01T10:00:03"), ("early", "2024-01-01T10:00:01"),
-             ("untimed", None), ("first", "2024-01-01T09:00:00"), ("early", "2024-01-01T08:00:00")]
-    obs = Observed([Observation("message", t, t, "p.log", n, at) for n, (t, at) in enumerate(lines, 1)])
-    found = judge_families(kb, obs, {}, [])
-    # the repeat of "early" at 08:00 is its earliest line, though a later line showed it first
-    assert [(v.family.id, v.verdict, v.score, v.first) for v in found] == [
-        ("b-early", CONFIRMED, 0.5, "2024-01-01T08:00:00"), ("a-late", CONFIRMED, 1.0, "2024-01-01T10:00:02"),
-        ("c-untimed", CONFIRMED, 1.0, None), ("d-possible", "possible", 0.167, "2024-01-01T09:00:00")]
-    assert obs.earliest([]) is None and obs.earliest(families[2].signatures) is None
-    # two confirmed families whose signs show at the same time: the surer one first, then by id
-    same = Observed([Observation("message", t, t, "p.log", n, "2024-01-01T10:00:00")
-                     for n, t in enumerate(("late", "later", "early"), 1)])
-    assert [v.family.id for v in judge_families(kb, same, {}, [])] == ["a-late", "b-early"]
-
-
 def test_a_diagnosis_places_its_family_when_the_familys_own_signs_do_not_show():
     fam = Family("fam", "families/fam.md", signatures=[Signature("fam-sig", "message", "contains", "boom", 1, True,
                                                                  "family sign")], causes=["a", "b"])

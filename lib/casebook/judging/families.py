@@ -34,7 +34,6 @@ class FamilyVerdict:
     open_causes: list[str] = field(default_factory=list)   #: cause ids not ruled out, best first
     questions: list[Missing] = field(default_factory=list)  #: unknown facts that split the open causes, best first
     most_often: tuple[str, int, int] | None = None  #: the open cause real reports state most: (case, n, of the family's)
-    first: str | None = None   #: the time of the earliest line its signatures match, when known
 
     @property
     def next_question(self) -> Missing | None:
@@ -132,8 +131,7 @@ def judge_family(family: Family, kb: KnowledgeBase, obs: Observed, facts: dict[s
                   if best is not None and rates.of(best.id) else None)
     # a family has no facts of its own: nothing rules it out or leaves it likely, so it is confirmed or possible
     return FamilyVerdict(family, h.verdict, h.score, h.for_, h.against, [c.id for c in open_causes],
-                         split_questions(family, open_causes, weights, facts), most_often,
-                         obs.earliest(family.signatures))
+                         split_questions(family, open_causes, weights, facts), most_often)
 
 
 def judge_families(kb: KnowledgeBase, obs: Observed, facts: dict[str, Fact],
@@ -146,16 +144,7 @@ def judge_families(kb: KnowledgeBase, obs: Observed, facts: dict[str, Fact],
     if (lead is not None and lead.case.family in kb.families and not any(v.verdict == CONFIRMED for v in found)
             and all(v.family.id != lead.case.family for v in found)):
         found.append(judge_family(kb.families[lead.case.family], kb, obs, facts, hypotheses, lead))
-    # of the families the evidence confirms, the one whose signs came first: a later failure is most often what the
-    # first one led to (a memory fault, then the kernel that read through it); how many of a family's signs
-    # matched says how sure it is, not which failure came first
-    return sorted(found, key=lambda v: (v.verdict != CONFIRMED, *_order(v)))
-
-
-def _order(v: FamilyVerdict) -> tuple:
-    """Confirmed families by their first line's time (one without a time after), then score; the others by score."""
-    timed = v.verdict == CONFIRMED and v.first is not None
-    return (not timed, v.first if timed else "", -v.score, v.family.id)
+    return sorted(found, key=lambda v: (v.verdict != CONFIRMED, -v.score, v.family.id))
 
 
 def supported_family(verdicts: list[FamilyVerdict], diagnosis: Hypothesis | None) -> FamilyVerdict | None:

@@ -16,7 +16,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Iterable
 
 import numpy as np
 import pandas as pd
@@ -41,7 +40,6 @@ class Observation:
     text: str
     file: str | None
     line: int | None
-    time: str | None = None   #: the time of its line, when the line has one
 
 
 @dataclass(frozen=True)
@@ -105,33 +103,31 @@ def observations(evidence: Evidence, errors: pd.DataFrame) -> list[Observation]:
     for fault in evidence.aicore_faults:
         head = fault.refs[0] if fault.refs else None
         where = (head.text, head.file, head.line) if head else ("", fault.file, fault.line)
-        obs.append(Observation("aicore_fault", True, *where, fault.time))
+        obs.append(Observation("aicore_fault", True, *where))
         # every line of the report (each core, each copy in a screen capture) belongs to the one fault
-        obs += [Observation("aicore_fault", True, r.text, r.file, r.line, fault.time) for r in fault.refs[1:]]
+        obs += [Observation("aicore_fault", True, r.text, r.file, r.line) for r in fault.refs[1:]]
         extends = [r for r in fault.refs if "errcode:" in r.text] or ([head] if head else [])
         no_bit = fault.errcode is not None and not any(fault.errcode) and not fault.error_bits
         for bit in fault.error_bits or ([NO_BIT] if no_bit else []):
-            obs += [Observation("error_bits", bit, r.text, r.file, r.line, fault.time) for r in extends] or [
+            obs += [Observation("error_bits", bit, r.text, r.file, r.line) for r in extends] or [
                 Observation("error_bits", bit, bit, None, None)]
         kernel_ref = next((r for r in fault.refs if "kernel_name=" in r.text), head)
         if fault.kernel:
             for name, value in (("kernel", fault.kernel), ("op", fault.op)):
-                obs.append(Observation(name, value, kernel_ref.text, kernel_ref.file, kernel_ref.line, fault.time))
+                obs.append(Observation(name, value, kernel_ref.text, kernel_ref.file, kernel_ref.line))
         if fault.pc:
-            obs.append(Observation("pc_verdict", fault.pc.verdict, fault.pc.reason, fault.file, fault.line, fault.time))
+            obs.append(Observation("pc_verdict", fault.pc.verdict, fault.pc.reason, fault.file, fault.line))
     for c in evidence.codes:
-        obs.append(Observation("code", c.code, c.text, c.file, c.line, c.time))
+        obs.append(Observation("code", c.code, c.text, c.file, c.line))
     for r in evidence.rejections:   # the op's own complaint, said in words: op, aspect, value, what it takes
         obs.append(Observation("rejected", r.aspect, r.said(), r.file, r.line))
     funcs = errors["func"] if "func" in errors else [None] * len(errors)
-    times = errors["time"] if "time" in errors else [None] * len(errors)
-    for file, line, msg, func, at in zip(errors["file"], errors["line"], errors["msg"], funcs, times):
-        at = at if isinstance(at, str) else None
-        obs.append(Observation("message", msg, msg, file, int(line), at))
+    for file, line, msg, func in zip(errors["file"], errors["line"], errors["msg"], funcs):
+        obs.append(Observation("message", msg, msg, file, int(line)))
         # the function a log header names says what failed where the message is only values (the task scheduler's
         # `bs_done_exception_proc_timeout: slot_id=0, ... fault_task=7`)
         if isinstance(func, str) and func:
-            obs.append(Observation("function", func, msg, file, int(line), at))
+            obs.append(Observation("function", func, msg, file, int(line)))
     return obs
 
 
@@ -171,10 +167,6 @@ class Observed:
         """The earliest observation the signature matches."""
         hits = self.hits(sig)
         return hits[0][0] if hits else None
-
-    def earliest(self, sigs: Iterable[Signature]) -> str | None:
-        """The earliest time of a line any of the signatures matches, or None when none of those lines has one."""
-        return min((o.time for sig in sigs for group in self.hits(sig) for o in group if o.time), default=None)
 
 
 #: Codes of which a failed task shows exactly one: the task scheduler's retCodes. A case that names some is told by
