@@ -20,8 +20,9 @@ class Haystack:
         if folded not in self._joined:
             joined, starts = self._joined[False] if False in self._joined else self._join(self.texts)
             if folded:
-                # folded whole, in one call, when folding keeps every text's length (lower-casing does, but for a
-                # few characters the fold maps first): the texts then start where they did
+                # folded whole, in one call, when that keeps the joined length: a fold never shortens a text (both in
+                # use only keep or lengthen one, as str.lower does U+0130), so an equal total means every text kept
+                # its length and starts where it did; else each text is folded and the starts are counted anew
                 whole = self._fold(joined)
                 joined, starts = (whole, starts) if len(whole) == len(joined) else self._join(
                     [self._fold(t) for t in self.texts])
