@@ -166,10 +166,18 @@ def slow_bundle(tmp_path_factory) -> Path:
     return path
 
 
+def _default_signals() -> None:
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, signal.SIG_DFL)
+
+
 def start_until_spooled(path: Path, tmp: Path) -> subprocess.Popen:
     """A `casebook triage` of `path` with its own temporary folder, once its spool has a member in it."""
+    # the signals at their default action, as in a terminal: a run started under nohup inherits SIGHUP ignored, and
+    # the spool rightly leaves an ignored signal alone (the run then goes on to its end)
     p = subprocess.Popen([sys.executable, "-m", "casebook.cli", "triage", str(path), "--json"], cwd=ROOT,
-                         env={**os.environ, "TMPDIR": str(tmp)}, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                         env={**os.environ, "TMPDIR": str(tmp)}, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                         preexec_fn=_default_signals)
     give_up = time.monotonic() + 120   # a guard against a hang, not a measure of speed
     while not list(tmp.glob("casebook-spool-*/*.member")):
         assert p.poll() is None, p.stderr.read().decode()
