@@ -16,7 +16,7 @@ import argparse
 import json
 import math
 import os
-import random
+import hashlib
 import shutil
 import signal
 import subprocess
@@ -136,8 +136,12 @@ SAMPLE = 1000
 
 def drawn(known: list[tuple[str, str]], size: int, seed: int) -> list[str]:
     """A random sample of `size` mutant names, the same for the same mutants and seed."""
-    names = sorted(key for key, _ in known)
-    return sorted(random.Random(seed).sample(names, min(size, len(names))))
+    # each name is ranked by a hash of the seed and the name, not by its place in the list: a changed function
+    # adds or drops mutants of its own, and the rest of the sample (and the results kept for it) stays as it was,
+    # but for the few at its edge
+    def rank(name: str) -> str:
+        return hashlib.sha256(f"{seed}:{name}".encode()).hexdigest()
+    return sorted(sorted((key for key, _ in known), key=rank)[:size])
 
 
 def interval(killed: int, tested: int) -> tuple[float, float]:

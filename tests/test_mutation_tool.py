@@ -14,6 +14,16 @@ def test_the_sample_is_the_same_for_the_same_mutants_and_seed():
     assert mutation.drawn(known, 80, seed=1) == sorted(k for k, _ in known)
 
 
+def test_a_changed_function_leaves_the_rest_of_the_sample_as_it_was():
+    known = [(f"casebook.m.x_f__mutmut_{i}", "not checked") for i in range(200)]
+    first = set(mutation.drawn(known, 40, seed=1))
+    # the function mutated first changes: its mutants are others now; the ones of every other function drawn stay
+    changed = [(f"casebook.a.x_g__mutmut_{i}", "not checked") for i in range(30)] + known[20:]
+    again = set(mutation.drawn(changed, 40, seed=1))
+    kept = first - {f"casebook.m.x_f__mutmut_{i}" for i in range(20)}
+    assert kept <= again and len(again) == 40
+
+
 @pytest.mark.parametrize("killed, tested, low, high", [(50, 100, 40.4, 59.6), (100, 100, 96.3, 100.0),
                                                         (0, 10, 0.0, 27.8), (0, 0, 0.0, 100.0)])
 def test_the_interval_is_wilsons(killed, tested, low, high):
