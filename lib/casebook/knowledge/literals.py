@@ -146,4 +146,4 @@ class Haystack(haystack.Haystack):
         `within`, when named: a few texts are tested one by one rather than every occurrence found)."""
         if within is None:
             return self.holding_any(need.alternatives, need.folded)
-        return [i for i in within if any(a in self.text(i, need.folded) for a in need.alternatives)]
+        return [i for i in within if need.may_match(self.texts[i])]

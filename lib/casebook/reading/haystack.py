@@ -37,11 +37,6 @@ class Haystack:
             at += len(p) + 1
         return "\n".join(parts), starts
 
-    def text(self, i: int, folded: bool = False) -> str:
-        """The i-th text (folded when `folded`), as the searches see it."""
-        joined, starts = self._layout(folded)
-        return joined[starts[i]:starts[i + 1] - 1] if i + 1 < len(starts) else joined[starts[i]:]
-
     def holding_any(self, literals: Iterable[str], folded: bool = False) -> list[int]:
         """Indices, ascending, of the texts holding one of `literals` (in the folded texts when `folded`)."""
         joined, starts = self._layout(folded)
