@@ -143,6 +143,21 @@ def test_what_only_looks_like_a_diagnostic_is_not_read_as_one(line):
     assert parse_line(line, BlockState()).kind != KIND_CONSOLE
 
 
+def test_a_traceback_ends_in_its_exception_whatever_the_class_is_called():
+    frame = ["Traceback (most recent call last):", '  File "reader.py", line 12, in read', "    table = read()"]
+    for exc in ("pyarrow.lib.ArrowInvalid", "socket.gaierror", "StopIteration", "TemplateNotFound"):
+        state = BlockState()
+        *_, f = (parse_line(x, state) for x in [*frame, f"{exc}: Index not in dictionary bounds"])
+        assert (f.kind, f.level, f.extra["exception"]) == (KIND_PYTHON, "ERROR", exc)
+    # a level word printed amid the frames, a lower-case word or a bare message is no exception; nor, outside a
+    # traceback, a name that does not say it is one
+    for line in ("WARNING: The script is not on PATH", "note: see above", "Index not in dictionary bounds"):
+        state = BlockState()
+        *_, f = (parse_line(x, state) for x in [*frame, line])
+        assert f.level is None, line
+    assert parse_line("pyarrow.lib.ArrowInvalid: Index not in dictionary bounds", BlockState()).level is None
+
+
 def test_an_exception_raised_without_a_message_ends_its_traceback_by_name_alone():
     state = BlockState()
     lines = ["Traceback (most recent call last):", '  File "runner.py", line 3347, in get_kv_cache_spec',

@@ -266,6 +266,7 @@ WRAPPED = [
     ("2025-03-01T10:00:00.123456789Z " + HEADER, ("timestamp",), {}, HEADER),
     ("[pod/train-0/main] " + HEADER, ("kubectl_prefix",), {}, HEADER),
     ("trainer-1  | " + HEADER, ("compose",), {}, HEADER),
+    ("E       " + HEADER, ("pytest",), {}, HEADER),
     ("> " + HEADER, ("quote",), {}, HEADER),
     ("    " + HEADER, ("indent",), {}, HEADER),
     ("2025-03-01T10:00:00Z [rank1]:" + HEADER, ("timestamp", "torchrun"), {"rank": 1}, HEADER),
@@ -296,6 +297,7 @@ UNWRAPPED = [
     "1" * 30 + ":" + HEADER,   # a number too long for a line's is no grep prefix
     "PATH=/usr/local/Ascend/driver/lib64:/usr/bin",
     "--",
+    "E  two spaces are no pytest report: " + HEADER,
 ]
 
 
@@ -316,6 +318,18 @@ def test_lines_of_the_paste_itself_are_counted_as_the_pastes(tmp_path):
                                KIND_PASTE, KIND_PASTE]
     assert list(r["src_line"].dropna()) == [1, 2]
     assert list(r["wrapper"][:2]) == ["prompt", "fence"] and r["wrapper"][8] == "python_prompt"
+
+
+def test_a_pytest_failure_report_is_peeled_down_to_its_exception(tmp_path):
+    text = ("    def test_compile(self):\n>       result = executor.compile(obj, args)\n"
+            "E       RuntimeError: Response is empty\nE\nE       ----------------------------------\n"
+            "E       - C++ Call Stack: (For framework developers)\n")
+    log = read_plog(capture(tmp_path, text))
+    assert_counted(log, text)
+    r = log.records
+    errors = r[r["level"] == "ERROR"]
+    assert list(errors["line"]) == [3] and errors["msg"].iloc[0] == "RuntimeError: Response is empty"
+    assert r["wrapper"][2] == "pytest"
 
 
 def test_grep_commands_name_their_single_file():

@@ -89,6 +89,7 @@ _TORCHRUN = re.compile(r"\[(?:rank|default)(?P<rank>\d+)\]: ?")
 _RAY = re.compile(r"\((?:[A-Za-z_][\w.]*(?: [\w.=-]+)* )?pid=(?P<pid>\d+)(?:, ip=[^)\s]+)?\) ?")
 _COMPOSE = re.compile(r"[A-Za-z0-9][\w.-]*\s+\| ?")                          # docker compose `svc-1  | `
 _PROGRESS = re.compile(r"\.{2,}")                                           # a progress bar's dots, no newline after
+_PYTEST = re.compile(r"E {3,}")                                              # pytest's report of a failure
 _GREP_MATCH = re.compile(r"(?P<file>[^\s:]+):(?P<line>\d+):")               # grep -rn, a matching line
 _GREP_CONTEXT = re.compile(r"-(?P<line>\d+)-")                              # grep -rn -C, a context line
 _GREP_LINE = re.compile(r"(?P<line>\d+)[:-]")                               # grep -n of one file
@@ -171,6 +172,7 @@ WRAPPERS: tuple[tuple[str, Callable[[str, PasteState], Cut | None], str, str], .
     ("torchrun", _torchrun, ALWAYS, "["),
     ("ray_worker", _ray, ALWAYS, "("),
     ("compose", _prefix(_COMPOSE), STICKY, _ALNUM),
+    ("pytest", _prefix(_PYTEST), STICKY, "E"),
     ("grep_file", _grep_file, STICKY, ""),
     ("grep_line", _grep_line, STICKY, _DIGITS),
     # indentation stays where it is part of the text (an error block's TraceBack lines): never sticky

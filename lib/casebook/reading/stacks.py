@@ -13,6 +13,10 @@ from .fields import BLOCK_HEAD, KIND_PYTHON, KIND_REPORT, KIND_STACK, BlockState
 _PY_TRACEBACK = re.compile(r"^\s*Traceback \(most recent call last\):\s*$")
 _PY_FRAME = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+)(?:, in (?P<func>.+))?$')
 _PY_EXC = re.compile(r"^(?P<exc>[A-Za-z_][\w.]*(?:Error|Exception|Interrupt|Exit)(?:_\w+)?): ?(?P<msg>.*)$", re.S)
+#: inside a traceback, the line after its frames is the exception whatever its class is named: a dotted name
+#: (`pyarrow.lib.ArrowInvalid: ...`, `socket.gaierror: ...`) or a capitalised word (`StopIteration: ...`, `ArrowInvalid:
+#: ...`); an all-capitals word is a level a log line printed amid the traceback (`WARNING: ...`), not a class
+_PY_ANY_EXC = re.compile(r"^(?P<exc>[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+|[A-Z]\w*[a-z]\w*): (?P<msg>\S.*)$", re.S)
 #: an exception raised without a message ends its traceback with its name alone: `NotImplementedError`
 _PY_BARE_EXC = re.compile(r"^(?P<exc>[A-Za-z_][\w.]*(?:Error|Exception|Interrupt|Exit))\s*$")
 #: what Python prints between the tracebacks of chained exceptions, and before one raised at exit or in a thread
@@ -43,9 +47,9 @@ def py_frame(line: str, state: BlockState) -> Fields | None:
 
 
 def py_exception(line: str, state: BlockState) -> Fields | None:
-    """`XxxError: msg`, or the exception's name alone where it ends a traceback (elsewhere a bare word is no
-    exception)."""
-    m = _PY_EXC.match(line) or (_PY_BARE_EXC.match(line) if state.in_python else None)
+    """`XxxError: msg`; where it ends a traceback, also an exception of another name, or its name alone (elsewhere
+    neither is an exception)."""
+    m = _PY_EXC.match(line) or (_PY_ANY_EXC.match(line) or _PY_BARE_EXC.match(line) if state.in_python else None)
     if not m:
         return None
     state.reset()
@@ -154,6 +158,6 @@ def ms_report(line: str, state: BlockState) -> Fields | None:
 
 #: Of these rules, those that read a line only when one of their patterns matches at its start (screen.STARTS).
 STARTS: dict[str, tuple[re.Pattern, ...]] = {
-    "py_traceback": (_PY_TRACEBACK,), "py_frame": (_PY_FRAME,), "py_exception": (_PY_EXC, _PY_BARE_EXC),
+    "py_traceback": (_PY_TRACEBACK,), "py_frame": (_PY_FRAME,), "py_exception": (_PY_EXC, _PY_ANY_EXC, _PY_BARE_EXC),
     "py_between": (_PY_BETWEEN,), "py_markers": (_PY_MARKERS,),
 }
