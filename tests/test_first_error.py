@@ -98,6 +98,13 @@ def test_a_paste_with_no_error_line_has_the_lines_that_say_it_failed(tmp_path):
     "the socversion Ascend910B1 of bin package does not match the current device socverison Ascend310P3.",
     "bareDataAddr(0xaaaab3f41a20), bareDataBufferSize(6220800) should be allocated by acldvppMalloc!",
     "no module named 'transformers.models.qwen2_vl'",    # Python's import error, its exception name cut off
+    "not support bf16 type cast",
+    "can not find the element factory : mxpi_objectpostprocessor",
+    "torch_npu detected, but NPU device is not available or visible",
+    "max_tokens is too large: 32768. This model's maximum context length is 32768 tokens",
+    "TorchCodec is required for decoding video",
+    "undefined reference to mindspore::GlobalContext::SetGlobalDeviceTarget(std::string const&)",
+    "Cann软件与Ascend驱动版本不匹配",
 ])
 def test_an_argument_check_worded_as_the_rule_it_breaks_is_the_pastes_error(tmp_path, line):
     """An API's own check of an argument says the rule, not "error": it is the failure of a paste that has no other."""

@@ -251,3 +251,5 @@ def test_cann_6_forms_in_a_mindspore_error_report():
     # glibc's abort on a corrupted heap, printed after that report
     (f,) = read("malloc_consolidate(): invalid chunk size")
     assert (f.kind, f.level) == (KIND_STACK, "ERROR")
+    # also as glibc 2.17 prints it, without the blank before the parenthesis
+    assert [(f.kind, f.level) for f in read("double free or corruption(!prev)")] == [(KIND_STACK, "ERROR")]

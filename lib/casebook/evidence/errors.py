@@ -33,7 +33,7 @@ _BARE_CODE = re.compile(r"^\s*E[A-Z0-9]\d{4}: (?!\[PID)\S")
 # What a line says when it states a failure in words. A paste of one or two lines copied out of a console
 # ("NPU out of memory. Tried to allocate ...", "unknown type name bfloat16_t") has no level and no block: its
 # failure is said in words, and these are the words
-_STATES = re.compile(r"(?i)\b(?:out of (?:device )?memory|not supported?|unsupported|unknown type|cannot|can't|"
+_STATES = re.compile(r"(?i)\b(?:out of (?:device )?memory|not support(?:ed)?|unsupported|unknown type|can ?not|can't|"
                      r"could ?n[o']t|unable to|fail(?:ed|s|ure)?|errors?|invalid|incorrect|wrong|illegal|"
                      r"is not equal|mismatch(?:ed)?|not found|no such file|no module named|not implemented|not registered|"
                      r"has not been|exceed(?:s|ed)?|overflow|timed? ?out|denied|refused|abort(?:ed)?|"
@@ -45,8 +45,12 @@ _STATES = re.compile(r"(?i)\b(?:out of (?:device )?memory|not supported?|unsuppo
                      # "the socversion X of bin package does not match the current device socversion Y")
                      r"(?:should|must) (?:not )?be|is not right|unsupport|is not usable|"
                      r"(?:does|do) ?n[o']t (?:match|have)|not match|out of range|has already been created|"
-                     r"(?:is|are|be) (?:greater|bigger|larger|smaller|less) than)\b|"
-                     r"\bexpected:? ?[\[(]")
+                     r"(?:is|are|be) (?:greater|bigger|larger|smaller|less) than|(?:is|are) too (?:large|big|long|small|"
+                     r"many|few)|(?:is|are) required|not available|undefined reference)\b|"
+                     r"\bexpected:? ?[\[(]|"
+                     # the same said in Chinese (a Chinese-locale console, a translated message): failed, error,
+                     # does not match, not supported, timed out, abnormal, unable to, cannot find, does not exist
+                     r"失败|错误|不匹配|不支持|超时|异常|无法|找不到|不存在|未找到")
 
 #: What every report line holds (one of these literals), read from the regex.
 _REPORTS_NEED = (lambda need: any_of(need.alternatives) if need is not None else None)(required(_REPORTS.pattern))

@@ -83,7 +83,7 @@ _CPP_FRAME = re.compile(r"^frame #(?P<n>\d+): (?P<msg>.*)$", re.S)
 #: `  what():  <the exception's message>`
 #: glibc's heap checks abort with one of these lines: the process's memory was corrupted
 _GLIBC_ABORT = re.compile(r"^(?:free\(\): invalid (?:pointer|size)"
-                          r"|double free or corruption \((?:out|top|fasttop|!prev)\)"
+                          r"|double free or corruption ?\((?:out|top|fasttop|!prev)\)"
                           r"|malloc_consolidate\(\): invalid chunk size|malloc\(\): corrupted top size"
                           r"|corrupted size vs\. prev_size|munmap_chunk\(\): invalid pointer)\s*$")
 _TERMINATE = re.compile(r"^terminate called (?:after throwing an instance of '(?P<type>[^']+)'|recursively)\s*$")
