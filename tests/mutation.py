@@ -13,10 +13,10 @@ sample of N mutants (SAMPLE by default, 0 for every mutant) and prints the inter
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import math
 import os
-import hashlib
 import shutil
 import signal
 import subprocess
