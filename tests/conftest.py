@@ -4,6 +4,7 @@ import functools
 import os
 import re
 import shutil
+import sys
 import tempfile
 from pathlib import Path
 
@@ -37,11 +38,29 @@ def pytest_configure(config):
     os.environ["CASEBOOK_CACHE"] = config._casebook_kept
     # the case memory too: no test writes to the user's data folder
     os.environ["CASEBOOK_DB"] = os.path.join(config._casebook_kept, "memory.db")
-
-
     # mutmut's working copy (tests/mutation.py) is not a checkout: mutmut writes its results into it while tests run
     if not os.environ.get("CASEBOOK_MUTATION"):
         config._casebook_tree = tree_state(ROOT)
+    else:
+        forget_caches()
+
+
+def forget_caches() -> int:
+    """Empty every `functools` cache of the package's loaded modules (module functions and class methods); return
+    how many. mutmut runs the clean tests in its main process and forks each mutant's run from it: a cache filled
+    there would answer in the mutant's run without calling the mutated body it stands in front of."""
+    emptied = 0
+    for name, module in list(sys.modules.items()):
+        if name != "casebook" and not name.startswith("casebook."):
+            continue
+        holders = [vars(module)] + [vars(v) for v in vars(module).values()
+                                    if isinstance(v, type) and v.__module__ == name]
+        for holder in holders:
+            for value in list(holder.values()):
+                if callable(getattr(value, "cache_clear", None)) and hasattr(value, "cache_info"):
+                    value.cache_clear()
+                    emptied += 1
+    return emptied
 
 
 def pytest_unconfigure(config):

@@ -47,6 +47,13 @@ def test_an_expectation_reads_its_accepted_ids_family_and_batch(tmp_path):
                                                                    True)
 
 
+def test_an_expectation_without_a_diagnosis_is_undocumented(tmp_path):
+    """A thread that never found the cause names none: the capture counts as undocumented, with no family."""
+    (tmp_path / "expect.yaml").write_text("family: hccl-timeout\n", encoding="utf-8")
+    assert read_expected(tmp_path) == Expected(tmp_path.name, ("undocumented",), "hccl-timeout", 0, "")
+    assert read_expected(tmp_path).documented is False
+
+
 def test_a_folder_without_captures_is_refused_in_one_line(tmp_path, capsys):
     from casebook.cli import main
     assert main(["kb", "priors", str(tmp_path / "missing")]) == 2

@@ -64,6 +64,7 @@ def test_old_layout_device_dump_tied_to_the_hosts_gatherv2_kernel(corpus):
     assert any("equals the function address the host logged at launch" in n and ":2548" in n for n in f.notes)
     (dump,) = [d for d in ev.device_dumps if d.kind == "aicore_exception"]
     assert (dump.exception_code, len(dump.cores), dump.cores[0].aic_error) == ("0xb4060006", 16, 0x10)
+    assert dump.time == f.time == "2020-09-09T15:22:37.885071"    # the dump's own TIME: field, to the microsecond
 
 
 def test_error_code_zero_means_look_at_the_extend_info(tmp_path):
@@ -162,3 +163,34 @@ def test_a_kernel_line_without_a_core_report_is_a_fault_of_its_own():
     (quoted,) = aicore.extract(read_plog(next(captures.glob("41-*")) / "capture.txt"))
     assert (quoted.device, quoted.op, quoted.stream_id, quoted.task_id, quoted.line, quoted.src_line) == (
         0, "Add", 3, 12, 8, 20436)
+
+
+def test_a_retcode_naming_its_device_belongs_to_that_devices_fault_only(tmp_path):
+    # the runtime's task-fail callback names stream and task but carries the device only as device_id=N in its words
+    text = (report(0, 5, 1, "0x1000", "0x1100") + report(1, 6, 2, "0x2000", "0x2100")
+            + line("Task fail callback, device_id=1, stream_id=2, exposed_stream_id=2, exception_task_id=7, "
+                   "retCode=0x26, [aicore exception]"))
+    on0, on1 = faults_of(tmp_path, text)
+    assert [(f.device, f.ret_code, f.stream_id, f.task_id, [r.line for r in f.refs]) for f in (on0, on1)] == [
+        (0, None, None, None, [1]), (1, "0x26", 2, 7, [2, 3])]
+
+
+def test_a_fault_reported_in_a_plog_and_its_screen_copy_is_located_in_the_plog(tmp_path):
+    # the same instant in both: the plog's line is the one a reader can open beside its neighbours
+    plog = report(0, 5, 1, "0x1000", "0x1100")
+    write_log(tmp_path, "plog/plog-100_20260314100000000.log", plog)
+    write_log(tmp_path, "console.txt", "EZ9999: [PID: 100] 2026-03-14-10:00:00.000.000 " + plog.split(" F:", 1)[1])
+    (f,) = aicore.extract(read_plog(tmp_path))
+    assert [(r.file, r.line) for r in f.refs] == [("plog/plog-100_20260314100000000.log", 1), ("console.txt", 1)]
+    assert (f.file, f.line, f.time) == ("plog/plog-100_20260314100000000.log", 1, "2026-03-14T10:00:00.000000")
+
+
+def test_a_kernel_line_in_another_plog_of_the_same_node_names_the_faults_kernel(tmp_path):
+    # a node's debug and run plogs split one process's lines: the kernel line may be in the other file
+    report_at = "worker-0/process_log/debug/plog/plog-100_20260314100000000.log"
+    kernel_at = "worker-0/process_log/run/plog/plog-100_20260314100001000.log"
+    write_log(tmp_path, report_at, report(0, 5, 1, "0x1000", "0x1100"))
+    write_log(tmp_path, kernel_at, kernel(0, "Mul_2", 4))
+    (f,) = aicore.extract(read_plog(tmp_path))
+    assert (f.node, f.file, f.kernel, f.op, f.stream_id, f.task_id) == ("worker-0", report_at, "Mul_2", "Mul", 2, 4)
+    assert [(r.file, r.line) for r in f.refs] == [(report_at, 1), (kernel_at, 1)]

@@ -275,3 +275,25 @@ def test_a_headless_zip_cut_inside_an_entry_reads_up_to_the_cut_and_no_further(t
 def test_a_link_stays_inside_the_archive_only_when_it_never_climbs_above_its_top(member, target, inside):
     from casebook.reading.entries import link_inside
     assert link_inside(member, target) is inside
+
+
+def test_unsupported_xz_is_listed_with_its_reason(tmp_path):
+    import lzma
+    (tmp_path / "logs.tar.xz").write_bytes(lzma.compress(b"x" * 100))
+    (f,) = read_plog(tmp_path / "logs.tar.xz").files
+    assert (f.path, f.lines, f.skipped) == ("logs.tar.xz", 0,
+                                            "unsupported compression (xz); unpack it and send the files")
+
+
+@pytest.mark.parametrize("name, data", [
+    # zip's local-header magic, then text: no zip directory, and the name length its header would give is over 4 KiB
+    ("note.txt", b"PK\x03\x04 is how a zip starts, but this is a note\n" + b"of three lines\n" * 2),
+    # "ustar" where a tar header has it, in a line of text: no tar header checks out
+    ("ustar.txt", LINE * 3 + b"x" * (257 - 3 * len(LINE)) + b"ustar\n" + LINE * 5),
+])
+def test_a_text_that_only_starts_like_an_archive_is_read_as_text(tmp_path, name, data):
+    from casebook.reading.archive import sniff
+    (tmp_path / name).write_bytes(data)
+    assert sniff(tmp_path / name) is None
+    (f,) = read_plog(tmp_path / name).files
+    assert (f.path, f.lines, f.skipped, f.warnings) == (name, data.count(b"\n"), None, [])

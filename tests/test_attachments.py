@@ -103,6 +103,9 @@ def test_attachments_are_recognised_and_become_facts_with_file_and_line(tmp_path
 def test_plain_text_is_not_an_attachment():
     assert kind_of("notes.txt", ["the job died at step 300", "we restarted it"]) is None
     assert kind_of("x.log", ["[INFO] APP(1,p):2026-01-01-00:00:00.000.000 a=b"]) is None
+    # a note that quotes three lines of version.info is still a note: most of its lines are words
+    assert kind_of("notes.txt", ["the install says", "Version=8.0.RC3", "version_dir=8.0.RC3", "timestamp=20240923",
+                                 "and the job still dies", "at step 300"]) is None
     assert settings("env", [(1, "TASK_QUEUE_ENABLE=1"), (2, "TASK_QUEUE_ENABLE=2")]) == [("TASK_QUEUE_ENABLE", "1", 1)]
 
 
@@ -140,3 +143,9 @@ def test_a_chip_name_of_npu_smi_is_named_as_a_soc_version_either_way_it_is_writt
 def test_a_quoted_value_loses_its_quotes_and_an_empty_quoted_one_is_empty():
     from casebook.reading.attachments import _value
     assert [_value(v) for v in ("'x'", '"y"', "''", '""', "'", "'a\"", " z ")] == ["x", "y", "", "", "'", "'a\"", "z"]
+
+
+def test_a_soc_version_read_from_npu_smi_says_where_it_comes_from(tmp_path):
+    # npu-smi names the chip in its Name column (910B3): the reader is told the soc_version was read there
+    fact = extract_evidence(read_plog(write_log(tmp_path, "npu_smi.txt", NPU_SMI))).facts["soc_version"]
+    assert (fact.value, fact.file, fact.line, str(fact.note)) == ("Ascend910B3", "npu_smi.txt", 7, "from the Name column of npu-smi info")

@@ -6,9 +6,12 @@ from pathlib import Path
 
 import pytest
 import yaml
+from casebook.evidence import codes
 from casebook.evidence.codes import codes_in
 from casebook.knowledge.codes import CATALOGS, COLUMNS, load_tables
 from casebook.knowledge.kb import load_kb
+from casebook.reading.plog import read_plog
+from conftest import write_log
 
 HEADER = "\t".join(COLUMNS)
 
@@ -91,6 +94,7 @@ def test_the_project_catalogs_hold_every_catalog_and_400_sourced_codes():
     ("    Other info[0]:time=2024-05-10-10:44:52.267.860, function=int_process_hwts_task_exception, line=296, "
      "error code=0x26", [("0x26", "retcode")]),
     ("code : 0x10", [("0x10", "aicore_error")]),
+    ("AIC_ERROR        : 0x4000", [("0x4000", "aicore_error")]),   # msaicerr of CANN 8 pads its colons
     ("Warning: NPU warning, error code is 507048[Error]: ", [("507048", "runtime")]),
     # an application's own report of an ACL call (hicann/runtime samples), a model's, the runtime's EZ9903 and a
     # DVPP ring's
@@ -134,3 +138,15 @@ def test_a_code_is_explained_by_the_catalog_of_what_named_it_in_the_log():
     page = kb.code_page(inner.code, "runtime_inner")                      # a string two catalogs share
     assert (page.kind, page.title, page.meaning, page.line) == ("runtime_inner", inner.name, inner.meaning, inner.line)
     assert kb.code_page("ERR00100", "retcode") is None and kb.code_page("ERR00100", "pta").kind == "torch_npu"
+
+
+def test_the_code_a_line_carries_outside_its_message_is_a_sighting_of_its_family(tmp_path):
+    # torch_npu's ERR prefix and an error manager block's E-code are read off the line, not out of its words
+    text = ("[ERROR] 2026-03-14-10:00:00 (PID:100, Device:0, RankID:-1) ERR00100 PTA call acl api failed\n"
+            "EZ9999: Inner Error!\n"
+            "        Kernel task happen error, retCode=0x26, [aicore exception].\n")
+    seen = codes.extract(read_plog(write_log(tmp_path, "console.txt", text)))
+    assert [(c.code, c.family, c.line, c.text) for c in seen] == [
+        ("ERR00100", "pta", 1, "call acl api failed"), ("EZ9999", "ecode", 2, "EZ9999: Inner Error!"),
+        ("EZ9999", "ecode", 3, "Kernel task happen error, retCode=0x26, [aicore exception]."),
+        ("0x26", "retcode", 3, "Kernel task happen error, retCode=0x26, [aicore exception].")]

@@ -328,6 +328,32 @@ def test_two_captures_named_otherwise_pair_up_as_the_one_capture_of_each_run(tmp
     assert (c.streams, c.unpaired, c.departures) == (1, [], [])
 
 
+def test_each_run_is_named_by_its_label_or_else_by_its_path(tmp_path):
+    """The report heads each side with what the user called it, or the folder they gave when they called it nothing."""
+    good, bad = pair(tmp_path, SAMPLES / "hccl-env-var-invalid" / "positive-rdma-tc")
+    g, b = triage(good), triage(bad)
+    c = compare(g, b)
+    assert (c.good, c.bad) == (str(good), str(bad))
+    c = compare(g, b, "last week", "today")
+    assert (c.good, c.bad) == ("last week", "today")
+
+
+def test_a_line_of_the_second_file_of_a_stream_is_cited_in_that_file(tmp_path):
+    """A log continued in a second file (`train-1.log`, `train-2.log`) reads as one stream; a line in it is cited by
+    the file and the line within that file, not its place in the stream."""
+    for side in ("good", "bad"):
+        (tmp_path / side).mkdir()
+        (tmp_path / side / "train-1.log").write_text("start\nstep one\nstep two\n", encoding="utf-8")
+        extra = "EZ9999: a fault only the bad run shows\n" if side == "bad" else ""
+        (tmp_path / side / "train-2.log").write_text(f"resume\nstep three\n{extra}done\n", encoding="utf-8")
+    c = compare(triage(tmp_path / "good"), triage(tmp_path / "bad"))
+    assert c.streams == 1
+    assert [(x.template, x.count, x.at.where) for x in c.new] == [
+        ("EZ<*> a fault only the bad run shows", 1, "train-2.log:3")]
+    d = c.first
+    assert (d.bad.where, d.good.where, d.common_bad.where) == ("train-2.log:3", "train-2.log:3", "train-2.log:2")
+
+
 def test_the_python_banner_and_step_times_in_milliseconds_are_read(tmp_path):
     for side, python, ms in (("good", "3.9.18", "350.0"), ("bad", "3.10.4", "512.5")):
         (tmp_path / side).mkdir()

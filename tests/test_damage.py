@@ -213,6 +213,16 @@ def test_a_tar_cut_anywhere_keeps_every_line_before_the_cut(tmp_path_factory, cu
             any(f.skipped and "cut or damaged after entry" in f.skipped for f in log.files)
 
 
+def test_a_tar_without_its_end_blocks_reads_every_entry_and_says_where_it_ends(tmp_path):
+    last = INFOS[-1]
+    (tmp_path / "cut.tar").write_bytes(TAR[:last.offset_data + -(-last.size // 512) * 512])
+    log = read_plog(tmp_path / "cut.tar")
+    assert [(f.path, f.lines, f.skipped) for f in log.files] == [
+        (f"cut.tar{MEMBER_SEP}(after entry 3)", 0,
+         "archive cut or damaged after entry 3 (it ends without its end-of-archive blocks); entries before it were "
+         "read"),
+        *sorted((f"cut.tar{MEMBER_SEP}{name}", line_count(data), None) for name, data in MEMBERS)]
+
 # -- a gzip with a flipped byte ---------------------------------------------------------------------------------
 GZIPPED = gzip.compress(log_lines(4000), 6)
 
@@ -358,6 +368,16 @@ def test_a_gzip_header_is_measured_through_its_optional_fields_and_a_wrong_one_n
               + struct.pack("<II", zlib.crc32(data), len(data)))
     from casebook.reading.decompress import Gunzip
     assert Gunzip(io.BytesIO(member)).read() == data
+
+
+def test_gzip_members_with_nul_padding_after_them_read_as_one_stream(tmp_path):
+    # what a tape or a preallocated file leaves after a gzip: `zcat` skips the NULs, and so does the reader
+    (tmp_path / f"{NAME}.gz").write_bytes(gzip.compress(log_lines(3, "first")) + bytes(100)
+                                          + gzip.compress(log_lines(2, "second")) + bytes(512))
+    log = read_plog(tmp_path / f"{NAME}.gz")
+    (f,) = log.files
+    assert (f.path, f.lines, f.skipped, log.warnings) == (f"{NAME}.gz{MEMBER_SEP}{NAME}", 5, None, [])
+    assert f.source.read_bytes() == log_lines(3, "first") + log_lines(2, "second")
 
 
 def test_a_warning_names_one_line_or_the_first_five_of_many():

@@ -3,7 +3,9 @@ workers the big files first with the small ones spread between them; exact value
 from __future__ import annotations
 
 import os
+import sys
 import threading
+import types
 
 import pytest
 
@@ -43,6 +45,43 @@ def test_progress_is_optional_and_counts_up_to_the_total():
     seen = []
     run(str, list(range(5)), workers=2, progress=lambda done, total: seen.append((done, total)))
     assert seen == [(n, 5) for n in range(1, 6)]
+
+
+def test_the_dask_engine_reports_each_finished_item_and_closes_its_cluster(monkeypatch):
+    """A stand-in for dask.distributed, so no cluster starts: what the engine asks of it, and what it reports."""
+    calls = []
+
+    class Cluster:
+        def __init__(self, **options):
+            calls.append(("cluster", options))
+
+        def close(self):
+            calls.append("cluster closed")
+
+    class Client:
+        def __init__(self, cluster):
+            calls.append(("client", type(cluster).__name__))
+
+        def map(self, fn, items, pure):
+            calls.append(("map", pure))
+            return [fn(x) for x in items]
+
+        def gather(self, futures):
+            return list(futures)
+
+        def close(self):
+            calls.append("client closed")
+
+    fake = types.ModuleType("distributed")
+    fake.Client, fake.LocalCluster, fake.as_completed = Client, Cluster, iter
+    monkeypatch.setitem(sys.modules, "distributed", fake)
+    seen = []
+    assert run(str, [7, 8, 9], engine="dask", workers=3,
+               progress=lambda done, total: seen.append((done, total))) == ["7", "8", "9"]
+    assert seen == [(1, 3), (2, 3), (3, 3)]
+    assert calls == [("cluster", {"n_workers": 3, "threads_per_worker": 1, "processes": True,
+                                  "dashboard_address": None}),
+                     ("client", "Cluster"), ("map", False), "client closed", "cluster closed"]
 
 
 @pytest.mark.parametrize("workers", [0, -1, 1.5, "2", True, False])

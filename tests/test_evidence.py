@@ -163,3 +163,19 @@ def test_two_device_events_are_one_when_their_kind_place_and_code_or_second_agre
     assert _same(ev(), ev(time=None))
     assert not _same(ev(), ev(code="0x2")) and not _same(ev(code=None), ev(code=None))
     assert not _same(ev(), ev(time="2026-01-01T00:00:01.000"))
+
+
+def test_device_os_memory_errors_are_events_of_their_node_and_line(tmp_path):
+    # a [Hardware Error] block is one event located at its first line; a driver line naming a multi-bit ECC error
+    # in its own words (no catalog form, no address) is an event too, on the device it names
+    kernel = "[ERROR] KERNEL(3551,sklogd):2021-10-05-23:07:08.{ms:03d}.128 [klogd.c:242][583733.716899] "
+    text = (kernel.format(ms=350) + "{1}[Hardware Error]: Hardware error from APEI Generic Hardware Error Source: 0\n"
+            + kernel.format(ms=351) + "{1}[Hardware Error]:   section_type: memory error\n"
+            + kernel.format(ms=352) + "{1}[Hardware Error]:   physical_address: 0x0000400cd8d202e0\n"
+            + kernel.format(ms=400) + "[ascend] [ERROR] [devdrv] hbm Multi Bit Ecc found, devid=1\n")
+    name = "worker-0/device_log/slog/dev-os-3/debug/device-os/device-os_20230607152207758.log"
+    write_log(tmp_path, name, text)
+    events = extract_evidence(read_plog(tmp_path)).device_events
+    assert [(e.kind, e.node, e.device, e.file, e.line, e.time, e.code, [r.line for r in e.refs]) for e in events] == [
+        ("hardware_error", "worker-0", 3, name, 1, "2021-10-05T23:07:08.350128", "0x400cd8d202e0", [1, 2, 3]),
+        ("hardware_error", "worker-0", 1, name, 4, "2021-10-05T23:07:08.400128", None, [4])]

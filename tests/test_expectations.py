@@ -143,3 +143,18 @@ def test_the_gaps_of_real_captures_and_the_file_they_are_written_to(tmp_path):
     fresh = tmp_path / "fresh.yaml"
     write_gaps(fresh, {"codes": [], "reading": {}, "cause": {}, "confirmed_wrong": {}})
     assert fresh.read_text(encoding="utf-8") == "codes: []\ncause: {}\nconfirmed_wrong: {}\nreading: {}\n"
+
+
+def test_the_gaps_name_each_expected_code_no_catalog_explains_once_in_order(tmp_path):
+    """A code a capture shows that the knowledge base does not explain is a gap of the knowledge base itself."""
+    one = capture(tmp_path, {"diagnosis": "undocumented", "codes": ["EZ9999", "ZZ0002"]}, name="one")
+    two = capture(tmp_path, {"diagnosis": "undocumented", "codes": ["ZZ0001", "ZZ0002"]}, name="two")
+    assert gaps([one, two])["codes"] == ["ZZ0001", "ZZ0002"]
+
+
+def test_the_gaps_file_keeps_chinese_reasons_readable(tmp_path):
+    """A reason quoting a Chinese log line is written as it reads, not as escapes, so a diff of the file is read."""
+    path = tmp_path / "known-gaps.yaml"
+    write_gaps(path, {"codes": [], "reading": {"c": "未读到 EZ9999"}, "cause": {}, "confirmed_wrong": {}})
+    assert path.read_text(encoding="utf-8") == (
+        "codes: []\ncause: {}\nconfirmed_wrong: {}\nreading:\n  c: 未读到 EZ9999\n")

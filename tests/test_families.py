@@ -194,3 +194,16 @@ def test_the_separation_of_a_fact_is_the_expected_product_of_mass_removed_and_ke
     assert got == pytest.approx(((0.1 * 0.9 + 0.6 * 0.4) / 2, (0.1 + 0.6) / 2))
     assert separation("not_a_fact", [a, b], weights) == (0.0, 0.0)
     assert separation("TASK_QUEUE_ENABLE", [b], weights) == (0.0, 0.0)   # no answer removes b
+
+
+def test_the_leading_open_cause_real_reports_state_most_is_named_with_the_familys_count(tmp_path):
+    """`most_often` tells the engineer how often the leading cause was the real one: of the family's documented
+    captures, 0 when none was filed under the family (a capture can state a cause under another family)."""
+    fam = Family("fam", "families/fam.md", signatures=[Signature("fam-sig", "message", "contains", "boom", 1, True,
+                                                                 "w")], causes=["a", "b"])
+    kb = KnowledgeBase(root=tmp_path, cases={"a": cause("a"), "b": cause("b")}, families={"fam": fam})
+    (tmp_path / "priors.yaml").write_text("cases:\n  a: 1\n  b: 3\nfamilies:\n  other: 4\n", encoding="utf-8")
+    obs = Observed([Observation("message", "boom", "boom", "p.log", 1)])
+    (v,) = judge_families(kb, obs, {}, [])
+    # a and b both weigh the prior only: b leads, as the cause stated more often
+    assert (v.open_causes, v.most_often) == (["b", "a"], ("b", 3, 0))

@@ -29,6 +29,11 @@ def test_the_start_of_a_pattern(pattern, expected):
     assert start(re.compile(pattern)) == expected
 
 
+def test_a_pattern_is_read_with_the_flags_it_was_compiled_with():
+    # verbose: its spaces and comment are no characters of a match
+    assert start(re.compile(r" [ab] c  # a letter, then c", re.VERBOSE)) == Start(frozenset("ab"))
+
+
 @pytest.mark.parametrize("pattern", [r".x", r"[^a]", r"(?i)abc", r"(?i:a)b", r"\Dx", r"\W", r"(a)?(?(1)b|c)", r"[^\s]",
                                      rf"[\u0000-\u{MOST_CHARS:04x}]"])
 def test_a_start_it_cannot_tell_is_none(pattern):

@@ -80,6 +80,14 @@ def test_a_capture_of_more_lines_than_a_triage_reads_one_by_one_is_refused(tmp_p
     assert short.skipped is None and short.lines == 50
 
 
+def test_a_plog_of_more_plain_lines_than_a_capture_may_have_is_read_whole(tmp_path, monkeypatch):
+    # the bound is a capture's, whose lines are read one by one; a CANN log's plain lines are only scanned
+    monkeypatch.setattr(plog, "CAPTURE_LINES", 50)
+    write_log(tmp_path, PLOG, _error(0, "boom") + "\n" + "epoch 1 step 3 loss 2.5\n" * 51)
+    (f,) = read_plog(tmp_path, keep=KEEP).files
+    assert (f.selective, f.skipped, f.lines, f.unparsed) == (True, None, 52, 51)
+
+
 def test_a_bundle_of_more_files_than_a_read_takes_is_refused_naming_it(tmp_path):
     for n in range(4):
         write_log(tmp_path / "b" / f"d{n}", PLOG, _error(n, "boom") + "\n")

@@ -150,6 +150,32 @@ def test_special_files_and_links_in_a_folder_are_listed_not_followed(tmp_path):
     assert log.lines == 1
 
 
+def test_a_device_given_by_name_is_listed_as_one_and_not_read():
+    (f,) = read_plog("/dev/null").files
+    assert (f.path, f.lines, f.skipped) == ("null", 0, "not a regular file (character device)")
+
+
+@pytest.mark.parametrize("piped", [True, False], ids=["pipe", "file"])
+def test_standard_input_is_copied_whole_into_the_spool_from_a_pipe_or_a_file(tmp_path, monkeypatch, piped):
+    from casebook.reading.spool import Spool
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    data = LINE * 500   # less than a pipe holds: written before it is read
+    if piped:
+        fd, w = os.pipe()
+        os.write(w, data)
+        os.close(w)
+    else:
+        (tmp_path / "in.txt").write_bytes(data)
+        fd = os.open(tmp_path / "in.txt", os.O_RDONLY)
+    spent, spool = [], Spool()
+    try:
+        m = spool.copy_fd(fd, "-", lambda n, so_far: spent.append((n, so_far)))
+    finally:
+        os.close(fd)
+    assert (m.display, m.size, m.source.read_bytes(), m.source.parent) == ("-", len(data), data, spool.dir)
+    assert spent and spent[-1][1] == len(data) == sum(n for n, _ in spent)
+    spool.close()
+
 ENCODED = [
     ("invalid utf-8", b"[ERROR] APP(7,python):2026-01-01-00:00:00.000.000 [a.cc:1]7 F:caf\xe9 \xff\xfe end\n",
      "not valid UTF-8; bad bytes shown as U+FFFD"),

@@ -331,5 +331,9 @@ def test_a_zstd_stream_is_walked_frame_by_frame_and_each_cut_is_named():
     # a skippable frame (metadata a decoder passes over) before and between frames: its length is read little-endian
     skippable = (0x184D2A53).to_bytes(4, "little") + (6).to_bytes(4, "little") + b"meta!!"
     assert _zstd_text(skippable + frame + skippable + frame) == (data + data, None)
+    # one of no bytes ends the stream whole; one cut inside its 8 header bytes is named
+    empty = (0x184D2A50).to_bytes(4, "little") + bytes(4)
+    assert _zstd_text(frame + empty) == (data, None)
+    assert _zstd_text(frame + empty[:7]) == (data, "compressed data ends inside a skippable zstd frame")
     # the frame's checksum (its last 4 bytes) cut off
     assert _zstd_text(frame[:-2]) == (data, "compressed data ends before the checksum of its zstd frame")

@@ -1,6 +1,6 @@
 """Incidents and cascades: first real failure per device and process, fallout and wrappers, consequences."""
 import pytest
-from casebook.evidence.cascade import CAUSE, DECORATION, FALLOUT, GENERIC, WRAPPER, classify, rules
+from casebook.evidence.cascade import CAUSE, DECORATION, FALLOUT, GENERIC, WRAPPER, _read_rules, classify, rules
 from casebook.evidence.registry import extract_evidence
 from casebook.reading.plog import read_plog
 from conftest import write_log
@@ -56,6 +56,9 @@ def test_cascade_roles(text, role):
 
 def test_rules_table_loads_with_known_roles():
     assert len(rules()) >= 20 and all(r.role and r.why for r in rules())
+    # read anew (rules() keeps its first reading): the row standing for the format catalog has no regex to narrow
+    table = _read_rules()
+    assert table == rules() and [(r.role, r.kind, r.needs) for r in table if r.pattern is None] == [("cause", None, None)]
 
 
 def test_fallout_and_wrappers_never_stand_as_the_first_failure(tmp_path):
@@ -88,3 +91,16 @@ def test_a_burst_is_one_incident_and_a_gap_starts_another(tmp_path):
             + line("hwts timeout exception device_id=0", m=5))
     ev = extract_evidence(read_plog(write_log(tmp_path, "plog-100_20260314100000000.log", text)))
     assert [(i.first.line, i.cascade) for i in ev.incidents] == [(1, 1), (3, 0)]
+
+
+def test_a_consequence_on_another_node_names_the_node_of_the_fault_it_follows(tmp_path):
+    # device 0 of worker-0 and device 0 of worker-1 are two devices: the reader must be told which one failed first
+    write_log(tmp_path, "worker-0/plog/plog-100_20260314100000000.log",
+              line("Kernel task happen error, device_id=0, retCode=0x26, [aicore exception].", m=0))
+    write_log(tmp_path, "worker-1/plog/plog-200_20260314100000000.log",
+              line("EI0002: The wait execution of the Notify register times out. device_id=0", pid=200, m=5, mod="HCCL"))
+    ev = extract_evidence(read_plog(tmp_path))
+    cause, consequence = ev.incidents
+    assert (cause.node, cause.role, consequence.node, consequence.role) == ("worker-0", "cause", "worker-1", "consequence")
+    assert str(consequence.because) == ("AI Core exception on device 0 of worker-0 at 2026-03-14T10:00:00.000000 "
+                                        "(worker-0/plog/plog-100_20260314100000000.log:1) came first")

@@ -493,8 +493,9 @@ def test_code_pages_table_rows_and_catalog_rows_load_with_their_lines(tmp_path):
         "kb/codes/bits.md", "errcode_bit", "CCU_ERR", "ccu broke", ["c"], {"name": "CCU_ERR", "word": "a"}, 13, "bits")
     assert (ub.cases, ub.extra, ub.line) == ([], {"name": "UB_ERR", "word": "b"}, 15)
     plain = kb.codes["plain"]
-    assert (plain.title, plain.kind, plain.meaning, plain.extra) == (
-        "", "ecode", "m", {"index": 1, "word": "a", "mask": "0x1", "maps_to": "X", "name": "N"})
+    # a title or Chinese wording the page leaves out is empty (the English is shown instead), never a placeholder
+    assert (plain.title, plain.title_zh, plain.kind, plain.meaning, plain.meaning_zh, plain.extra) == (
+        "", "", "ecode", "m", "", {"index": 1, "word": "a", "mask": "0x1", "maps_to": "X", "name": "N"})
     row = kb.codes["1041"]
     assert (row.path, row.line, row.title, row.meaning, row.meaning_zh, row.table, row.extra) == (
         "kb/codes/tables/hccl-codes.tsv", 2, "SOCKET", "peer never came", "对端未到", "hccl-codes",
@@ -506,6 +507,20 @@ def test_code_pages_table_rows_and_catalog_rows_load_with_their_lines(tmp_path):
         ("kb/codes/tables/hccl-codes.tsv", 4, "source is not an http(s) URL"),
         ("kb/codes/tables/ge-codes.tsv", 1,
          "the header must be the columns code, name, meaning, meaning_zh, cause, source separated by tabs")]
+
+
+def test_a_code_two_catalogs_share_is_explained_by_the_row_of_the_catalog_that_named_it():
+    """The page of `0x10` is the runtime's; named by the runtime's inner codes, the inner catalog's row explains it,
+    as a page of that code."""
+    from casebook.knowledge.codes import CodeRow
+    row = CodeRow("0x10", "runtime_inner", "runtime-inner", "INNER_X", "an inner fault", "内部故障", "", "",
+                  "kb/codes/tables/runtime-inner.tsv", 7)
+    kb = KnowledgeBase(root=ROOT / "kb", codes={"0x10": CodePage("0x10", "kb/codes/x.md", kind="runtime")},
+                       catalog=[row])
+    assert kb.code_page("0x10", "runtime_inner") == CodePage(
+        code="0x10", path="kb/codes/tables/runtime-inner.tsv", kind="runtime_inner", title="INNER_X",
+        meaning="an inner fault", meaning_zh="内部故障", line=7)
+    assert kb.code_page("0x10", "runtime") is kb.codes["0x10"] and kb.code_page("0x10", "ge") is None
 
 
 def test_code_links_and_the_index_are_checked_against_the_cases_exactly(tmp_path):
@@ -583,3 +598,49 @@ def test_a_kept_copy_is_written_whole_and_only_the_newest_of_its_kind_stay(tmp_p
     blocked.write_text("a file where the folder would be", encoding="utf-8")
     cache._keep(blocked / "kb-1.pickle", {}, b"k" * 32)   # nothing written, nothing raised
     assert blocked.read_text(encoding="utf-8") == "a file where the folder would be"
+
+
+def test_a_kept_copy_is_keyed_by_the_name_size_and_time_of_every_file_it_reads(tmp_path):
+    """A case page renamed (same size, same time) is another knowledge base; a sample added is not, loading does
+    not read the samples."""
+    from casebook.knowledge import cache
+    root = tmp_path / "kb"
+    (root / "cases").mkdir(parents=True)
+    (root / "samples").mkdir()
+    (root / "cases" / "a.md").write_text("hello", encoding="utf-8")
+    os.utime(root / "cases" / "a.md", ns=(7, 7))
+    before = cache.key(root)
+    assert cache._stamp(root, cache.UNREAD) == [(os.path.join("cases", "a.md"), 5, 7)]
+    (root / "samples" / "new.txt").write_text("a sample", encoding="utf-8")
+    assert cache.key(root) == before
+    (root / "cases" / "a.md").rename(root / "cases" / "b.md")
+    assert cache._stamp(root, cache.UNREAD) == [(os.path.join("cases", "b.md"), 5, 7)]
+    assert cache.key(root) != before
+
+
+def test_a_key_others_could_read_or_a_short_one_another_process_removed_is_made_anew(tmp_path, monkeypatch):
+    """The key signs the copies that get unpickled: one readable by others is not trusted, and a bad key that a
+    process making its own removed meanwhile is no error."""
+    import stat
+    from casebook.knowledge import cache
+    monkeypatch.setenv("CASEBOOK_CACHE", str(tmp_path / "kept"))
+    top = cache.folder()
+    assert cache._private(top)
+    key = top / cache.KEY
+    key.write_bytes(b"k" * 32)
+    os.chmod(key, 0o644)
+    made = cache._secret(top)
+    assert len(made) == 32 and made != b"k" * 32 and key.read_bytes() == made
+    assert stat.S_IMODE(key.stat().st_mode) == 0o600
+    key.write_bytes(b"short")
+
+    gone = []
+
+    def read_then_gone(path, closed=0, real=cache._read):
+        found = real(path, closed)
+        if not gone:   # the other process removes the short key right after this one read it
+            gone.append(path.unlink())
+        return found
+    monkeypatch.setattr(cache, "_read", read_then_gone)
+    again = cache._secret(top)
+    assert len(again) == 32 and key.read_bytes() == again and gone == [None]

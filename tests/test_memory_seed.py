@@ -37,6 +37,8 @@ def test_thread_problems_name_the_file_and_line(tmp_path):
     thread(folder, "unknown-ids", case="no-such-case", family="no-such-family", capture="tests/captures/none")
     thread(folder, "wrong-name").rename(folder / "renamed.yaml")
     (folder / "broken.yaml").write_text("id: broken\nurl: [\n", encoding="utf-8")
+    # saved in Latin-1 by an editor: no YAML line to point at, so the file's first line
+    (folder / "latin.yaml").write_bytes("id: latin\ntitle: café crème\n".encode("latin-1"))
     missing = thread(folder, "missing")
     missing.write_text(missing.read_text(encoding="utf-8").replace("title: thread missing\n", ""), encoding="utf-8")
     kb = load_kb()
@@ -44,6 +46,8 @@ def test_thread_problems_name_the_file_and_line(tmp_path):
     assert found == [
         "threads/bad-url.yaml:2: `url` is a public http(s) address, not 'github.com/x'",
         "threads/broken.yaml:3: unreadable thread: while parsing a flow node",
+        "threads/latin.yaml:1: unreadable thread: 'utf-8' codec can't decode byte 0xe9 in position 20: invalid "
+        "continuation byte",
         "threads/missing.yaml:1: `title` is required",
         "threads/no-zh.yaml:14: `fix.zh` is written in Chinese",
         "threads/renamed.yaml:1: `id` is the file's name, renamed",

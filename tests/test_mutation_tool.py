@@ -55,3 +55,12 @@ def test_a_sampled_folder_reports_its_score_and_interval_last(tmp_path, capsys):
     assert "mutants: 4, a sample of 12 (2 killed, 1 signal SIGKILL, 1 survived)" in out
     assert out[-2] == "sample: 4 of 12 mutants tested; the score of every mutant lies in 15.0-85.0% (95%)"
     assert out[-1] == "mutation score: 50.0%"
+
+
+def test_a_mutants_run_starts_with_the_packages_caches_empty():
+    """mutmut forks each mutant's run from the process that ran the clean tests: what they cached is forgotten."""
+    from casebook.evidence import codes
+    from conftest import forget_caches
+    codes.codes_in("EZ9999: Inner Error!")
+    assert codes.codes_in.cache_info().currsize >= 1
+    assert forget_caches() >= 10 and codes.codes_in.cache_info().currsize == 0

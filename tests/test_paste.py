@@ -18,7 +18,7 @@ from casebook.reading.bundle import LogFile, Pasted
 from casebook.reading.grammar import KIND_CONSOLE, KIND_CONTINUATION, KIND_PASTE, KIND_PLOG, KIND_UNPARSED
 from casebook.reading.paste import PasteState, ascii_marks, grep_target, peel
 from casebook.reading.plog import parse_bytes, read_plog
-from casebook.reading.rejoin import rewrapped
+from casebook.reading.rejoin import Join, rewrapped
 from casebook.widgets import TriageApp
 from conftest import CORPUS
 from hypothesis import given, settings
@@ -78,6 +78,7 @@ def assert_counted(log, text: str) -> None:
 
 # -- grep output over a real collection --------------------------------------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def collections(tmp_path_factory):
     """For each AI Core collection: its own triage, its `grep -rn ERROR` paste's, and the triage of a folder holding
@@ -133,6 +134,8 @@ def test_grep_rn_names_files_that_get_their_roles_pids_and_devices(collections):
         f"{OLD_LAYOUT}/slog/host-0/host-0_20200909152234009.log": ("host_plog", 13694, None, "grep.txt"),
         f"{OLD_LAYOUT}/slog/device-0/device-0_20200909152235075.log": ("device_log", None, 0, "grep.txt")}
     assert [f.path for f in paste.log.files] == ["grep.txt"] and paste.log.files[0].role == "screen_capture"
+    # a quoted file's lines are on disk in the capture that quotes them
+    assert {q.source for q in paste.log.sources} == {paste.log.files[0].source}
     # the device-side lines get the device of their file and no process of the job, as when the files are read
     assert first_view(paste) == first_view(collections[OLD_LAYOUT][0])
     assert (paste.evidence.first_error.device, paste.evidence.first_error.pid) == (0, None)
@@ -207,6 +210,7 @@ def test_a_big_capture_read_selectively_is_peeled_too(tmp_path, monkeypatch):
 
 
 # -- launcher prefixes and re-wrapping ------------------------------------------------------------------------
+
 
 @pytest.fixture(scope="module")
 def plog_alone():
@@ -383,6 +387,11 @@ def test_tables_and_dumps_are_not_taken_for_rewrapped_lines():
     assert rewrapped(table * 3) == [] and rewrapped(env * 3) == []
 
 
+def test_a_piece_that_carries_a_wrapper_is_a_line_of_its_own_in_a_rewrapped_capture():
+    # the lines after the first two headers go on in mid-sentence; the third header's next line is torchrun's
+    texts = [HEADER, "went the device", HEADER, "went the stream", HEADER, "[rank1]: went the next step"]
+    assert rewrapped(texts) == [Join(0, 1, ""), Join(2, 1, "")]
+
 # -- every line counted, unknown wrappers left alone (properties) ----------------------------------------------
 
 PIECES = st.sampled_from(["[rank0]:", "[rank", "(Worker pid=1) ", "(Worker pid=) ", "12:", "12-", "a.log:3:", "a.log-3-",
@@ -416,6 +425,7 @@ def test_every_line_of_a_paste_is_counted_once(lines, end):
 
 
 # -- somewhere to paste --------------------------------------------------------------------------------------
+
 
 def test_triage_and_report_read_a_capture_from_standard_input(tmp_path, monkeypatch, capsys):
     text = grep("-n", "ERROR", str(PLOG))

@@ -178,6 +178,7 @@ def test_no_bit_set_is_not_a_bit_and_a_timeout_is_judged_on_its_code():
 
 # --- ranking the cases of a knowledge base ---------------------------------------------------------------
 
+
 def incident(file: str, line: int, time: str | None, device: int | None = None, pid: int | None = None,
              role: str = "cause") -> Incident:
     first = ErrorLine(file, line, time, None, pid, device, None, f"{file}:{line}")
@@ -378,6 +379,20 @@ def test_the_bare_lines_right_after_an_error_go_on_its_message():
     records = pd.DataFrame(rows, columns=["file", "line", "kind", "level", "msg"])
     assert list(error_lines(records)["line"]) == [1, 2, 3, 4, 12]
 
+
+def test_only_a_function_a_header_names_is_observed_beside_the_message():
+    """A line whose header names no function (None, an empty name, pandas' NaN for a file without the column) gives
+    its message alone: no `function` value a signature could match by accident."""
+    from casebook.judging.ranking import observations
+    errors = pd.DataFrame([("a.log", 1, "boom", "bs_done_exception_proc_timeout"), ("a.log", 2, "two", None),
+                           ("a.log", 3, "three", ""), ("b.log", 4, "four", float("nan"))],
+                          columns=["file", "line", "msg", "func"])
+    got = observations(SimpleNamespace(aicore_faults=[], codes=[], rejections=[]), errors)
+    assert got == [Observation("message", "boom", "boom", "a.log", 1),
+                   Observation("function", "bs_done_exception_proc_timeout", "boom", "a.log", 1),
+                   Observation("message", "two", "two", "a.log", 2),
+                   Observation("message", "three", "three", "a.log", 3),
+                   Observation("message", "four", "four", "b.log", 4)]
 
 
 def test_the_function_a_header_names_is_evidence_where_the_message_is_only_values(tmp_path):

@@ -74,6 +74,10 @@ FORMS = [
     ("AclNN_Parameter_Error(EZ1001): Invalid x1 or x2 dtype. When x1Scale and x2Scale are FLOAT8_E8M0, the dtype of x1 "
      "and x2 must be FLOAT4_E2M1 or FLOAT8. Actual x1 dtype: FLOAT8_E4M3, x2 dtype: FLOAT4_E2M1.", "dtype", "x1 or x2",
      "FLOAT8_E4M3", ()),
+    # a size given as a tuple is the size itself; a list of allowed values may hold a range of its own
+    ("AclNN_Parameter_Error(EZ1001): x's shape (8,16,3) is invalid, should be 2D.", "shape", "x", "8,16,3",
+     ("should be 2D",)),
+    ("EZ1001: groupNum is 3, but should be in [1, 2], 4 or 8.", "attribute", "groupNum", "3", ("in [1, 2]", "4", "8")),
     ("RuntimeError: Backend not supported!", None, None, None, ()),
     ("Tiling failed", "call", None, None, ()),
     ("launch failed for FlashAttentionScore, errno:561103.", None, None, None, ()),
@@ -103,6 +107,16 @@ def test_the_op_comes_from_the_call_line_before_the_complaint(tmp_path):
     (r,) = extract(read_plog(path))
     assert (r.op, r.aspect, r.line) == ("aclnnRmsNorm", "dtype_or_format", 3)
     assert r.said() == "aclnnRmsNorm rejects dtype or format x(DT_BFLOAT16, ND)"
+
+
+def test_a_line_that_only_sounds_like_a_complaint_does_not_hide_the_complaint_after_it(tmp_path):
+    head = "[ERROR] ASCENDCL(91,python):2026-03-02-10:11:12.101.202 [x.cpp:1]91 F:"
+    path = write_log(tmp_path, "plog-91_20260302101112000.log",
+                     f"{head}RuntimeError: Backend not supported!\n"
+                     f"{head}EZ1001: Tensor self not implemented for DT_BFLOAT16, should be in dtype support list "
+                     "[DT_FLOAT16,DT_FLOAT,].\n")
+    (r,) = extract(read_plog(path))
+    assert (r.aspect, r.param, r.value, r.allowed, r.line) == ("dtype", "self", "DT_BFLOAT16", ("DT_FLOAT16", "DT_FLOAT"), 2)
 
 
 def test_a_device_plugins_kernel_file_names_the_op_and_marks_the_op_layer(tmp_path):

@@ -157,6 +157,19 @@ def test_windows_of_a_selectively_read_file_are_read_from_its_line_index(corpus,
         log.read_lines(f.path, f.lines, f.lines + 1)
 
 
+def test_a_traceback_in_a_plog_read_selectively_reads_as_in_a_full_reading(tmp_path):
+    # the lines picked one after the other keep the block state: a frame's code line is still the traceback's
+    head = "[ERROR] RUNTIME(100,python):2026-01-01-00:00:0{}.000.000 [s.cc:1]100 {}"
+    lines = [head.format(1, "start"), "Traceback (most recent call last):", '  File "train.py", line 3, in <module>',
+             "    main()", "RuntimeError: boom", head.format(2, "after")]
+    (tmp_path / "plog-100_20260101000000000.log").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    quick, full = read_plog(tmp_path, keep=KEEP), read_plog(tmp_path, selective=False)
+    assert quick.files[0].selective
+    assert list(quick.records["kind"]) == ["plog", "python", "python", "python", "python", "plog"]
+    cols = ["line", "kind", "time", "msg"]
+    assert quick.records[cols].values.tolist() == full.records[cols].values.tolist()
+
+
 def test_without_the_scanner_big_files_are_read_line_by_line_with_a_warning(monkeypatch, corpus):
     quick = read_plog(corpus / "aicore-gatherv2-asys", keep=KEEP)
     monkeypatch.setattr(scan, "_linescan", None)

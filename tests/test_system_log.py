@@ -140,6 +140,21 @@ def test_a_system_log_reads_the_lines_that_carry_evidence_and_counts_the_others(
     assert sorted(errors.records(quick)["line"]) == [2, 3, 6]
 
 
+def test_a_flood_of_error_lines_in_a_system_log_is_counted_and_named(tmp_path, monkeypatch):
+    from casebook.reading import flood
+    monkeypatch.setattr(flood, "RECORDED", 20)
+    lines = ["Jun  3 08:00:00 host01 systemd[1]: Started Session 3 of user root."] + [
+        f"[ERROR] RUNTIME(11,python):2026-01-01-00:00:{n:02d}.000.000 [a.cc:1]1 rtStreamSynchronize failed, task {n}"
+        for n in range(50)]
+    write_log(tmp_path / "b", "var/log/syslog", "\n".join(lines) + "\n")
+    log = read_plog(tmp_path / "b", keep=KEEP)
+    (f,) = log.files
+    assert (f.system, f.selective, f.lines, f.levels) == ("syslog", True, 51, {"ERROR": 50})
+    assert list(log.records["line"]) == list(range(2, 22))
+    assert f.warnings == ["var/log/syslog: a flood of error lines: 50 ERROR lines, of which 30 past the first 20 "
+                          "repeat a line recorded before (numbers aside) and are counted without a record"]
+
+
 def test_a_system_log_line_picked_for_a_familys_literal_alone_is_its_text_for_that_family(tmp_path):
     lines = ["[Driver] [2025-06-03 08:00:00] [INFO]Driver version=23.0.0 check item passed",
              "[Driver] [2025-06-03 08:00:01] [INFO]install step 3 of 5",

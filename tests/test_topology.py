@@ -20,7 +20,9 @@ def test_hccl_two_workers_ranks_links_missing_and_skew(corpus):
     assert view.missing == [3]                 # named as a peer, absent from the bundle
     assert [r.rank for r in view.order] == [1, 2, 0]
     (skew,) = view.clock_skew
-    assert "worker-0" in skew and "worker-1" in skew and "600 s apart" in skew
+    assert str(skew) == ("rank 0 on worker-0 set up its communicator at 2025-01-24T11:10:27.614147, rank 1 on worker-1 at "
+                         "2025-01-24T11:20:27.614147 (600 s apart; setup of one group normally happens within 120 s on "
+                         "every rank): the clocks of worker-0 and worker-1 may differ, so compare their times with care.")
     doc = to_dict(t)
     validate(doc)
     assert doc["topology"]["ranks"]["missing"] == [3] and doc["topology"]["ranks"]["blamed"] == {"0": 1, "1": 1, "3": 1}
