@@ -166,3 +166,12 @@ def test_an_exception_raised_without_a_message_ends_its_traceback_by_name_alone(
     # the name alone is the exception only where it ends a traceback: the same word after it is no error line
     assert got[3] == (KIND_PYTHON, "ERROR") and got[4] == (KIND_UNPARSED, None)
     assert parse_line("RuntimeError", BlockState()).kind == KIND_UNPARSED
+
+
+def test_the_rules_by_first_character_are_kept_for_a_bounded_number_of_characters(monkeypatch):
+    """A file of many scripts must not grow the table without end: past the bound, the rules are found anew."""
+    from casebook.reading import grammar
+    monkeypatch.setattr(grammar, "_BY_FIRST", {})
+    for code in range(0x4E00, 0x4E00 + grammar._KEPT_FIRSTS + 5):
+        assert parse_line(chr(code) + " 训练开始", BlockState()).kind == KIND_UNPARSED
+    assert len(grammar._BY_FIRST) == grammar._KEPT_FIRSTS

@@ -302,6 +302,7 @@ UNWRAPPED = [
     "PATH=/usr/local/Ascend/driver/lib64:/usr/bin",
     "--",
     "E  two spaces are no pytest report: " + HEADER,
+    "a" * 600 + "-12-" + HEADER,   # grep's context prefix is looked for in a line's first 512 characters only
 ]
 
 

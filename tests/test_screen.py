@@ -119,7 +119,8 @@ def test_torch_npu_logger_and_code_explanation():
     function, error, advice = read(" (function npuSynchronizeUsedDevices)",
                                    "[Error]: The task scheduler loses the heartbeat. ",
                                    "        Rectify the fault based on the error information in the ascend log.")
-    assert (function.kind, function.func, function.level) == (KIND_NPU_MESSAGE, "npuSynchronizeUsedDevices", None)
+    assert (function.kind, function.func, function.level, function.msg) == (
+        KIND_NPU_MESSAGE, "npuSynchronizeUsedDevices", None, "(function npuSynchronizeUsedDevices)")
     assert (error.kind, error.level) == (KIND_NPU_MESSAGE, "ERROR")
     assert error.msg == "The task scheduler loses the heartbeat."
     assert (advice.kind, advice.level, advice.extra["advice"]) == (KIND_NPU_MESSAGE, None, True)
@@ -175,6 +176,7 @@ def test_mindspore_error_report():
     assert [f.kind for f in lines] == [KIND_REPORT, KIND_REPORT, KIND_REPORT, "blank", KIND_REPORT, KIND_REPORT,
                                        KIND_REPORT, KIND_BLOCK_HEAD]
     assert [f.level for f in lines[:3]] == [None, None, "ERROR"]
+    assert lines[2].msg == "Launch kernel failed: Bprop/gradDense/Reshape-op415"
     assert lines[5].extra["section"] == "Ascend Error Message"
     # mindyolo#186 (MindSpore 2.x): the C++ call stack section
     title, rule, frame = read("- C++ Call Stack: (For framework developers)", "-" * 52,
@@ -188,19 +190,24 @@ def test_mindspore_error_report():
 def test_torchrun_failure_summary_and_banner():
     # the summary torchrun writes under ChildFailedError (torch 2.x elastic launcher), as published in
     # verl-project/verl and LLaMA issue threads
-    lines = read("torch.distributed.elastic.multiprocessing.errors.ChildFailedError: ", "=" * 60,
-                 "verl.trainer.fsdp_sft_trainer FAILED", "-" * 60, "Failures:", "  <NO_OTHER_FAILURES>", "-" * 60,
-                 "Root Cause (first observed failure):", "[0]:", "  time      : 2025-07-31_10:50:07",
-                 "  rank      : 1 (local_rank: 1)", "  exitcode  : 1 (pid: 3248030)", "  error_file: <N/A>",
-                 "  traceback : To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html", "=" * 60)
+    text = ("torch.distributed.elastic.multiprocessing.errors.ChildFailedError: ", "=" * 60,
+            "verl.trainer.fsdp_sft_trainer FAILED", "-" * 60, "Failures:", "  <NO_OTHER_FAILURES>", "-" * 60,
+            "Root Cause (first observed failure):", "[0]:", "  time      : 2025-07-31_10:50:07",
+            "  rank      : 1 (local_rank: 1)", "  exitcode  : 1 (pid: 3248030)", "  error_file: <N/A>",
+            "  traceback : To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html", "=" * 60)
+    lines = read(*text)
     assert lines[0].kind == KIND_PYTHON and {f.kind for f in lines[1:]} == {KIND_REPORT}
+    assert [f.msg for f in lines[1:]] == [t.strip() for t in text[1:]]
+    # inside the summary, an indented line that is no field of it is no part of it either
+    assert read("Failures:", "  something else entirely")[1].kind == KIND_UNPARSED
     assert [f.msg for f in lines if f.level == "ERROR"] == [lines[0].msg, "verl.trainer.fsdp_sft_trainer FAILED"]
     assert (lines[10].extra["rank"], lines[11].extra["exitcode"]) == (1, "1 (pid: 3248030)")
     assert read("  rank      : 1 (local_rank: 1)")[0].kind == KIND_UNPARSED, "a field outside the summary is prose"
     omp = ("Setting OMP_NUM_THREADS environment variable for each process to be 1 in default, to avoid your system "
            "being overloaded, please further tune the variable for optimal performance in your application as needed. ")
-    banner, warning = read("*" * 41, omp)
+    banner, warning = read("*" * 41 + " ", omp)
     assert (banner.kind, warning.kind, warning.level) == (KIND_REPORT, KIND_CONSOLE, "WARNING")
+    assert (banner.msg, warning.msg) == ("*" * 41, omp.strip())
 
 
 def test_mindspore_slog_lines_name_thread_and_function():
