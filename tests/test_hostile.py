@@ -222,11 +222,14 @@ def test_crlf_long_line_empty_and_binary_files(tmp_path):
     assert log.file("padded.log").lines == 2 and log.file("padded.log").skipped is None
 
 
-def test_utf16_capture_is_converted(tmp_path):
-    (tmp_path / "stdout.txt").write_bytes("EZ9999: Inner Error!\r\nline two\r\n".encode("utf-16"))
+@pytest.mark.parametrize("order", ["utf-16-le", "utf-16-be"])
+def test_utf16_capture_is_converted(tmp_path, order):
+    """Either byte order, as its byte-order mark says (Windows tools write little-endian, some Java ones big)."""
+    (tmp_path / "stdout.txt").write_bytes("\ufeffEZ9999: Inner Error!\r\nline two\r\n".encode(order))
     log = read_plog(tmp_path)
     (f,) = log.files
-    assert (f.lines, f.role) == (2, "screen_capture") and any("UTF-16" in w for w in f.warnings)
+    assert (f.lines, f.role) == (2, "screen_capture")
+    assert f"{f.path}: UTF-16 text, read as UTF-8 after conversion (line bytes are the converted ones)" in f.warnings
     assert log.raw_line(f.path, 2) == b"line two\r"
 
 

@@ -372,6 +372,11 @@ def test_a_plog_line_split_once_is_joined_back(tmp_path):
     assert list(r["kind"][1:3]) == [KIND_PLOG, KIND_CONTINUATION] and r["joined"][1] == 1
     assert "pc start: 0x1000124080064000, current: 0x124080067d2c" in r["msg"][1]
     assert r["msg"][2] == report[cut:]
+    # the line after the cut decides, whatever stands before it (here a blank line, which goes on nothing)
+    (tmp_path / "blank_before").mkdir()
+    text = "\n" + report[:cut].rstrip() + "\n" + report[cut:] + "\n"
+    r = read_plog(capture(tmp_path / "blank_before", text)).records
+    assert list(r["joined"][1:3]) == [1, 0] and "current: 0x124080067d2c" in r["msg"][1]
 
 
 def test_a_short_slog_line_is_taken_as_whole(tmp_path):
