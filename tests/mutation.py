@@ -216,7 +216,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--children", type=int, default=2, help="mutants tested at once (default 2)")
     parser.add_argument("--report", action="store_true", help="with --keep: report that folder's results, run nothing")
     parser.add_argument("--only", nargs="+", metavar="GLOB",
-                        help="with --keep: test only the mutants named by these globs (casebook.judging.ranking.*)")
+                        help="with --keep: test only the mutants of the sample named by these globs "
+                             "(casebook.judging.ranking.*)")
     parser.add_argument("--sample", type=int, default=SAMPLE, metavar="N",
                         help=f"test a random sample of N mutants of every stage (default {SAMPLE}; 0: every mutant)")
     parser.add_argument("--seed", type=int, default=1, help="the sample's seed (default 1)")
@@ -260,7 +261,10 @@ def main(argv: list[str] | None = None) -> int:
         tested = any(s != "not checked" for _, s in known)
         again = [key for key in pool if status[key] not in KILLED] if tested or args.sample else []
         if args.only:
-            again = [key for key, s in known if s not in KILLED and any(fnmatch(key, glob) for glob in args.only)]
+            # of the sample only, when there is one: a glob over a changed function names its mutants outside it too
+            drawn_set = set(pool)
+            again = [key for key, s in known if s not in KILLED and any(fnmatch(key, glob) for glob in args.only)
+                     and key in drawn_set]
             if not again:
                 report(work, env, args.diff, set(pool) if args.sample else None)
                 return 0
