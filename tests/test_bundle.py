@@ -148,3 +148,22 @@ def test_a_folder_however_named_gives_the_same_display_paths(tmp_path, monkeypat
 @given(st.text(alphabet="/.a", max_size=12))
 def test_path_parts_are_posix_paths_parts(path):
     assert bundle._parts(path) == PurePosixPath(path).parts
+
+
+def test_an_empty_archive_and_an_unreadable_file_are_listed_with_their_reason(tmp_path, monkeypatch):
+    """Each keeps its place in the bundle's listing, named by its path in the bundle and read from where it lies."""
+    import errno
+    import zipfile
+    zipfile.ZipFile(tmp_path / "logs.zip", "w").close()
+    (tmp_path / "locked.log").write_text("[ERROR] RUNTIME(1,python):2024-01-01-00:00:00.000.000 [a.cc:1]1 x\n")
+    real = bundle.sniff
+
+    def refused(path):
+        if path.name == "locked.log":
+            raise PermissionError(errno.EACCES, os.strerror(errno.EACCES))
+        return real(path)
+    monkeypatch.setattr(bundle, "sniff", refused)
+    files = {f.path: f for f in find_files([tmp_path])}
+    empty, locked = files["logs.zip"], files["locked.log"]
+    assert (empty.skipped, empty.source, empty.size) == ("empty zip archive", tmp_path / "logs.zip", 22)
+    assert (locked.skipped, locked.source) == ("cannot read: Permission denied", tmp_path / "locked.log")
