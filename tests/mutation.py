@@ -261,10 +261,8 @@ def main(argv: list[str] | None = None) -> int:
         tested = any(s != "not checked" for _, s in known)
         again = [key for key in pool if status[key] not in KILLED] if tested or args.sample else []
         if args.only:
-            # of the sample only, when there is one: a glob over a changed function names its mutants outside it too
-            drawn_set = set(pool)
-            again = [key for key, s in known if s not in KILLED and any(fnmatch(key, glob) for glob in args.only)
-                     and key in drawn_set]
+            # of the sample only (every mutant without one): a glob over a changed function names mutants outside it
+            again = [key for key in pool if status[key] not in KILLED and any(fnmatch(key, glob) for glob in args.only)]
             if not again:
                 report(work, env, args.diff, set(pool) if args.sample else None)
                 return 0
