@@ -91,6 +91,13 @@ def test_950_decimal_bit_list_is_decoded_with_the_950_table(tmp_path):
                                                    (195, "SC_BUS_RESP_TIMEOUT_ERR"), (1, None)]
     (g,) = faults_of(tmp_path, text.replace("4, 79", "1, 264"), "g.log")
     assert g.error_bits == ["SU_CCU_BUS_ERR_T0"] and any("[1] are not in the 950 table" in n for n in g.notes)
+    # where the report line carries an errorStr of its own too, the one kept goes with the line that gave the bit
+    # list: the report's when it lists the bits, the extend line's when the report gave a hex code (made-up mixes: no
+    # public 950 log shows both)
+    said = text.replace("su error info: 0", "su error info: 0 errorStr: from the report.")
+    (h,) = faults_of(tmp_path, said, "h.log")
+    (k,) = faults_of(tmp_path, said.replace("error code = 4, 79", "error code = 0x10"), "k.log")
+    assert (h.error_bit_list, h.error_str, k.error_bit_list, k.error_str) == ([4, 79], "from the report", [4, 79], "x")
 
 
 def test_outstanding_form_checks_the_second_pc_start(tmp_path):

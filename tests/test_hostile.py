@@ -274,3 +274,15 @@ def test_too_many_entries_are_refused(tmp_path):
     (f,) = read_plog(tmp_path / "many.zip", limits=Limits(max_members=5)).files
     assert (f.path, f.skipped) == ("many.zip", "refused: more than 5 entries")
     assert read_plog(tmp_path / "many.zip").lines == 20
+
+
+@pytest.mark.parametrize("ratio", [0.25, 1, 1.5, 200.0])
+def test_any_finite_ratio_above_0_is_a_limit_even_below_1(ratio):
+    # a ratio below 1 refuses an archive that expands at all past the floor: strict, but a limit the user may set
+    assert Limits(max_ratio=ratio).max_ratio == ratio
+
+
+@pytest.mark.parametrize("ratio", [0, -1.0, float("nan"), float("inf"), "200"])
+def test_a_ratio_that_is_not_a_finite_number_above_0_is_refused(ratio):
+    with pytest.raises(ValueError, match="Limits.max_ratio must be a finite number above 0"):
+        Limits(max_ratio=ratio)

@@ -502,3 +502,21 @@ def test_full_width_marks_become_ascii_between_ascii_text_and_stay_beside_chines
     from casebook.reading.paste import ascii_marks
     assert ascii_marks("a：b") == "a:b" and ascii_marks("中：x") == "中：x" and ascii_marks("x：中") == "x：中"
     assert ascii_marks("：x") == ":x" and ascii_marks("错误（x）") == "错误（x)"
+
+
+def test_each_quoted_file_gets_its_identity_from_its_path_and_the_lines_quoted_from_it(tmp_path):
+    from casebook.reading.quoted import quoted_files
+    capture = LogFile(path="grep.txt", source=tmp_path / "grep.txt", node="worker-3")
+    columns = ["kind", "src_file", "pid", "time"]
+    rows = [(KIND_PLOG, "slog/host-0/host-0_1.log", 77, "2020-09-09T15:22:34"),
+            (KIND_PLOG, "slog/host-0/host-0_1.log", 77, "2020-09-09T15:22:31"),
+            (KIND_UNPARSED, "slog/host-0/host-0_1.log", None, None),
+            (KIND_PLOG, "debug/plog/plog-4242_20260314100000000.log", 9, None),
+            (KIND_CONSOLE, None, None, "2020-09-09T00:00:00")]
+    host, plog = quoted_files(capture, rows, columns)
+    # a name that says nothing, most of its quoted lines plog headers: a host plog, its process the headers' pid
+    assert (host.path, host.role, host.pid, host.node, host.first_time, host.last_time) == (
+        "slog/host-0/host-0_1.log", "host_plog", 77, "worker-3", "2020-09-09T15:22:31", "2020-09-09T15:22:34")
+    # a plog's name gives its pid; no time quoted, none given
+    assert (plog.role, plog.pid, plog.first_time, plog.last_time) == ("host_plog", 4242, None, None)
+    assert all((q.source, q.captured_in) == (capture.source, "grep.txt") for q in (host, plog))

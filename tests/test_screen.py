@@ -260,3 +260,16 @@ def test_cann_6_forms_in_a_mindspore_error_report():
     assert (f.kind, f.level) == (KIND_STACK, "ERROR")
     # also as glibc 2.17 prints it, without the blank before the parenthesis
     assert [(f.kind, f.level) for f in read("double free or corruption(!prev)")] == [(KIND_STACK, "ERROR")]
+
+
+def test_an_exception_that_names_an_error_block_opens_it_as_its_head():
+    # capture 02 (the PyTorch adapter's FAQ), lines 1 and 9-11: in a traceback, the exception that names the code
+    # its block then repeats is the block's head (tried before the exception rule), its exception kept as the prefix
+    _, frame, exc, msg = read("Traceback (most recent call last):",
+                              '    model_kwargs["cache_position"] = torch.arange(cur_len, device=input_ids.device)',
+                              "RuntimeError: call aclnnArange failed, detail:EZ9999: Inner Error!",
+                              "EZ9999: [PID: 775] 2025-02-16-12:18:25.258.321 Cannot find bin of op Range, integral "
+                              "key 0/1/|int64/ND/int64/ND/int64/ND/int64/ND/.")
+    assert (frame.kind, exc.kind, exc.level, exc.code) == (KIND_PYTHON, KIND_BLOCK_HEAD, "ERROR", "EZ9999")
+    assert exc.extra == {"prefix": "RuntimeError: call aclnnArange failed, detail:"}
+    assert (msg.kind, msg.code, msg.pid) == (KIND_BLOCK_MSG, "EZ9999", 775)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from .fields import BLOCK_HEAD, KIND_PYTHON, KIND_REPORT, KIND_STACK, BlockState, Fields, number
+from .fields import KIND_PYTHON, KIND_REPORT, KIND_STACK, BlockState, Fields, number
 
 # --- Python ---------------------------------------------------------------------------------------------------
 
@@ -55,11 +55,6 @@ def py_exception(line: str, state: BlockState) -> Fields | None:
     state.reset()
     f = Fields(KIND_PYTHON, level="ERROR", msg=line.strip())
     f.extra["exception"] = m["exc"]
-    # "RuntimeError: call aclnnArange failed, detail:EZ9999: Inner Error!" opens a block too
-    head = BLOCK_HEAD.match(line)
-    if head:
-        state.open_block(head["code"])
-        f.code = head["code"]
     return f
 
 
