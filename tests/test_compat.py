@@ -81,3 +81,25 @@ def test_numpy_2_is_read_from_an_install_line_and_rules_the_numpy_case(tmp_path)
 
 def test_a_release_drops_a_leading_v_of_either_case_and_a_local_version():
     assert [compat.release(v) for v in ("V2.1.0", "v2.1.0", " 2.1.0+cpu ", "2.1.0")] == ["2.1.0"] * 4
+
+
+def test_the_tables_are_kept_on_disk_and_read_anew_when_a_file_changes(tmp_path, monkeypatch):
+    monkeypatch.setenv("CASEBOOK_CACHE", str(tmp_path / "kept"))
+    table = tmp_path / "kb" / "compat" / "t.yaml"
+    table.parent.mkdir(parents=True)
+    table.write_text("rows:\n- torch_npu: 2.1.0\n  source: https://example.org/a\n", encoding="utf-8")
+    compat.tables.cache_clear()
+    first = compat.tables(tmp_path / "kb")
+    assert [(r.table, r.line, r.fields["torch_npu"]) for r in first["t"]] == [("t", 2, "2.1.0")]
+    # a new process (the per-process memo emptied) reads the kept copy: no table is parsed
+    compat.tables.cache_clear()
+    parse = compat.read_table
+    monkeypatch.setattr(compat, "read_table", lambda path: (_ for _ in ()).throw(AssertionError(f"parsed {path}")))
+    assert compat.tables(tmp_path / "kb") == first
+    # a changed table is parsed again
+    monkeypatch.setattr(compat, "read_table", parse)
+    # (another size: two writes in one clock tick may share their time)
+    table.write_text("rows:\n- torch_npu: 2.10.0\n  source: https://example.org/b\n", encoding="utf-8")
+    compat.tables.cache_clear()
+    assert [r.fields["torch_npu"] for r in compat.tables(tmp_path / "kb")["t"]] == ["2.10.0"]
+    compat.tables.cache_clear()

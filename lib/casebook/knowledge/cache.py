@@ -5,7 +5,7 @@ A kept copy is used only when it was made from the same files: its name is a dig
 folder (as given and resolved), of the path, size and modification time of every file under it (samples aside, which loading does
 not read), of the same for the code that loads it (this package's modules and data), and of the Python
 version. Anything that cannot be read or written falls back to loading from the markdown. The format catalog
-(formats.py) is kept the same way, under its own name.
+(formats.py) and the compatibility tables (compat.py) are kept the same way, each under its own name.
 
 A copy is a pickle, and loading a pickle can run any code it names, so only copies this user's own process wrote
 are loaded: each starts with an HMAC-SHA256 of its name and bytes, keyed by 32 random bytes kept beside them

@@ -14,6 +14,8 @@ from pathlib import Path
 
 import yaml
 
+from . import cache
+
 #: The folder of the tables, beside cases/ and families/.
 FOLDER = "compat"
 
@@ -46,9 +48,15 @@ def read_table(path: Path) -> list[Row]:
 
 @lru_cache(maxsize=4)
 def tables(root: Path) -> dict[str, tuple[Row, ...]]:
-    """Every table under `root`/compat, by name (kept per knowledge-base folder)."""
+    """Every table under `root`/compat, by name (kept per knowledge-base folder, and on disk like the knowledge
+    base: each process that ranks needs them, and parsing their YAML costs more than the rest of a small triage)."""
     folder = Path(root) / FOLDER
-    return {p.stem: tuple(read_table(p)) for p in sorted(folder.glob("*.yaml"))} if folder.is_dir() else {}
+    return cache.kept(folder, _read_tables, name="compat", kind=dict) if folder.is_dir() else {}
+
+
+def _read_tables(folder: Path) -> dict[str, tuple[Row, ...]]:
+    """Every table of one folder, parsed from its YAML."""
+    return {p.stem: tuple(read_table(p)) for p in sorted(folder.glob("*.yaml"))}
 
 
 def unsourced(root: Path) -> list[tuple[str, int]]:
