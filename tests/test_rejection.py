@@ -78,6 +78,11 @@ FORMS = [
     ("AclNN_Parameter_Error(EZ1001): x's shape (8,16,3) is invalid, should be 2D.", "shape", "x", "8,16,3",
      ("should be 2D",)),
     ("EZ1001: groupNum is 3, but should be in [1, 2], 4 or 8.", "attribute", "groupNum", "3", ("in [1, 2]", "4", "8")),
+    # an ATB operation's parameter check (capture 454) and the runtime's check of a launch parameter (capture 321)
+    ("RopeOperation_0 Wrong rotaryCoeff: 128", "attribute", "rotaryCoeff", "128", ()),
+    ("KernelLaunch failed because value 74688 for parameter coreDim is invalid. Expected value: less than or equal to "
+     "65535.", "attribute", "coreDim", "74688", ("less than or equal to 65535",)),
+    ("Wrong number of arguments", None, None, None, ()),
     ("RuntimeError: Backend not supported!", None, None, None, ()),
     ("Tiling failed", "call", None, None, ()),
     ("launch failed for FlashAttentionScore, errno:561103.", None, None, None, ()),
@@ -185,3 +190,20 @@ def test_pasted_refusals_of_sizes_and_shapes_name_their_cause_and_family(tmp_pat
     assert t.diagnosis is not None and t.diagnosis.case.id == case
     assert t.family is not None and t.family.family.id == "op-not-supported"
 
+
+
+def test_an_atb_operation_and_a_kernel_launch_name_the_op_of_their_complaint(tmp_path):
+    # captures 454 and 321: the ATB node names its operation; the launch's complaint, continuing the exception that
+    # names its kernel, is read once, at the exception's line
+    path = write_log(tmp_path, "console.log", "RopeOperation_0 Wrong rotaryCoeff: 128\n"
+                     "RuntimeError: operator name is token_bin_counts_and_mask_kernel.\n"
+                     "KernelLaunch failed because value 74688 for parameter coreDim is invalid.\n"
+                     "Expected value: less than or equal to 65535.\n")
+    rope, launch = extract(read_plog(path))
+    assert (rope.op, rope.aspect, rope.param, rope.value, rope.line) == ("RopeOperation", "attribute", "rotaryCoeff",
+                                                                         "128", 1)
+    assert (launch.op, launch.param, launch.value, launch.allowed, launch.line) == (
+        "token_bin_counts_and_mask_kernel", "coreDim", "74688", ("less than or equal to 65535",), 2)
+    # without an op named near it, "Wrong <name>: <value>" is not read as an op's complaint
+    other = write_log(tmp_path, "other.log", "Wrong password: hunter2\n")
+    assert extract(read_plog(other)) == []

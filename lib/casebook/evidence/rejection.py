@@ -91,15 +91,22 @@ FORMS: tuple[tuple[str, re.Pattern], ...] = (
                              r"(?:(?P=param) is )?(?P<value>[\w.\"']+)")),
     ("attribute", re.compile(r"Expected (?P<param>[A-Za-z_][\w.]*) (?:==|!=|<=|>=|<|>) (?P<allowed>\S+?), but received "
                              r"(?P=param):(?P<value>\S+?) (?:==|!=|<=|>=|<|>)")),
+    # an ATB operation's parameter check: "RopeOperation_0 Wrong rotaryCoeff: 128"
+    ("attribute", re.compile(r"\bWrong (?P<param>[A-Za-z_]\w*) ?[:=] ?(?P<value>[^\s,;]+)")),
+    # the runtime's check of a launch parameter: "KernelLaunch failed because value 74688 for parameter coreDim is
+    # invalid. Expected value: less than or equal to 65535."
+    ("attribute", re.compile(r"\bvalue (?P<value>\S+) for parameter (?P<param>\w+) is invalid\.?"
+                             r"(?:\s*Expected (?:value|range)s?:? (?P<allowed>.+))?")),
     ("call", re.compile(r"[Tt]iling (?:failed|Failed|func failed)|do tiling failed|TilingFunc failed")),
     ("call", re.compile(r"AclNN_Parameter_Error|ACLNN_ERR_PARAM_INVALID|error code is 161002")),
 )
 #: Lines this family reads.
 KEEP = ("not implemented for", "support list", "supported list", "when layout", "layout is", "not support",
         "unsupported", "Tiling", "tiling", "AclNN_Parameter_Error", "ACLNN_ERR_PARAM", "161002", "should be",
-        "must be", "but it is", "only support", "but got", "but received")
+        "must be", "but it is", "only support", "but got", "but received", "Wrong ", "for parameter")
 _OP = re.compile(r"\b(aclnn[A-Z]\w+?)(?:GetWorkspaceSize)?\b|\bop\[(?P<bracket>\w+)\]|\b[Oo]p(?:[Tt]ype|[Nn]ame)?\s*[:=]?\s*"
-                 r"[\[(](?P<named>[A-Z]\w+)[\])]|/kernels/(?P<kernel>\w+?)_kernel\.cc\b")
+                 r"[\[(](?P<named>[A-Z]\w+)[\])]|/kernels/(?P<kernel>\w+?)_kernel\.cc\b|\b(?P<atb>[A-Z]\w*?Operation)_\d+\b|"
+                 r"\boperator name is (?P<operator>\w+)")
 #: Aspects whose wordings are common outside the op layer too ("VLLM_USE_V1=1 is not supported", "x's shape
 #: mismatch"): read as an op's complaint only where an op or the op layer's codes stand on the lines around it.
 GENERIC = ("attribute", "shape")
@@ -116,7 +123,7 @@ def _op(texts: list[str]) -> str | None:
     for text in reversed(texts):
         m = _OP.search(text)
         if m:
-            return m.group(1) or m["bracket"] or m["named"] or m["kernel"]
+            return m.group(1) or m["bracket"] or m["named"] or m["kernel"] or m["atb"] or m["operator"]
     return None
 
 
@@ -144,7 +151,7 @@ def _allowed(value: str | None) -> tuple[str, ...]:
             parts.append(value[start:i])
             start = i + 1
     parts.append(value[start:])
-    return tuple(v.strip() for part in parts for v in re.split(r"\s+(?:or|and)\s+", part) if v.strip())
+    return tuple(v.strip() for part in parts for v in re.split(r"\s+(?:or|and)\s+(?!equal to\b)", part) if v.strip())
 
 
 #: Wordings of other failures that share a form's words: the graph engine's op store (op-unsupported-input-dtype)
@@ -211,7 +218,10 @@ def extract(log: LogTable) -> list[Rejection]:
     files, msgs, headed = r["file"].to_numpy(), r["msg"].to_numpy(), r["level"].notna().to_numpy()
     out: list[Rejection] = []
     covered = -1   # a complaint read over several lines is not read again from its later lines
+    said = ""      # nor from a continuation line an exception's record already holds joined to its own
     for hit in r.index.get_indexer(hits.index):
+        if out and files[hit] == out[-1].file and msgs[hit].strip() and msgs[hit].strip() in said:
+            continue
         # the complaint starts on the line with the literal, else (a line without a header of its own) on one of
         # the lines just before it
         for pos in range(hit, max(covered, hit - SPAN if not headed[hit] else hit - 1), -1):
@@ -229,5 +239,6 @@ def extract(log: LogTable) -> list[Rejection]:
         out.append(Rejection(op=_op(before), aspect=aspect, param=_clean(groups.get("param")),
                              value=_clean(groups.get("value")), allowed=_allowed(groups.get("allowed")),
                              file=files[pos], line=int(r["line"].iat[pos]), text=m.string))
+        said = m.string
         covered = pos + used
     return out
