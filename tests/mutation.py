@@ -130,7 +130,8 @@ def outcome(code: int | None) -> str:
 
 #: Mutants a run tests by default: a random sample over the four stages. Every one of the ~19,000 takes many hours on
 #: two cores (a surviving mutant of the reading or evidence stage pays for every test that reaches it, minutes of
-#: them); a sample of 500 takes about two and a half hours and gives the score within about ±3.3 points (95%).
+#: them); a sample of 500 takes one and a half to two hours (96 minutes and 2 h 4 min measured) and gives the score
+#: within about ±3 points (95%).
 SAMPLE = 500
 
 

@@ -151,6 +151,7 @@ def _allowed(value: str | None) -> tuple[str, ...]:
             parts.append(value[start:i])
             start = i + 1
     parts.append(value[start:])
+    # "less than or equal to 65535" is one bound, not two values
     return tuple(v.strip() for part in parts for v in re.split(r"\s+(?:or|and)\s+(?!equal to\b)", part) if v.strip())
 
 
