@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 
+from ..reading.grammar import KIND_CONTINUATION
 from ..reading.table import LogTable
 from .items import Rejection
 
@@ -214,15 +215,14 @@ def extract(log: LogTable) -> list[Rejection]:
     """Every op complaint, in log order, each once; the lines just before a complaint name its op when it does not."""
     r = log.records
     # an op complains at ERROR level, or in a paste's lines without a header; an INFO line that says a node "is
-    # unknown shape which should be skip" is the graph engine at work
-    hits = r[log.holding(KEEP) & (r["level"].isna() | r["level"].isin(COMPLAINT_LEVELS))]
+    # unknown shape which should be skip" is the graph engine at work; a paste's continuation piece is not read
+    # again, since the record it continues holds its text joined to its own
+    hits = r[log.holding(KEEP) & (r["level"].isna() | r["level"].isin(COMPLAINT_LEVELS))
+             & (r["kind"] != KIND_CONTINUATION)]
     files, msgs, headed = r["file"].to_numpy(), r["msg"].to_numpy(), r["level"].notna().to_numpy()
     out: list[Rejection] = []
     covered = -1   # a complaint read over several lines is not read again from its later lines
-    said = ""      # nor from a continuation line an exception's record already holds joined to its own
     for hit in r.index.get_indexer(hits.index):
-        if out and files[hit] == out[-1].file and msgs[hit].strip() and msgs[hit].strip() in said:
-            continue
         # the complaint starts on the line with the literal, else (a line without a header of its own) on one of
         # the lines just before it
         for pos in range(hit, max(covered, hit - SPAN if not headed[hit] else hit - 1), -1):
@@ -240,6 +240,5 @@ def extract(log: LogTable) -> list[Rejection]:
         out.append(Rejection(op=_op(before), aspect=aspect, param=_clean(groups.get("param")),
                              value=_clean(groups.get("value")), allowed=_allowed(groups.get("allowed")),
                              file=files[pos], line=int(r["line"].iat[pos]), text=m.string))
-        said = m.string
         covered = pos + used
     return out
