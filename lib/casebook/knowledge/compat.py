@@ -15,6 +15,7 @@ from pathlib import Path
 import yaml
 
 from . import cache
+from .document import LOADER
 
 #: The folder of the tables, beside cases/ and families/.
 FOLDER = "compat"
@@ -33,11 +34,8 @@ class Row:
 def read_table(path: Path) -> list[Row]:
     """The rows of one table file, each with its line."""
     text = path.read_text(encoding="utf-8")
-    # libyaml's loader where the install has it: the tables are read by every process that ranks, and the pure
-    # Python one takes over half a second for them
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    node = yaml.compose(text, Loader=loader)
-    rows = yaml.load(text, Loader=loader) or {}
+    node = yaml.compose(text, Loader=LOADER)
+    rows = yaml.load(text, Loader=LOADER) or {}
     if node is None or not isinstance(rows, dict):
         return []
     seq = next((v for k, v in node.value if k.value == "rows"), None)

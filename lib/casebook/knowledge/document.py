@@ -7,8 +7,9 @@ from pathlib import Path
 
 import yaml
 
-# libyaml's loader when PyYAML was built with it (the wheels are): the KB loads on every triage
-_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+#: The YAML loader of every knowledge file: libyaml's when PyYAML was built with it (the wheels are), since the KB,
+#: its tables and its counts load in every process that triages and the pure-Python loader is ten times slower.
+LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 @dataclass(frozen=True)
@@ -41,8 +42,8 @@ class KbDocument:
         self.body = m.group(2)
         self.body_line = m.group(1).count("\n") + 3
         try:
-            node = yaml.compose(m.group(1), Loader=_LOADER)
-            self.data = yaml.load(m.group(1), Loader=_LOADER) or {}
+            node = yaml.compose(m.group(1), Loader=LOADER)
+            self.data = yaml.load(m.group(1), Loader=LOADER) or {}
         except yaml.YAMLError as e:
             line = getattr(getattr(e, "problem_mark", None), "line", 0) + 2
             self.problem(line, f"front matter is not valid YAML: {getattr(e, 'problem', e)}")

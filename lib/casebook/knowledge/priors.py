@@ -13,6 +13,8 @@ from pathlib import Path
 
 import yaml
 
+from .document import LOADER
+
 #: The file of the counts, beside cases/ and families/.
 FILE = "priors.yaml"
 
@@ -59,8 +61,6 @@ def load(root: Path) -> Priors:
     path = Path(root) / FILE
     if not path.is_file():
         return Priors()
-    # libyaml's loader where the install has it: every process that ranks reads the file, and the pure Python
-    # loader takes ten times as long
-    doc = yaml.load(path.read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)) or {}
+    doc = yaml.load(path.read_text(encoding="utf-8"), Loader=LOADER) or {}
     return Priors({str(k): int(v) for k, v in (doc.get("cases") or {}).items()},
                   {str(k): int(v) for k, v in (doc.get("families") or {}).items()})

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import yaml
 
-from .document import Problem
+from .document import LOADER, Problem
 
 #: Format of the records; a new one reseeds every memory, as a change of any file does.
 FORMAT = 1
@@ -24,8 +24,6 @@ REQUIRED = ("id", "url", "source", "title", "product", "codes", "first_error", "
 KEYS = set(REQUIRED) | {"versions", "chip", "ops", "case", "family", "capture"}
 _URL = re.compile(r"https?://[^\s/]+\.[^\s/]+/\S*$")
 _CJK = re.compile(r"[\u4e00-\u9fff]")
-# libyaml's loader where it is built: the seed reads hundreds of files on first use
-_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 @dataclass
@@ -71,7 +69,7 @@ def digest(where: Path) -> str:
 def lines_of(text: str) -> dict[str, int]:
     """Line (1-based) of each top-level key of a YAML mapping, read only when a problem is to be placed."""
     try:
-        node = yaml.compose(text, Loader=_LOADER)
+        node = yaml.compose(text, Loader=LOADER)
     except yaml.YAMLError:
         return {}
     if not isinstance(node, yaml.MappingNode):
@@ -87,7 +85,7 @@ def read(path: Path, rel: str, problems: list[Problem]) -> Thread | None:
     """One thread file; what is wrong with it goes to `problems` with its line."""
     try:
         text = path.read_text(encoding="utf-8")
-        data = yaml.load(text, Loader=_LOADER)
+        data = yaml.load(text, Loader=LOADER)
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as e:
         mark = getattr(e, "problem_mark", None)
         problems.append(Problem(rel, mark.line + 1 if mark else 1, f"unreadable thread: {str(e).splitlines()[0]}"))
