@@ -190,19 +190,52 @@ def ranked(*cases: KnownCase, incidents=(), texts=("alpha", "beta")) -> list:
     return rank(kb, SimpleNamespace(incidents=list(incidents)), {}, Observed(obs(*texts)))
 
 
-def named(id: str, *signatures: Signature, **kw) -> KnownCase:
+def named(id: str, *signatures: Signature, family: str = "", **kw) -> KnownCase:
     c = case(*signatures, **kw)
-    c.id = id
+    c.id, c.family = id, family
     return c
 
 
 def test_cases_rank_by_score_then_id_and_unmatched_cases_are_left_out():
     hs = ranked(named("b", KEY), named("a", KEY), named("c", KEY, SIDE, sig("z", "zeta", weight=5)),
                 named("d", sig("n", "nothing")))
-    assert [(h.case.id, h.verdict, h.score) for h in hs] == [("a", CONFIRMED, 1.0), ("b", CONFIRMED, 1.0),
+    # a and b read the same line, so neither is told from the other: both likely, their scores kept
+    assert [(h.case.id, h.verdict, h.score) for h in hs] == [("a", LIKELY, 1.0), ("b", LIKELY, 1.0),
                                                            ("c", POSSIBLE, 0.222)]
     assert diagnosis(hs).case.id == "a"
     assert diagnosis(hs[2:]) is None
+
+
+def test_a_case_is_confirmed_only_when_something_tells_it_from_a_sibling_that_reads_its_lines():
+    wide = sig("wide", "alph", weight=3, key=True)   # reads every line KEY reads
+    ids = lambda hs: [(h.case.id, h.verdict, h.score) for h in hs]   # noqa: E731
+    hs = ranked(named("a", KEY, family="f"), named("b", wide, family="f"))
+    assert ids(hs) == [("a", LIKELY, 1.0), ("b", LIKELY, 1.0)]
+    assert [(i.id, i.text) for i in hs[0].against] == [("sibling_reads_same_lines", "b")]
+    # another family's case reading the line is no sibling
+    assert ids(ranked(named("a", KEY, family="f"), named("b", wide, family="g"))) == [
+        ("a", CONFIRMED, 1.0), ("b", CONFIRMED, 1.0)]
+    # a line of its own (beta) that the sibling does not read tells the case apart; the sibling reads no line b
+    # does not, so it stays likely
+    hs = ranked(named("a", KEY, SIDE, family="f"), named("b", wide, family="f"))
+    assert ids(hs) == [("a", CONFIRMED, 1.0), ("b", LIKELY, 1.0)]
+    # a fact of the case that holds tells it apart
+    one = Condition("single_process_multi_device", "equals", True, ask="one process?", weight=1)
+    kb = KnowledgeBase(root=Path("kb"), cases={c.id: c for c in (named("a", KEY, family="f", supports=[one]),
+                                                                   named("b", wide, family="f"))})
+    hs = rank(kb, SimpleNamespace(incidents=[]), {"single_process_multi_device": fact("single_process_multi_device", True)},
+              Observed(obs("alpha", "beta")))
+    assert ids(hs) == [("a", CONFIRMED, 1.0), ("b", LIKELY, 1.0)]
+    # a sibling whose own key signature is not all there (possible) is no strong alternative
+    hs = ranked(named("a", KEY, family="f"), named("b", wide, sig("k2", "omega", weight=3, key=True), family="f"))
+    assert ids(hs) == [("a", CONFIRMED, 1.0), ("b", POSSIBLE, 0.25)]
+    # a sibling ruled out by a fact is no open cause
+    gone = Condition("single_process_multi_device", "equals", True, why="ruled out")
+    kb = KnowledgeBase(root=Path("kb"), cases={c.id: c for c in (named("a", KEY, family="f"),
+                                                                   named("b", wide, family="f", against=[gone]))})
+    hs = rank(kb, SimpleNamespace(incidents=[]), {"single_process_multi_device": fact("single_process_multi_device", True)},
+              Observed(obs("alpha", "beta")))
+    assert ids(hs) == [("a", CONFIRMED, 1.0), ("b", RULED_OUT, 0.05)]
 
 
 T0 = "2026-03-14T10:00:00"

@@ -182,6 +182,16 @@ def test_leading_causes_that_tie_are_said_to_tie_with_the_question_that_splits_t
     assert any("no question in the knowledge base splits them" in f for f in walk.build(unsplit)[4].findings)
 
 
+def test_a_cause_its_sibling_reads_the_same_lines_of_is_likely_and_names_that_sibling_against_it(every_triage):
+    t = every_triage["npu-out-of-memory/positive-long-batch"]
+    lead, leak = t.kb.cases["npu-out-of-memory"], t.kb.cases["device-memory-leak-across-steps"]
+    assert (t.diagnosis.case.id, t.diagnosis.verdict) == (lead.id, "likely")
+    for lang, title in (("en", leak.title), ("zh", leak.title_zh)):
+        cause = next(c for c in walk.build(t, lang)[4].causes if c.id == lead.id)
+        said = [a for a in cause.against if title in a]
+        assert len(said) == 1 and leak.id in said[0], (lang, cause.against)
+
+
 def test_a_faults_own_argument_and_register_dump_is_not_unexplained(every_triage):
     t = every_triage["corpus/aicore-gatherv2-asys"]
     root = walk.build(t)[4]

@@ -5,6 +5,9 @@ strongly and every required fact holds; `likely` when they match, nothing is aga
 facts are still unknown; `possible` when some signature matches. A fact the logs do not show is unknown,
 never evidence against. A case whose key signatures are all error bits is `confirmed` only when one of its
 required or supporting facts holds: the bit says what kind of fault the core met, not which cause made it.
+Nor is a case `confirmed` when a sibling of its family, itself confirmed or likely, reads every line its own
+signatures read and no fact of the case holds: the logs do not tell the two apart, so it is `likely`, scored as
+before, with that sibling named against it.
 
 Signatures of one `group` are alternatives (two wordings of one message, a code and its text): the group
 counts once, with the weight of its best match. A `contradicted_by` signature that matches is log evidence
@@ -28,6 +31,8 @@ from ..knowledge.rules import NO_BIT, Condition, Signature, bits_only, scoring_u
 from ..reading.fields import KIND_UNPARSED
 
 CONFIRMED, LIKELY, POSSIBLE, RULED_OUT = "confirmed", "likely", "possible", "ruled_out"
+#: The id of the item against a case that a strong sibling's own signatures read every line of (its text: that case).
+SIBLING = "sibling_reads_same_lines"
 _VERDICT_FACTOR = {CONFIRMED: 1.0, LIKELY: 0.8, POSSIBLE: 0.5, RULED_OUT: 0.05}
 
 
@@ -74,6 +79,10 @@ class Hypothesis:
     against: list[Item] = field(default_factory=list)
     missing: list[Missing] = field(default_factory=list)
     explains: set[tuple[str, int]] = field(default_factory=set)   #: (file, line) of every line a signature matched
+    #: (file, line) of the lines the case's own signatures matched (its family's left out), and whether a fact of the
+    #: case holds: together, what could tell it from a sibling
+    own_lines: frozenset[tuple[str, int]] = frozenset()
+    fact_holds: bool = False
 
 
 #: How many lines without a header may go on an error record's message.
@@ -225,6 +234,7 @@ def judge(case: KnownCase, obs: Observed | list[Observation], facts: dict[str, F
     h = Hypothesis(case, POSSIBLE, 0.0)
     h.for_ = [Item(s.id, o.text, o.file, o.line, s.why) for s, o in matched]
     h.explains = set().union(*(obs.lines(s) for s in signatures))
+    h.own_lines = frozenset().union(*(obs.lines(s) for s, _ in own))
     contradicted = [(s, o) for s in case.contradicted_by if (o := obs.first(s))]
     h.against = [Item(s.id, o.text, o.file, o.line, s.why) for s, o in contradicted]
     excluded = excluded_codes(case, obs)   # the log's own codes speak against the case as a contradiction does
@@ -272,6 +282,7 @@ def judge(case: KnownCase, obs: Observed | list[Observation], facts: dict[str, F
                            or supported)
     # a sign its siblings print too does not tell the case from them: one of its own, or a fact, must
     settled = settled and (any(not s.shared for s, _ in own) or bool(required_known) or supported)
+    h.fact_holds = bool(required_known) or supported
     if ruled_out:
         h.verdict = RULED_OUT
     elif strong and not required_unknown and not required_failing and settled:
@@ -301,6 +312,10 @@ def rank(kb: KnowledgeBase, evidence: Evidence, facts: dict[str, Fact], obs: Obs
         if h.verdict == CONFIRMED and timed and not untimed and not explains_incident(h, timed[0], timed):
             _unexplained_first_cause(h, timed[0].first)
         hyps.append(h)
+    strong = [h for h in hyps if h.verdict in (CONFIRMED, LIKELY)]
+    for h in strong:
+        if h.verdict == CONFIRMED and not h.fact_holds and h.own_lines:
+            _not_told_apart(h, strong)
     # equal scores are told apart by how often each case is the stated cause of real reports
     rates = priors.load(kb.root)
     return sorted(hyps, key=lambda h: (-h.score, -rates.of(h.case.id), h.case.id))
@@ -324,6 +339,19 @@ def explains_incident(h: Hypothesis, incident: Incident, incidents: list[Inciden
         if same_place and abs((datetime.fromisoformat(other.first.time) - start).total_seconds()) <= SAME_FAILURE_S:
             return True
     return False
+
+
+def _not_told_apart(h: Hypothesis, hyps: list[Hypothesis]) -> None:
+    """A confirmed case whose every line the own signatures of a strong sibling (of `hyps`, the confirmed and likely
+    ones) read too is likely at most: the log does not tell the two apart, and no fact of the case does."""
+    sibling = next((o for o in hyps if o is not h and o.case.family == h.case.family and h.own_lines <= o.own_lines),
+                   None)
+    if sibling is None:
+        return
+    h.verdict = LIKELY   # its score stays: its lines still weigh as they did, they just do not decide between the two
+    h.against.append(Item(SIBLING, sibling.case.id, None, None,
+                          f"{sibling.case.id}, of the same family, reads every line this case reads: the logs do not "
+                          "tell the two apart"))
 
 
 def _unexplained_first_cause(h: Hypothesis, first: ErrorLine) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from ..judging.families import PRIOR, separation
-from ..judging.ranking import CONFIRMED, LIKELY, RULED_OUT, Hypothesis, Item, Missing
+from ..judging.ranking import CONFIRMED, LIKELY, RULED_OUT, SIBLING, Hypothesis, Item, Missing
 from ..judging.triage import Triage
 from ..knowledge.kb import KnownCase
 from ..knowledge.messages import EN, Note, pick, say, words
@@ -121,6 +121,9 @@ def reason(t: Triage, lang: str, kind: str, item: Item, sig: Signature | None, a
     fact with its answer, or what the logs show."""
     if is_fact(t, item):
         return fact_words(t, lang, item, asked)
+    if item.id == SIBLING and item.text in t.kb.cases:
+        other = t.kb.cases[item.text]
+        return say(lang, "root.shows.sibling", id=other.id, title=pick(lang, other.title, other.title_zh))
     if item.why and lang == EN:
         return item.why
     if isinstance(item.text, Note):

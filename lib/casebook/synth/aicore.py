@@ -163,8 +163,8 @@ def oor_negative_hbm() -> dict[str, str]:
         MTE_BIU_RDWR_RESP (an MTE access to an invalid GM address, one of the out-of-range bits), but the
         runtime matched it to memory: retCode 0x58 (aicore mem error), 507053, and the device log holds a RAS
         event 'HBMA Multi Bit Ecc'. The kernel is a victim of failing HBM, so the out-of-range case stays
-        possible and the hardware case is confirmed.""",
-        "runs": [{"facts": {}, "diagnosis": HBM, "verdicts": {OOR: "possible", HBM: "confirmed"},
+        possible and the hardware case leads, likely until the card's isolation record is known.""",
+        "runs": [{"facts": {}, "diagnosis": HBM, "verdicts": {OOR: "possible", HBM: "likely"},
                   "aicore": expectation(f, p)}]})
 
 
@@ -181,8 +181,8 @@ def trap_positive() -> dict[str, str]:
     return files(job, {"about": """Four ranks at INFO level. SoftmaxV2 on device 3 runs past the AI Core task
         timeout: the extend info is errcode (0, 0, 0) with errorStr 'timeout or trap error.', retCode 0x25
         (aicore timeout) / 507014, and the runtime prints the timeout slot of the kernel. No hardware bit, no
-        HCCL wait, no device loss: an operator timeout.""",
-        "runs": [{"facts": {}, "diagnosis": TRAP, "verdicts": {TRAP: "confirmed"}, "aicore": expectation(f, p)}]})
+        HCCL wait, no device loss: an operator timeout, likely until a cross-core sync wait is ruled out.""",
+        "runs": [{"facts": {}, "diagnosis": TRAP, "verdicts": {TRAP: "likely"}, "aicore": expectation(f, p)}]})
 
 
 def trap_negative_hccl() -> dict[str, str]:
@@ -271,9 +271,10 @@ def hbm_positive() -> dict[str, str]:
                           extra=lambda job, p, t: p.device_log.extend(ras_event(p, t)))
     return files(job, {"about": """Four ranks at INFO level. MatMulV3 on device 2 fails with errcode (0,
         0x80000000, 0) = CCU_DC_DATA_ECC, retCode 0x58 (aicore mem error), host code 507054, and the device log
-        holds the RAS event 'HBMA Multi Bit Ecc'. Failing device memory, confirmed: isolate the card. If the
+        holds the RAS event 'HBMA Multi Bit Ecc'. Failing device memory, likely until the card's isolation record is
+        known: isolate the card. If the
         engineer says the job fails the same way on other cards, one card's memory cannot explain it: ruled out.""",
-        "runs": [{"facts": {}, "diagnosis": HBM, "verdicts": {HBM: "confirmed"}, "missing": ["fails_on_other_cards"],
+        "runs": [{"facts": {}, "diagnosis": HBM, "verdicts": {HBM: "likely"}, "missing": ["fails_on_other_cards"],
                   "aicore": expectation(f, p)},
                  {"facts": {"fails_on_other_cards": True}, "diagnosis": None, "verdicts": {HBM: "ruled_out"}}]})
 

@@ -170,9 +170,9 @@ def socket_negative_oom() -> dict[str, str]:
     return files(job, {"about": f"""Near miss for hccl-socket-timeout: ranks 1-7 print the link table with 'no
         connect' towards rank 0 and 'get socket timeout', as in a network problem, but rank 0 (pid {r0.pid}) had
         died two minutes before with 'NPU out of memory. Tried to allocate 3.91 GiB' while moving the model to
-        the card. The peers could not connect to a process that was gone: the out-of-memory case is confirmed and
-        the socket timeout stays possible.""",
-        "runs": [{"facts": {}, "diagnosis": OOM, "verdicts": {SOCKET: "possible", OOM: "confirmed"}}]})
+        the card. The peers could not connect to a process that was gone: the out-of-memory case leads, likely until
+        a leak across steps is ruled out, and the socket timeout stays possible.""",
+        "runs": [{"facts": {}, "diagnosis": OOM, "verdicts": {SOCKET: "possible", OOM: "likely"}}]})
 
 
 def cqe_error(p: Proc, t: datetime, peer_ip: str) -> None:
@@ -235,8 +235,9 @@ def roce_negative_device_lost() -> dict[str, str]:
     return files(job, {"about": """Near miss for roce-cqe-link-error: rank 2 logs 'cqe err status[12]' and EI0013
         towards the device of rank 6, like a broken link, but 2.6 s earlier rank 6's own device stopped answering:
         'Device[2] lost heartbeat', halCqReportRecv drv_ret_code=33, 507010. The peer went silent because its
-        device died; lost heartbeat is confirmed and the link error stays possible.""",
-        "runs": [{"facts": {}, "diagnosis": HEARTBEAT, "verdicts": {ROCE: "possible", HEARTBEAT: "confirmed"}}]})
+        device died; lost heartbeat leads, likely until overheating is ruled out, and the link error stays
+        possible.""",
+        "runs": [{"facts": {}, "diagnosis": HEARTBEAT, "verdicts": {ROCE: "possible", HEARTBEAT: "likely"}}]})
 
 
 BUILDERS = (

@@ -75,8 +75,9 @@ def aicpu_negative_device_lost() -> dict[str, str]:
     return files(job, {"about": """Near miss for aicpu-kernel-rejects-input: device 1 reports retCode 0x2a [aicpu exception]
         and 507018, but 3 ms after 'Device[1] lost heartbeat', drv_ret_code=33 and 507010, and the screen says
         EL0001 'Device not found or invalid'. The AI CPU task failed because the device went away: lost heartbeat
-        is confirmed, the AI CPU case stays possible (507018 alone is generic).""",
-        "runs": [{"facts": {}, "diagnosis": HEARTBEAT, "verdicts": {AICPU: "possible", HEARTBEAT: "confirmed"}}]})
+        leads, likely until overheating is ruled out, and the AI CPU case stays possible (507018 alone is
+        generic).""",
+        "runs": [{"facts": {}, "diagnosis": HEARTBEAT, "verdicts": {AICPU: "possible", HEARTBEAT: "likely"}}]})
 
 
 def heartbeat_positive() -> dict[str, str]:
@@ -93,9 +94,9 @@ def heartbeat_positive() -> dict[str, str]:
     stop(job, t)
     return files(job, {"about": """Four ranks at INFO level. 37 minutes in, the runtime loses the heartbeat of
         device 1: 'Device[1] lost heartbeat', halCqReportRecv drv_ret_code=33, 'reason=lost heartbeat', 507010,
-        then the task abort 107022 and EL0001 on the screen. Device heartbeat lost, confirmed: a hardware or
-        firmware matter.""",
-        "runs": [{"facts": {}, "diagnosis": HEARTBEAT, "verdicts": {HEARTBEAT: "confirmed"}}]})
+        then the task abort 107022 and EL0001 on the screen. Device heartbeat lost, likely until overheating is
+        ruled out: a hardware or firmware matter.""",
+        "runs": [{"facts": {}, "diagnosis": HEARTBEAT, "verdicts": {HEARTBEAT: "likely"}}]})
 
 
 def timeout_negative_device_lost() -> dict[str, str]:
@@ -113,9 +114,9 @@ def timeout_negative_device_lost() -> dict[str, str]:
         reports a vector core timeout (errcode (0, 0, 0), 'timeout or trap error.', retCode 0x30, 507034), but 2.8
         ms after 'Device[1] lost heartbeat', drv_ret_code=33 and 507010, and the screen says EL0001 'Device not
         found or invalid'. The kernel did not hang by itself and waited for no absent peer: its device went away.
-        Lost heartbeat is confirmed; the timeout cases stay possible.""",
+        Lost heartbeat leads, likely until overheating is ruled out; the timeout cases stay possible.""",
         "runs": [{"facts": {}, "diagnosis": HEARTBEAT, "verdicts": {TIMEOUT: "possible", MC2: "possible",
-                                                                    HEARTBEAT: "confirmed"}}]})
+                                                                    HEARTBEAT: "likely"}}]})
 
 
 def heartbeat_negative_hccl() -> dict[str, str]:

@@ -45,8 +45,8 @@ def oom_positive() -> dict[str, str]:
     return files(job, {"about": """Four ranks at INFO level. In the forward pass of a long batch, rank 3 asks
         for 5.03 GiB and torch_npu's caching allocator gives up: 'NPU out of memory. Tried to allocate 5.03 GiB
         (NPU 3; 60.96 GiB total capacity; 49.47 GiB already allocated; ...)'. The request is plausible and the
-        card is full: out of memory, confirmed.""",
-        "runs": [{"facts": {}, "diagnosis": OOM, "verdicts": {OOM: "confirmed"}}]})
+        card is full: out of memory, likely until a leak across steps is ruled out.""",
+        "runs": [{"facts": {}, "diagnosis": OOM, "verdicts": {OOM: "likely"}}]})
 
 
 def oom_negative_corrupted_size() -> dict[str, str]:
@@ -151,8 +151,9 @@ def sdma_positive() -> dict[str, str]:
     return files(job, {"about": """Four ranks at INFO level. On device 1 an SDMA copy fails: 'there is a sdma
         error, sdma channel is 2' with an SMMU page-table translation error, then 'Memory async copy failed ...
         copy_type=2 ... length=8388608' and 507001. The copy's address was not mapped for the device (a buffer
-        freed early by another stream); no memory fault, no device loss: an unmapped copy address, confirmed.""",
-        "runs": [{"facts": {}, "diagnosis": SDMA, "verdicts": {SDMA: "confirmed"}}]})
+        freed early by another stream); no memory fault, no device loss: an unmapped copy address, likely until the
+        expandable-segments allocator is ruled out.""",
+        "runs": [{"facts": {}, "diagnosis": SDMA, "verdicts": {SDMA: "likely"}}]})
 
 
 def sdma_negative_poison() -> dict[str, str]:
@@ -167,9 +168,10 @@ def sdma_negative_poison() -> dict[str, str]:
     stop(job, t)
     return files(job, {"about": """Near miss for sdma-unmapped-address: the same 'there is a sdma error' and
         'Memory async copy failed' on device 3, but the channel reports sdma poison, the device log a RAS event
-        'HBMA Multi Bit Ecc', and the runtime 507053. The copy read failing HBM: the hardware case is confirmed,
-        the copy exception stays possible.""",
-        "runs": [{"facts": {}, "diagnosis": HBM, "verdicts": {SDMA: "possible", HBM: "confirmed"}}]})
+        'HBMA Multi Bit Ecc', and the runtime 507053. The copy read failing HBM: the hardware case leads, likely
+        until the card's isolation record is known,
+        and the copy exception stays possible.""",
+        "runs": [{"facts": {}, "diagnosis": HBM, "verdicts": {SDMA: "possible", HBM: "likely"}}]})
 
 
 def sdma_negative_device_lost() -> dict[str, str]:
@@ -184,8 +186,9 @@ def sdma_negative_device_lost() -> dict[str, str]:
     return files(job, {"about": """Near miss for sdma-unmapped-address: device 2 reports 'there is a sdma error'
         with a translation error and 'Memory async copy failed', but 2.6 ms after 'Device[2] lost heartbeat',
         drv_ret_code=33 and 507010, and the screen says EL0001 'Device not found or invalid'. The copy failed
-        because the device went away: lost heartbeat is confirmed, both SDMA copy cases stay possible.""",
-        "runs": [{"facts": {}, "diagnosis": HEARTBEAT, "verdicts": {SDMA: "possible", HEARTBEAT: "confirmed"}}]})
+        because the device went away: lost heartbeat leads, likely until overheating is ruled out, and both SDMA
+        copy cases stay possible.""",
+        "runs": [{"facts": {}, "diagnosis": HEARTBEAT, "verdicts": {SDMA: "possible", HEARTBEAT: "likely"}}]})
 
 
 BUILDERS = (
