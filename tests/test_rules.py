@@ -104,6 +104,11 @@ def test_enums_and_lines_of_a_document(tmp_path):
     nested = doc(tmp_path, "a:\n  b: 1\n  c:\n    - x\n    - d: 2\n      e: 3\n")
     keys = (("a",), ("a", "b"), ("a", "c", 0), ("a", "c", 1, "d"), ("a", "c", 1, "e"), ("a", "z"))
     assert [nested.line(*k) for k in keys] == [2, 3, 5, 6, 7, 2]   # a key not there: its parent's line
+    twice = doc(tmp_path, "a: 1\nsigs:\n  - id: x\n    why: one\n    why: two\na: 3\n")
+    assert [(p.line, p.message) for p in twice.problems] == [
+        (6, "key 'why' is given twice in one mapping; only its last value is kept"),
+        (7, "key 'a' is given twice in one mapping; only its last value is kept")]
+    assert twice.data == {"a": 3, "sigs": [{"id": "x", "why": "two"}]}
     listed = doc(tmp_path, "- a\n")
     assert [(p.line, p.message) for p in listed.problems] == [(2, "front matter must be a mapping")]
     assert listed.data == {} and listed.lines == {}

@@ -53,6 +53,9 @@ class KbDocument:
             self.data = {}
             return
         self.lines = _line_map(node)
+        for line, key in _repeated_keys(node):
+            # YAML keeps the last value without a word: a `why` pasted under the wrong signature goes unseen otherwise
+            self.problem(line, f"key '{key}' is given twice in one mapping; only its last value is kept")
 
     def line(self, *path) -> int:
         """Line of a key (or list item) in the file, falling back to its parent's."""
@@ -80,6 +83,22 @@ def _line_map(node, path=(), out=None) -> dict:
             p = path + (i,)
             out[p] = v.start_mark.line + 2
             _line_map(v, p, out)
+    return out
+
+
+def _repeated_keys(node) -> list[tuple[int, str]]:
+    """(1-based file line, key) of every key given again in the same mapping of the front matter."""
+    out: list[tuple[int, str]] = []
+    if isinstance(node, yaml.MappingNode):
+        seen = set()
+        for k, v in node.value:
+            if k.value in seen:
+                out.append((k.start_mark.line + 2, k.value))
+            seen.add(k.value)
+            out += _repeated_keys(v)
+    elif isinstance(node, yaml.SequenceNode):
+        for v in node.value:
+            out += _repeated_keys(v)
     return out
 
 
