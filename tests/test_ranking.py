@@ -208,15 +208,18 @@ def test_cases_rank_by_score_then_id_and_unmatched_cases_are_left_out():
 
 def test_a_case_is_confirmed_only_when_something_tells_it_from_a_sibling_that_reads_its_lines():
     wide = sig("wide", "alph", weight=3, key=True)   # reads every line KEY reads
-    ids = lambda hs: [(h.case.id, h.verdict, h.score) for h in hs]   # noqa: E731
+
+    def ids(hs):
+        return [(h.case.id, h.verdict, h.score) for h in hs]
+
     hs = ranked(named("a", KEY, family="f"), named("b", wide, family="f"))
     assert ids(hs) == [("a", LIKELY, 1.0), ("b", LIKELY, 1.0)]
     assert [(i.id, i.text) for i in hs[0].against] == [("sibling_reads_same_lines", "b")]
     # another family's case reading the line is no sibling
     assert ids(ranked(named("a", KEY, family="f"), named("b", wide, family="g"))) == [
         ("a", CONFIRMED, 1.0), ("b", CONFIRMED, 1.0)]
-    # a line of its own (beta) that the sibling does not read tells the case apart; the sibling reads no line b
-    # does not, so it stays likely
+    # a line of its own (beta) that the sibling does not read tells a apart; every line of b is one a reads too,
+    # so b is the one left likely
     hs = ranked(named("a", KEY, SIDE, family="f"), named("b", wide, family="f"))
     assert ids(hs) == [("a", CONFIRMED, 1.0), ("b", LIKELY, 1.0)]
     # a fact of the case that holds tells it apart
