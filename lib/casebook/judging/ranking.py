@@ -274,15 +274,14 @@ def judge(case: KnownCase, obs: Observed | list[Observation], facts: dict[str, F
     distinct = bool(own) or bool(required_known)
     strong = (all(any(s.id in hit for s in sigs) for sigs in key_units) and got * 2 >= total and not contradicted
               and not excluded and distinct)
+    h.fact_holds = bool(required_known) or supported
     # which bit fired names a kind of fault, not which of its causes: that takes a fact of the case that holds
-    settled = not bits_only(case.signatures) or bool(required_known) or supported
+    settled = not bits_only(case.signatures) or h.fact_holds
     # a line that its family's own signs do not surround may belong to any failure that prints it ("No such file or
     # directory" of a compiler, not of a data loader): the cause is not settled before the family shows
-    settled = settled and (not inherited or bool(family) or any(s.places for s, _ in own) or bool(required_known)
-                           or supported)
+    settled = settled and (not inherited or bool(family) or any(s.places for s, _ in own) or h.fact_holds)
     # a sign its siblings print too does not tell the case from them: one of its own, or a fact, must
-    settled = settled and (any(not s.shared for s, _ in own) or bool(required_known) or supported)
-    h.fact_holds = bool(required_known) or supported
+    settled = settled and (any(not s.shared for s, _ in own) or h.fact_holds)
     if ruled_out:
         h.verdict = RULED_OUT
     elif strong and not required_unknown and not required_failing and settled:

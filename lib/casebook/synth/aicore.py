@@ -272,8 +272,8 @@ def hbm_positive() -> dict[str, str]:
     return files(job, {"about": """Four ranks at INFO level. MatMulV3 on device 2 fails with errcode (0,
         0x80000000, 0) = CCU_DC_DATA_ECC, retCode 0x58 (aicore mem error), host code 507054, and the device log
         holds the RAS event 'HBMA Multi Bit Ecc'. Failing device memory, likely until the card's isolation record is
-        known: isolate the card. If the
-        engineer says the job fails the same way on other cards, one card's memory cannot explain it: ruled out.""",
+        known: isolate the card. If the engineer says the job fails the same way on other cards, one card's memory
+        cannot explain it: ruled out.""",
         "runs": [{"facts": {}, "diagnosis": HBM, "verdicts": {HBM: "likely"}, "missing": ["fails_on_other_cards"],
                   "aicore": expectation(f, p)},
                  {"facts": {"fails_on_other_cards": True}, "diagnosis": None, "verdicts": {HBM: "ruled_out"}}]})

@@ -169,8 +169,7 @@ def sdma_negative_poison() -> dict[str, str]:
     return files(job, {"about": """Near miss for sdma-unmapped-address: the same 'there is a sdma error' and
         'Memory async copy failed' on device 3, but the channel reports sdma poison, the device log a RAS event
         'HBMA Multi Bit Ecc', and the runtime 507053. The copy read failing HBM: the hardware case leads, likely
-        until the card's isolation record is known,
-        and the copy exception stays possible.""",
+        until the card's isolation record is known, and the copy exception stays possible.""",
         "runs": [{"facts": {}, "diagnosis": HBM, "verdicts": {SDMA: "possible", HBM: "likely"}}]})
 
 
