@@ -147,3 +147,28 @@ def test_a_triage_reading_counts_empty_lines_without_a_record(tmp_path):
         assert view(quick) == view(full), f.path
         dropped += quick.blank
     assert dropped > 5000
+
+
+def test_a_device_dumps_memory_rows_are_counted_without_a_record(corpus):
+    """The rows of memory words an AI Core exception dump prints are read as the grammar reads them but kept
+    without a record, like INFO lines: the old slog layout's device log has 32,768 of them. The other records, the
+    counts and the role are those of a reading that records every line, and the explorer gets every row back."""
+    from casebook.evidence.registry import KEEP
+    from casebook.reading.backfill import every_record
+    from casebook.reading.device_text import memory_row
+    folder = corpus / "aicore-old-slog-layout"
+    quick, full = read_plog(folder, keep=KEEP), read_plog(folder)
+    device = next(f.path for f in full.files if "/device-0/" in f.path)
+    rows = full.records[full.records["file"] == device]
+    memory = rows[rows["msg"].map(lambda m: memory_row("<exception_print> " + m))]
+    assert len(memory) == 32768 and set(memory["kind"]) == {"exception_print"}
+    kept = quick.records[quick.records["file"] == device]
+    assert set(kept["line"]).isdisjoint(memory["line"])
+    others = rows[~rows["line"].isin(memory["line"]) & rows["kind"].eq("exception_print")]
+    assert list(kept[kept["kind"] == "exception_print"]["line"]) == list(others["line"])
+    view = lambda g: (g.path, g.lines, g.unparsed, g.role, g.first_time, g.last_time, g.device)
+    assert [view(f) for f in quick.files] == [view(f) for f in full.files]
+    assert len(every_record(quick)[lambda r: r["file"] == device]) == len(rows)
+    # a register line, the dump's header and a row of the same words pasted with a note are no memory rows
+    assert not memory_row("<exception_print>AIC_ERROR=0x8") and not memory_row("<exception_print>TIME:1, device_id=0")
+    assert not memory_row("<exception_print> 0x16500: 0x0 0x0 see the fault") and memory_row("<exception_print> 0x0: 0x1")

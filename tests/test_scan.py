@@ -6,6 +6,7 @@ from collections import Counter
 import pytest
 from casebook.evidence.registry import KEEP
 from casebook.reading import plog, scan
+from casebook.reading.device_text import memory_row
 from casebook.reading.encoding import split_lines
 from casebook.reading.plog import read_plog
 from casebook.reading.scan import DEVICE, Selection, select
@@ -25,8 +26,8 @@ _HEADER = re.compile(r"\[(?P<level>[A-Z]+|\d+)\][ \t\f\v]*(?:[A-Za-z_][A-Za-z_0-
                      r"(?P<ts>\d{4}-\d\d-\d\d-\d\d:\d\d:\d\d\.\d{3}\.\d{3})", re.ASCII)
 
 
-def model(data: bytes, keep: tuple[str, ...], sample: int = scan.DEVICE_SAMPLE, step: int = scan.INDEX_STEP
-          ) -> Selection | None:
+def model(data: bytes, keep: tuple[str, ...], sample: int = scan.DEVICE_SAMPLE, step: int = scan.INDEX_STEP,
+          dumps: bool = False) -> Selection | None:
     """What the scanner must answer, written plainly."""
     if b"\x00" in data or b"\r" in data or data.startswith(b"\xef\xbb\xbf"):
         return None
@@ -45,6 +46,9 @@ def model(data: bytes, keep: tuple[str, ...], sample: int = scan.DEVICE_SAMPLE, 
     for no, line in enumerate(lines, start=1):
         m = _HEADER.match(line)
         picked = m is None
+        if picked and dumps and memory_row(line):
+            sel.dumped += 1
+            picked = False
         if m:
             sel.header_lines += 1
             sel.levels[m["level"]] += 1
@@ -128,14 +132,26 @@ _PIECES = st.sampled_from([
     "[info] A(1,p):2026-01-01-00:00:00.000.000 ", "[INFO] A(1,p):２０２６-01-01-00:00:00.000.000 ",
     "device_id=", "device_id=3", "7 ", "TASK_QUEUE_ENABLE", "TASK_QUEUE", "hwts ", "CANN-", "version", "set device",
     "内存", "é", "\t", " ", "]", "(", ")", ":", "0", "x", "\n", "\n\n",
+    "<exception_print> 0x", "<exception_print>", " 0x", "1f", "A", ": 0x0", "\n<exception_print> 0x16500: 0x0 0x0\n",
 ])
 
 
 @settings(max_examples=400, deadline=None)
-@given(st.lists(_PIECES, max_size=40), st.integers(min_value=0, max_value=4), st.integers(min_value=1, max_value=3))
-def test_scan_agrees_with_its_model(pieces, sample, step):
+@given(st.lists(_PIECES, max_size=40), st.integers(min_value=0, max_value=4), st.integers(min_value=1, max_value=3),
+       st.booleans())
+def test_scan_agrees_with_its_model(pieces, sample, step, dumps):
     data = "".join(pieces).encode()
-    assert select(data, KEEP, sample, step) == model(data, KEEP, sample, step)
+    assert select(data, KEEP, sample, step, dumps=dumps) == model(data, KEEP, sample, step, dumps)
+
+
+def test_a_device_dumps_memory_rows_are_counted_not_picked():
+    rows = ["<exception_print> 0x16500: 0x0 0x0 0x1f", "<exception_print> 0x0: 0xA ", "<exception_print> 0x1: 0x",
+            "<exception_print> 0x1:0x0", "<exception_print>0x1: 0x0", "<exception_print> 0x1: 0x0 note", "AIC_ERROR=0x1"]
+    data = "\n".join(rows).encode()
+    assert [n for n, _ in select(data, KEEP).picked] == [1, 2, 3, 4, 5, 6, 7]
+    sel = select(data, KEEP, dumps=True)
+    assert ([n for n, _ in sel.picked], sel.dumped) == ([3, 4, 5, 6, 7], 2)
+    assert sel == model(data, KEEP, dumps=True)
 
 
 @settings(max_examples=300, deadline=None)

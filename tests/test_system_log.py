@@ -192,7 +192,7 @@ def test_no_file_of_the_corpus_is_taken_for_a_system_log(corpus, name):
 def test_the_scanner_counts_routine_lines_only_when_asked():
     data = b"plain text\nmore text\n"
     assert len(_linescan.scan(data, (b"code",), b"device_id=", 200, 1024)) == 8
-    assert _linescan.scan(data, (b"code",), b"device_id=", 200, 1024, True)[-2:] == (2, 0)   # routine, repeated
+    assert _linescan.scan(data, (b"code",), b"device_id=", 200, 1024, True)[-3:] == (2, 0, 0)   # routine, repeated, dumped
     assert scan.select(data, ("code",)).routine == 0 and scan.select(data, ("code",), text=True).routine == 2
 
 

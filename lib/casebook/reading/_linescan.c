@@ -40,7 +40,8 @@ typedef struct {
     Py_ssize_t device_sample, index_step;
     int text;                            /* a machine-written text log (scan_doc): its plain lines need a literal */
     int release;                         /* the buffer is a file's memory map: pages scanned past are let go */
-    int extended;                        /* an option was given: the result ends with routine and repeated */
+    int extended;                        /* an option was given: the result ends with routine, repeated, dumped */
+    int dumps;                           /* a device dump's memory rows are counted, not picked */
     Py_ssize_t most;                     /* picked lines that are no header past which the scan gives up (0: none) */
     Py_ssize_t plain;                    /* picked lines that are no header */
     Py_ssize_t flood;                    /* ERROR header lines picked whatever they say (0: every one) */
@@ -51,6 +52,7 @@ typedef struct {
     /* outputs */
     Py_ssize_t lines, header_lines;
     Py_ssize_t routine;                  /* text mode: lines that are no header, hold no literal, and are not picked */
+    Py_ssize_t dumped;                   /* with dumps: memory rows of device dumps, left unpicked */
     Level levels[MAX_LEVELS];
     Py_ssize_t nlevels;
     Spans picked, context, index;       /* index: the start of every index_step-th line */
@@ -244,6 +246,11 @@ static void run(Scan *s)
             known_len = body - TIME_LEN - (p + start);
         }
         int picked = !level && !(s->text && routine_text(p + start, p + end));
+        int dumped = picked && s->dumps && memory_row(p + start, p + end);
+        if (dumped) {   /* counted, and neither searched nor picked */
+            s->dumped++;
+            picked = 0;
+        }
         if (level) {
             s->header_lines++;
             picked = level == 5 && memcmp(p + start + 1, "ERROR", 5) == 0;
@@ -260,7 +267,7 @@ static void run(Scan *s)
             s->repeated++;
             picked = 0;
         }
-        int want = repeat ? 0 : (picked ? 0 : 1) | (level && devices < s->device_sample ? 2 : 0);
+        int want = repeat || dumped ? 0 : (picked ? 0 : 1) | (level && devices < s->device_sample ? 2 : 0);
         if (want) {
             /* the families read the message, so the header is not searched */
             Py_ssize_t device_end = 0;
@@ -278,7 +285,7 @@ static void run(Scan *s)
             }
             picked = picked || (found & 1);
         }
-        s->routine += !level && !picked;
+        s->routine += !level && !picked && !dumped;
         if (picked && !level && s->most && ++s->plain > s->most) {
             s->over = 1;
             return;
@@ -375,8 +382,8 @@ static PyObject *result(Scan *s)
     first = s->first_header.no ? text_of(s, s->first_header) : Py_NewRef(Py_None);
     last = s->last_header.no ? text_of(s, s->last_header) : Py_NewRef(Py_None);
     if (first != NULL && last != NULL && s->extended)
-        out = Py_BuildValue("(nnOOOOOOnn)", s->lines, s->header_lines, levels, picked, context, first, last, index,
-                            s->routine, s->repeated);
+        out = Py_BuildValue("(nnOOOOOOnnn)", s->lines, s->header_lines, levels, picked, context, first, last, index,
+                            s->routine, s->repeated, s->dumped);
     else if (first != NULL && last != NULL)
         out = Py_BuildValue("(nnOOOOOO)", s->lines, s->header_lines, levels, picked, context, first, last, index);
 done:
@@ -390,8 +397,8 @@ done:
 }
 
 PyDoc_STRVAR(scan_doc,
-"scan(data, literals, device, device_sample, index_step, text=0, most=0, flood=0) -> (lines, header_lines, levels,\n"
-"picked, context, first_header, last_header, index[, routine, repeated]) or None\n\n"
+"scan(data, literals, device, device_sample, index_step, text=0, most=0, flood=0, release=0, dumps=0) -> (lines,\n"
+"header_lines, levels, picked, context, first_header, last_header, index[, routine, repeated, dumped]) or None\n\n"
 "Scan the bytes of one plog file (any buffer, a memory map included). `picked` lists (line, text) for the\n"
 "lines that are not slog headers, ERROR header lines, lines holding one of `literals` (bytes) in their\n"
 "message, and up to `device_sample` header lines holding `device`, the first for each distinct line start\n"
@@ -403,9 +410,10 @@ PyDoc_STRVAR(scan_doc,
 "a header); `routine` counts the others. With `most`, OverflowError once more lines that are no header than\n"
 "that are to be picked (their texts are never made). With `flood`, an ERROR header line past the first `flood`\n"
 "of them is left unpicked when an ERROR line picked before has its shape (the line without its numbers);\n"
-"`repeated` counts them. The last two are given whenever an option is. With `release` (only for\n"
-"a memory map of a file), the pages scanned past are let go as the scan goes on (madvise), so the process does\n"
-"not hold the whole file.");
+"`repeated` counts them. With `release` (only for a memory map of a file), the pages scanned past are let go\n"
+"as the scan goes on (madvise), so the process does not hold the whole file. With `dumps`, a line that is one\n"
+"row of a device dump's memory words (`<exception_print> 0x16500: 0x0 ...`) is not picked; `dumped` counts them.\n"
+"The last three counts are given whenever an option is.");
 
 static PyObject *scan(PyObject *module, PyObject *args)
 {
@@ -415,9 +423,9 @@ static PyObject *scan(PyObject *module, PyObject *args)
     Py_ssize_t device_len, device_sample, index_step;
     int text = 0;
     Py_ssize_t most = 0, flood = 0;
-    int release = 0;
-    if (!PyArg_ParseTuple(args, "y*O!y#nn|pnnp:scan", &view, &PyTuple_Type, &literals, &device, &device_len,
-                          &device_sample, &index_step, &text, &most, &flood, &release))
+    int release = 0, dumps = 0;
+    if (!PyArg_ParseTuple(args, "y*O!y#nn|pnnpp:scan", &view, &PyTuple_Type, &literals, &device, &device_len,
+                          &device_sample, &index_step, &text, &most, &flood, &release, &dumps))
         return NULL;
     Scan *s = PyMem_RawCalloc(1, sizeof(Scan));
     if (s == NULL) {
@@ -426,6 +434,7 @@ static PyObject *scan(PyObject *module, PyObject *args)
     }
     s->data = view.buf;
     s->text = text;
+    s->dumps = dumps;
     s->extended = PyTuple_GET_SIZE(args) > 5;
     s->most = most > 0 ? most : 0;
     s->flood = flood > 0 ? flood : 0;

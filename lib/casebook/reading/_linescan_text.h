@@ -196,4 +196,29 @@ static int routine_text(const unsigned char *p, const unsigned char *e)
     return !(q < e && (*q == '(' || *q >= 0x80));
 }
 
+/* `<exception_print> 0x16500: 0x0 0x0 ...`: one row of the memory words a device dump prints, the whole line
+ * (device_text.memory_row is the same rule) */
+static int memory_row(const unsigned char *p, const unsigned char *e)
+{
+    static const char lead[] = "<exception_print> 0x";
+    const Py_ssize_t n = sizeof lead - 1;
+    if (e - p < n || memcmp(p, lead, (size_t)n) != 0)
+        return 0;
+    const unsigned char *q = p + n, *at = q;
+    while (q < e && is_hex(*q)) q++;
+    if (q == at || q >= e || *q != ':')
+        return 0;
+    q++;
+    int words = 0;
+    while (e - q >= 3 && q[0] == ' ' && q[1] == '0' && q[2] == 'x') {
+        at = q += 3;
+        while (q < e && is_hex(*q)) q++;
+        if (q == at)
+            return 0;
+        words++;
+    }
+    while (q < e && *q == ' ') q++;
+    return words > 0 && q == e;
+}
+
 #endif

@@ -15,6 +15,9 @@ from .fields import (KIND_ATTACHMENT, KIND_BBOX, KIND_CONSOLE, KIND_EXCEPTION_PR
                      BlockState, Fields, number)
 
 _EXCEPTION_PRINT = re.compile(r"^<exception_print>(?P<msg>.*)$", re.S)
+#: A row of the memory words a dump prints after its registers (`<exception_print> 0x16500: 0x0 0x0 ...`, the unified
+#: buffer's contents): an AI Core exception prints thousands of them, and no evidence family reads one.
+_MEMORY_ROW = re.compile(r"<exception_print> 0x[0-9a-fA-F]+:(?: 0x[0-9a-fA-F]+)+ *")
 _BBOX = re.compile(r"^\[(?P<date>\d{4}-\d\d-\d\d-\d\d:\d\d:\d\d\.\d{6})\] (?P<msg>.*)$", re.S)
 #: `[ 3981.402215] msg`: seconds since boot; APEI prints `{4}[Hardware Error]: ...` for each field of a record
 #: `dmesg -T` prints the wall time instead: `[Thu Nov 28 11:56:34 2024] msg`
@@ -52,6 +55,11 @@ _DRIVER_FAILED = re.compile(r"^(?P<func>[A-Za-z_]\w*(?: \w+)*) failed(?:, becaus
 def _exception_print(line: str, state: BlockState) -> Fields | None:
     m = _EXCEPTION_PRINT.match(line)
     return Fields(KIND_EXCEPTION_PRINT, msg=m["msg"].strip()) if m else None
+
+
+def memory_row(line: str) -> bool:
+    """Whether a line is one row of a device dump's memory words (an exception_print line no evidence reads)."""
+    return line.startswith("<exception_print> 0x") and _MEMORY_ROW.fullmatch(line) is not None
 
 
 def _bbox(line: str, state: BlockState) -> Fields | None:

@@ -85,7 +85,8 @@ def _parse_mapped(f: LogFile, fd: int, keep: tuple[str, ...]) -> list[tuple] | N
         return None
     try:
         sel = system_log.select(fd, keep) if f.system else \
-            scan.select_file(fd, keep, most=CAPTURE_LINES if f.role == ROLE_TEXT else 0, flood=flood.RECORDED)
+            scan.select_file(fd, keep, most=CAPTURE_LINES if f.role == ROLE_TEXT else 0, flood=flood.RECORDED,
+                             dumps=f.role != ROLE_TEXT)
     except scan.TooMany:
         f.skipped = _too_many_lines()
         return []
@@ -227,6 +228,9 @@ def _parse_selected(f: LogFile, sel: scan.Selection, head: str) -> list[tuple]:
             ranks.add(number(m["rank"]))
         rows.append(_record(f.path, no, fl, peeled))
     kinds[KIND_PLOG] = sel.header_lines
+    # a dump's memory rows, left unpicked: the grammar's first rule for such a line reads it and changes no block
+    # state, so like an INFO line it is counted without a record (a device log's dump holds thousands of them)
+    kinds[KIND_EXCEPTION_PRINT] += sel.dumped
     f.lines = sel.lines
     decoding.warn()
     if sel.repeated:

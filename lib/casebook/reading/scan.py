@@ -60,6 +60,7 @@ class Selection:
     index: list[int] = field(default_factory=list)   #: byte offset of lines 1, 1 + INDEX_STEP, ...
     routine: int = 0   #: of a system log's scan (`text`): lines that are no header, picked or not, but routine text
     repeated: int = 0  #: ERROR lines past the `flood` budget left unpicked as repeats (flood.py)
+    dumped: int = 0    #: with `dumps`: rows of a device dump's memory words, left unpicked (device_text.memory_row)
 
 
 def available() -> bool:
@@ -113,7 +114,7 @@ def _utf8(literals: tuple[str, ...]) -> tuple[bytes, ...]:
 
 def select(data: bytes | mmap.mmap, keep: tuple[str, ...], device_sample: int = DEVICE_SAMPLE,
            index_step: int | None = None, text: bool = False, most: int = 0, flood: int = 0,
-           release: bool = False) -> Selection | None:
+           release: bool = False, dumps: bool = False) -> Selection | None:
     """Scan one file and pick the lines that need a record: ERROR lines, lines that are not slog headers,
     lines whose message holds one of the `keep` literals, and a sample of `device_id=` lines; None when the
     file needs the line-by-line reader. `data` may be a memory map of the file: Shrunk when that file was
@@ -121,11 +122,12 @@ def select(data: bytes | mmap.mmap, keep: tuple[str, ...], device_sample: int = 
     only when it holds a literal (anywhere in it) or the grammar must see it; the others are `routine`. With
     `most`, TooMany when more lines that are no header than that are to be picked. With `flood`, an ERROR line past
     the first `flood` of them is not picked when one picked before had its shape (flood.py): `repeated`. With
-    `release` (`data` a memory map of a file), the pages scanned past are let go as the scan goes on."""
+    `release` (`data` a memory map of a file), the pages scanned past are let go as the scan goes on. With `dumps`,
+    a line that is one row of a device dump's memory words (device_text.memory_row) is not picked: `dumped`."""
     if _linescan is None:
         return None
     step = index_step or INDEX_STEP
-    options = (text, most, flood, release)
+    options = (text, most, flood, release, dumps)
     mode = options if any(options) else ()   # the scanner of an older build takes none
     try:
         found = _linescan.scan(data, _encoded(tuple(keep)), DEVICE.encode(), device_sample, step, *mode)
@@ -140,7 +142,7 @@ def select(data: bytes | mmap.mmap, keep: tuple[str, ...], device_sample: int = 
 
 
 def select_file(fd: int, keep: tuple[str, ...], text: bool = False, most: int = 0,
-                flood: int = 0) -> Selection | None:
+                flood: int = 0, dumps: bool = False) -> Selection | None:
     """select() over a memory map of the open file `fd` (no copy of it is made); Shrunk when the file was
     emptied before it could be mapped or truncated while it was scanned."""
     try:
@@ -148,4 +150,4 @@ def select_file(fd: int, keep: tuple[str, ...], text: bool = False, most: int = 
     except ValueError:   # mmap refuses an empty file: it was emptied since its size was looked at
         raise Shrunk("emptied before it was mapped") from None
     with mapped:
-        return select(mapped, keep, text=text, most=most, flood=flood, release=True)
+        return select(mapped, keep, text=text, most=most, flood=flood, release=True, dumps=dumps)
