@@ -112,3 +112,33 @@ def test_enums_and_lines_of_a_document(tmp_path):
     listed = doc(tmp_path, "- a\n")
     assert [(p.line, p.message) for p in listed.problems] == [(2, "front matter must be a mapping")]
     assert listed.data == {} and listed.lines == {}
+
+
+def test_a_signature_given_by_same_as_takes_the_test_of_the_signature_it_names(tmp_path):
+    """`same_as: case#signature` reads the other case's pattern, written once; what the match means (id, why,
+    weight) stays its own; a name that leads to no signature, or to another same_as, is a problem at its line."""
+    import shutil
+    from casebook.knowledge.kb import _read_kb
+    from conftest import ROOT
+    root = tmp_path / "kb"
+    shutil.copytree(ROOT / "kb", root, ignore=shutil.ignore_patterns("samples"))
+    kb = _read_kb(root)
+    ours = next(s for s in kb.cases["plugin-out-of-sync-with-framework-api"].contradicted_by
+                if s.id == "third_party_module_named")
+    theirs = next(s for s in kb.cases["python-package-version-incompatible"].signatures
+                  if s.id == "third_party_name_missing")
+    assert (ours.field, ours.matcher, ours.value) == (theirs.field, theirs.matcher, theirs.value)
+    assert ours.why != theirs.why and (ours.key, ours.weight, ours.places) == (False, 1, False)
+    assert ours.test("ImportError: cannot import name 'HybridCache' from 'transformers'")
+    case = root / "cases" / "plugin-out-of-sync-with-framework-api.md"
+    text = case.read_text(encoding="utf-8")
+    line = text.splitlines().index("    same_as: python-package-version-incompatible#third_party_name_missing") + 1
+    for target in ("python-package-version-incompatible#no_such_signature", "no-such-case#x",
+                   "plugin-out-of-sync-with-framework-api#third_party_module_named"):
+        case.write_text(text.replace("python-package-version-incompatible#third_party_name_missing", target),
+                        encoding="utf-8")
+        problems = [str(p) for p in _read_kb(root).problems]
+        # the problem is named at the entry's first line, the line before its same_as
+        assert any(f"plugin-out-of-sync-with-framework-api.md:{line - 1}" in p and "same_as" in p for p in problems), problems
+    case.write_text(text.replace("    same_as:", "    field: message\n    same_as:"), encoding="utf-8")
+    assert any("takes its test from it" in str(p) for p in _read_kb(root).problems)

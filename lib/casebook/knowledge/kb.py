@@ -12,7 +12,7 @@ from pathlib import Path
 from .cache import kept
 from .codes import KINDS_BY_SIGHTING, CodeRow, load_tables
 from .document import KbDocument, Problem, sections
-from .rules import Condition, Signature, check_keys, condition, enum, signature
+from .rules import SAME_AS, Condition, Signature, check_keys, condition, enum, resolved, signature
 
 CASE_KEYS = {"id", "title", "title_zh", "status", "severity", "action", "summary", "summary_zh", "family", "components",
              "codes", "signatures", "contradicted_by", "requires", "against", "supports", "fix", "fix_zh", "references"}
@@ -156,6 +156,7 @@ def _read_kb(root: Path) -> KnowledgeBase:
         kb.cases[case.id] = case
         if case.family in kb.families:
             kb.families[case.family].causes.append(case.id)
+    _resolve_references(kb)
     rows: list[CodePage] = []
     for path in sorted((root / "codes").glob("*.md")):
         page = _load_code(path, path.relative_to(root.parent).as_posix(), kb.problems, rows)
@@ -177,6 +178,29 @@ def _read_kb(root: Path) -> KnowledgeBase:
             kb.problems.append(Problem(row.path, row.line, f"row of {row.code!r} lists cases {row.cases}, its own page "
                                                            f"{own.path} lists {own.cases}"))
     return kb
+
+
+def _resolve_references(kb: KnowledgeBase) -> None:
+    """Give each `same_as` signature the test of the case's signature it names; a name that leads nowhere, or to
+    another `same_as`, is a problem at its line (and the signature is left out)."""
+    for owner in (*kb.families.values(), *kb.cases.values()):
+        for name in ("signatures", "contradicted_by"):
+            kept_sigs = []
+            for sig in getattr(owner, name):
+                if sig.matcher != SAME_AS:
+                    kept_sigs.append(sig)
+                    continue
+                case_id, sig_id = sig.value.parts
+                case = kb.cases.get(case_id)
+                target = next((t for t in (case.signatures + case.contradicted_by if case else ())
+                               if t.id == sig_id), None)
+                if target is None or target.matcher == SAME_AS:
+                    why = "another same_as" if target is not None else "no signature of a case"
+                    kb.problems.append(Problem(owner.path, sig.value.line,
+                                               f"same_as {sig.value.target!r} names {why}"))
+                    continue
+                kept_sigs.append(resolved(sig, target))
+            setattr(owner, name, kept_sigs)
 
 
 def _load_case(path: Path, rel: str, problems: list[Problem]) -> KnownCase:

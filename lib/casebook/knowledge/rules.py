@@ -17,6 +17,11 @@ SIGNATURE_FIELDS = ("aicore_fault", "error_bits", "op", "kernel", "code", "messa
 #: The value an `error_bits` observation takes when a fault's extend triple has no bit set.
 NO_BIT = "none"
 MATCHERS = ("equals", "in", "contains", "regex")
+#: The matcher of a signature that names another case's signature (`same_as: case#signature`) until the knowledge
+#: base resolves it (kb.py): one pattern, written once, read by both cases.
+SAME_AS = "same_as"
+#: The keys a signature given by `same_as` may set: the test is the other signature's, what the match means is its own.
+_OWN_KEYS = {"id", "weight", "key", "why", "group", "shared", "places"}
 #: The front-matter section of a family's questions.
 QUESTIONS = "questions"
 
@@ -60,6 +65,25 @@ class Signature:
     def pattern(self) -> re.Pattern:
         """The compiled regex of a `regex` signature."""
         return re.compile(str(self.value))
+
+
+@dataclass(frozen=True)
+class Reference:
+    """The signature a `same_as` names (`case#signature`), and the line of the front matter that names it."""
+
+    target: str
+    line: int
+
+    @property
+    def parts(self) -> tuple[str, str]:
+        case, _, sig = self.target.partition("#")
+        return case, sig
+
+
+def resolved(sig: Signature, target: Signature) -> Signature:
+    """A `same_as` signature given the test (field, matcher, value) of the signature it names."""
+    return dataclasses.replace(target, id=sig.id, weight=sig.weight, key=sig.key, why=sig.why, group=sig.group,
+                               shared=sig.shared, places=sig.places)
 
 
 @dataclass(frozen=True)
@@ -114,6 +138,8 @@ def signature(doc: KbDocument, i: int, raw, section: str = "signatures") -> Sign
     if not isinstance(raw, dict):
         doc.problem(where, "a signature is a mapping")
         return None
+    if SAME_AS in raw:
+        return _same_as(doc, where, raw, section)
     matchers = [m for m in MATCHERS if m in raw]
     problems = []
     if raw.get("field") not in SIGNATURE_FIELDS:
@@ -143,6 +169,30 @@ def signature(doc: KbDocument, i: int, raw, section: str = "signatures") -> Sign
     return Signature(str(raw["id"]), raw["field"], m, raw[m], weight, bool(raw.get("key", False)), str(raw.get("why", "")),
                      str(raw.get("group", "")), bool(raw.get("shared", False)), bool(raw.get("places", False)),
                      required(str(raw[m])) if m == "regex" else None)
+
+
+def _same_as(doc: KbDocument, where: int, raw: dict, section: str) -> Signature | None:
+    """A signature whose test is another case's signature: only what the match means here is its own."""
+    problems = []
+    if not re.fullmatch(r"[\w.-]+#[\w.-]+", str(raw[SAME_AS])):
+        problems.append(f"same_as names a signature as case#signature, not {raw[SAME_AS]!r}")
+    unknown = set(raw) - _OWN_KEYS - {SAME_AS}
+    if unknown:
+        problems.append(f"a signature given by same_as takes its test from it: no {sorted(unknown)}")
+    weight = raw.get("weight", 1)
+    if isinstance(weight, bool) or not isinstance(weight, int) or not 1 <= weight <= 3:
+        problems.append("weight is an integer from 1 to 3")
+    if not raw.get("id"):
+        problems.append("a signature needs an id")
+    if section == "contradicted_by" and not raw.get("why"):
+        problems.append("an entry of contradicted_by needs a 'why' (what the match points to instead)")
+    for p in problems:
+        doc.problem(where, p)
+    if problems:
+        return None
+    return Signature(str(raw["id"]), "", SAME_AS, Reference(str(raw[SAME_AS]), where), weight,
+                     bool(raw.get("key", False)), str(raw.get("why", "")), str(raw.get("group", "")),
+                     bool(raw.get("shared", False)), bool(raw.get("places", False)))
 
 
 def condition(doc: KbDocument, section: str, i: int, raw) -> Condition | None:
