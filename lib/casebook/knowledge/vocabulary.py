@@ -51,6 +51,9 @@ FACTS = {s.name: s for s in (
              "Running the failing operator alone with the same shapes and tiling (msaicerr replay) fails too."),
     FactSpec("fails_on_other_cards", "bool", "The same job fails the same way when moved to other cards."),
     FactSpec("other_processes_on_card", "bool", "Other processes held memory on the failing card (npu-smi info)."),
+    FactSpec("oom_cap_stopped_request", "bool",
+             "The out-of-memory request fit what the card had free and cached, but not under the process's memory cap "
+             "(the 'allowed' amount of the allocator's message)."),
     FactSpec("op_binaries_mismatch", "bool",
              "Operator binaries (custom ops, kernel packages, compile caches) were built for another CANN version."),
     FactSpec("peer_rank_exited_or_stalled", "bool",

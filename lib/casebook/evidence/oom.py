@@ -1,0 +1,54 @@
+"""The caching allocator's out-of-memory summary, read as numbers.
+
+torch_npu (like torch on CUDA) ends an allocation it cannot make with `Tried to allocate R (NPU n; T total capacity;
+A already allocated; C current active; F free; [L allowed;] V reserved in total by PyTorch)`. The `allowed` amount is
+printed only when the process has capped its own share of the card (a memory fraction), and the allocator then
+refuses a request that would take what it holds past that cap. Whether the cap is what stopped the request is
+arithmetic an engineer does from the line: the request fits what the card had (free, and what the process holds
+cached but not allocated) yet passes the cap; or it is larger than what the card had, and fails the same without the
+cap.
+"""
+from __future__ import annotations
+
+import re
+
+from ..reading.table import LogTable
+from .items import Fact
+
+_SIZE = r"[0-9]+(?:\.[0-9]+)? ?(?:bytes|[KMGTPE]i?B)"
+_SUMMARY = re.compile(rf"Tried to allocate (?P<request>{_SIZE}) \((?:NPU|GPU) \d+; (?P<total>{_SIZE}) total capacity; "
+                      rf"(?P<allocated>{_SIZE}) already allocated; (?:{_SIZE} current active; )?(?P<free>{_SIZE}) free; "
+                      rf"(?P<allowed>{_SIZE}) allowed; (?P<reserved>{_SIZE}) reserved in total by PyTorch\)")
+_UNITS = {"bytes": 0, "B": 0, "K": 1, "M": 2, "G": 3, "T": 4, "P": 5, "E": 6}
+#: The fact a summary with an `allowed` amount settles.
+CAP_STOPPED = "oom_cap_stopped_request"
+#: Lines this family reads.
+KEEP = (" allowed; ",)
+
+
+def size(text: str) -> float:
+    """Bytes of an allocator size (`48.78 GiB`, `512.00 MiB`, `20 bytes`)."""
+    number, unit = re.fullmatch(r"([0-9.]+) ?(\w+)", text).groups()
+    return float(number) * 1024 ** _UNITS[unit if unit in _UNITS else unit[0]]
+
+
+def cap_stopped(summary: re.Match) -> bool | None:
+    """Whether the cap, not the card, refused the request: True when it fits what the card had free and cached but
+    not under the cap, False when the card could not have held it; None when the numbers say neither."""
+    request, free, allowed = (size(summary[k]) for k in ("request", "free", "allowed"))
+    allocated, reserved = size(summary["allocated"]), size(summary["reserved"])
+    fits_card = request <= free + max(0.0, reserved - allocated)
+    if not fits_card:
+        return False
+    return True if reserved + request > allowed else None
+
+
+def extract(log: LogTable) -> dict[str, Fact]:
+    """The cap fact of the first summary with an `allowed` amount that settles it, with its file and line."""
+    r = log.records
+    for file, line, msg in r[log.holding(KEEP)][["file", "line", "msg"]].itertuples(index=False):
+        m = _SUMMARY.search(msg)
+        verdict = cap_stopped(m) if m else None
+        if verdict is not None:
+            return {CAP_STOPPED: Fact(CAP_STOPPED, verdict, "log", file, int(line))}
+    return {}
