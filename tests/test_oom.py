@@ -1,4 +1,4 @@
-"""The allocator's out-of-memory summary read as numbers: whether the per-process cap or the card refused the request."""
+"""The allocator's out-of-memory summary read as numbers: whether the process's cap or the card refused the request."""
 import pytest
 from casebook.evidence import oom
 from casebook.judging.triage import triage
@@ -44,7 +44,8 @@ def test_the_fact_is_read_from_the_line_with_its_file_and_line(tmp_path):
                      free="40.54 GiB", allowed="54.86 GiB", reserved="13.86 GiB") + "\n")
     fact = oom.extract(read_plog(path))[oom.CAP_STOPPED]
     assert (fact.value, fact.source, fact.file.endswith("train.log"), fact.line) == (False, "log", True, 2)
-    assert oom.extract(read_plog(write_log(tmp_path, "other.log", "NPU out of memory. Tried to allocate 2 GiB\n"))) == {}
+    plain = write_log(tmp_path, "other.log", "NPU out of memory. Tried to allocate 2 GiB\n")
+    assert oom.extract(read_plog(plain)) == {}
 
 
 def test_the_cap_case_is_ruled_out_when_the_card_could_not_hold_the_request_and_confirmed_when_it_could():

@@ -171,4 +171,5 @@ def test_a_device_dumps_memory_rows_are_counted_without_a_record(corpus):
     assert len(every_record(quick)[lambda r: r["file"] == device]) == len(rows)
     # a register line, the dump's header and a row of the same words pasted with a note are no memory rows
     assert not memory_row("<exception_print>AIC_ERROR=0x8") and not memory_row("<exception_print>TIME:1, device_id=0")
-    assert not memory_row("<exception_print> 0x16500: 0x0 0x0 see the fault") and memory_row("<exception_print> 0x0: 0x1")
+    assert not memory_row("<exception_print> 0x16500: 0x0 0x0 see the fault")
+    assert memory_row("<exception_print> 0x0: 0x1")

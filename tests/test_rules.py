@@ -139,6 +139,7 @@ def test_a_signature_given_by_same_as_takes_the_test_of_the_signature_it_names(t
                         encoding="utf-8")
         problems = [str(p) for p in _read_kb(root).problems]
         # the problem is named at the entry's first line, the line before its same_as
-        assert any(f"plugin-out-of-sync-with-framework-api.md:{line - 1}" in p and "same_as" in p for p in problems), problems
+        named = f"plugin-out-of-sync-with-framework-api.md:{line - 1}"
+        assert any(named in p and "same_as" in p for p in problems), problems
     case.write_text(text.replace("    same_as:", "    field: message\n    same_as:"), encoding="utf-8")
     assert any("takes its test from it" in str(p) for p in _read_kb(root).problems)

@@ -17,8 +17,9 @@ from .items import Fact
 
 _SIZE = r"[0-9]+(?:\.[0-9]+)? ?(?:bytes|[KMGTPE]i?B)"
 _SUMMARY = re.compile(rf"Tried to allocate (?P<request>{_SIZE}) \((?:NPU|GPU) \d+; (?P<total>{_SIZE}) total capacity; "
-                      rf"(?P<allocated>{_SIZE}) already allocated; (?:{_SIZE} current active; )?(?P<free>{_SIZE}) free; "
-                      rf"(?P<allowed>{_SIZE}) allowed; (?P<reserved>{_SIZE}) reserved in total by PyTorch\)")
+                      rf"(?P<allocated>{_SIZE}) already allocated; (?:{_SIZE} current active; )?"
+                      rf"(?P<free>{_SIZE}) free; (?P<allowed>{_SIZE}) allowed; "
+                      rf"(?P<reserved>{_SIZE}) reserved in total by PyTorch\)")
 _UNITS = {"bytes": 0, "B": 0, "K": 1, "M": 2, "G": 3, "T": 4, "P": 5, "E": 6}
 #: The fact a summary with an `allowed` amount settles.
 CAP_STOPPED = "oom_cap_stopped_request"

@@ -14,8 +14,8 @@ _PY_TRACEBACK = re.compile(r"^\s*Traceback \(most recent call last\):\s*$")
 _PY_FRAME = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+)(?:, in (?P<func>.+))?$')
 #: an exception line of its own: a class named ...Error, ...Exception, ...Interrupt or ...Exit, or one of the socket
 #: module's, whose names end otherwise (`socket.gaierror: [Errno -2] Name or service not known`)
-_PY_EXC = re.compile(r"^(?P<exc>[A-Za-z_][\w.]*(?:Error|Exception|Interrupt|Exit)(?:_\w+)?|socket\.(?:gaierror|herror|timeout))"
-                     r": ?(?P<msg>.*)$", re.S)
+_PY_EXC = re.compile(r"^(?P<exc>[A-Za-z_][\w.]*(?:Error|Exception|Interrupt|Exit)(?:_\w+)?"
+                     r"|socket\.(?:gaierror|herror|timeout)): ?(?P<msg>.*)$", re.S)
 #: inside a traceback, the line after its frames is the exception whatever its class is named: a dotted name
 #: (`pyarrow.lib.ArrowInvalid: ...`, `socket.gaierror: ...`) or a capitalised word (`StopIteration: ...`, `ArrowInvalid:
 #: ...`); an all-capitals word is a level a log line printed amid the traceback (`WARNING: ...`), not a class
