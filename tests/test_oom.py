@@ -57,3 +57,12 @@ def test_the_cap_case_is_ruled_out_when_the_card_could_not_hold_the_request_and_
     shared = triage(SAMPLES / "oom-per-process-memory-fraction" / "positive-two-jobs-share-card")
     assert shared.diagnosis.case.id == "oom-per-process-memory-fraction"
     assert {h.case.id: h.verdict for h in shared.candidates}["npu-out-of-memory"] == "ruled_out"
+
+
+def test_the_walk_never_asks_what_only_the_numbers_settle():
+    """The cap fact is read from the message or unknown: no family's walk puts it as a question (the memory family's
+    sample without a torch_npu summary asks first about ranks on device 0)."""
+    from casebook.knowledge.vocabulary import FACTS
+    assert FACTS[oom.CAP_STOPPED].from_logs
+    t = triage(SAMPLES / "memory-allocation" / "family-mindspore-kernel-alloc")
+    assert oom.CAP_STOPPED not in [q.fact for q in t.questions]

@@ -10,6 +10,7 @@ from . import compat, formats, threads
 from .codes import CATALOGS
 from .kb import KnowledgeBase, Problem, load_kb
 from .rules import bits_only
+from .vocabulary import FACTS
 
 UNKNOWN_SAMPLES = "_unknown"     #: samples of failures no case covers
 INDEX_MARKS = {"verified": ("<!-- index:start -->", "<!-- index:end -->"),
@@ -35,7 +36,7 @@ def check_families(kb: KnowledgeBase) -> list[Problem]:
         asked = {q.fact for q in family.questions} | {c.fact for case in causes for c in (*case.requires, *case.supports)}
         for case in causes:
             for cond in case.against:
-                if cond.fact not in asked:
+                if cond.fact not in asked and not FACTS[cond.fact].from_logs:
                     out.append(Problem(case.path, 1, f"fact {cond.fact!r} rules the case out but nothing asks for it: "
                                                      f"add a question to {family.path} or an ask to the case"))
     return out

@@ -16,6 +16,8 @@ class FactSpec:
     kind: str                      #: bool or str
     doc: str
     choices: tuple[str, ...] = ()  #: allowed values of a str fact (empty: any)
+    #: a fact only the logs settle (numbers a line prints): it is read or unknown, and the walk never asks it
+    from_logs: bool = False
 
 
 FACTS = {s.name: s for s in (
@@ -53,7 +55,7 @@ FACTS = {s.name: s for s in (
     FactSpec("other_processes_on_card", "bool", "Other processes held memory on the failing card (npu-smi info)."),
     FactSpec("oom_cap_stopped_request", "bool",
              "The out-of-memory request fit what the card had free and cached, but not under the process's memory cap "
-             "(the 'allowed' amount of the allocator's message)."),
+             "(the 'allowed' amount of the allocator's message).", from_logs=True),
     FactSpec("op_binaries_mismatch", "bool",
              "Operator binaries (custom ops, kernel packages, compile caches) were built for another CANN version."),
     FactSpec("peer_rank_exited_or_stalled", "bool",
