@@ -42,6 +42,10 @@ def test_a_signature_is_read_or_each_problem_named_at_its_line(tmp_path):
     assert signature(d, 4, {"id": "c", "field": "op", "in": ["A"]}, "contradicted_by") is not None
     assert [(p.line, p.message) for p in d.problems] == [
         (1, "an entry of contradicted_by needs a 'why' (what the match points to instead)")]
+    d.problems.clear()
+    # `weight: yes` is a slip, though bool is an int to Python
+    assert signature(d, 4, {"id": "c", "field": "op", "in": ["A"], "weight": True}) is None
+    assert [p.message for p in d.problems] == ["weight is an integer from 1 to 3"]
 
 
 def test_a_condition_is_read_or_each_problem_named_at_its_line(tmp_path):

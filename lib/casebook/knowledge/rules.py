@@ -20,8 +20,9 @@ MATCHERS = ("equals", "in", "contains", "regex")
 #: The matcher of a signature that names another case's signature (`same_as: case#signature`) until the knowledge
 #: base resolves it (kb.py): one pattern, written once, read by both cases.
 SAME_AS = "same_as"
-#: The keys a signature given by `same_as` may set: the test is the other signature's, what the match means is its own.
+#: The keys that say what a signature's match means; its test is `field` and one of MATCHERS, or a `same_as`.
 _OWN_KEYS = {"id", "weight", "key", "why", "group", "shared", "places"}
+_NO_WHY = "an entry of contradicted_by needs a 'why' (what the match points to instead)"
 #: The front-matter section of a family's questions.
 QUESTIONS = "questions"
 
@@ -151,24 +152,18 @@ def signature(doc: KbDocument, i: int, raw, section: str = "signatures") -> Sign
             re.compile(str(raw["regex"]))
         except re.error as e:
             problems.append(f"regex does not compile: {e}")
-    weight = raw.get("weight", 1)
-    if not isinstance(weight, int) or not 1 <= weight <= 3:
-        problems.append("weight is an integer from 1 to 3")
-    if not raw.get("id"):
-        problems.append("a signature needs an id")
+    problems += _own_problems(raw)
     for p in problems:
         doc.problem(where, p)
     if problems:
         return None
     m = matchers[0]
-    unknown = set(raw) - {"id", "field", "weight", "key", "why", "group", "shared", "places", *MATCHERS}
+    unknown = set(raw) - _OWN_KEYS - {"field", *MATCHERS}
     if unknown:
         doc.problem(where, f"unknown signature key(s) {sorted(unknown)}")
     if section == "contradicted_by" and not raw.get("why"):
-        doc.problem(where, "an entry of contradicted_by needs a 'why' (what the match points to instead)")
-    return Signature(str(raw["id"]), raw["field"], m, raw[m], weight, bool(raw.get("key", False)), str(raw.get("why", "")),
-                     str(raw.get("group", "")), bool(raw.get("shared", False)), bool(raw.get("places", False)),
-                     required(str(raw[m])) if m == "regex" else None)
+        doc.problem(where, _NO_WHY)
+    return _built(raw, raw["field"], m, raw[m], required(str(raw[m])) if m == "regex" else None)
 
 
 def _same_as(doc: KbDocument, where: int, raw: dict, section: str) -> Signature | None:
@@ -179,20 +174,33 @@ def _same_as(doc: KbDocument, where: int, raw: dict, section: str) -> Signature 
     unknown = set(raw) - _OWN_KEYS - {SAME_AS}
     if unknown:
         problems.append(f"a signature given by same_as takes its test from it: no {sorted(unknown)}")
-    weight = raw.get("weight", 1)
-    if isinstance(weight, bool) or not isinstance(weight, int) or not 1 <= weight <= 3:
-        problems.append("weight is an integer from 1 to 3")
-    if not raw.get("id"):
-        problems.append("a signature needs an id")
+    problems += _own_problems(raw)
     if section == "contradicted_by" and not raw.get("why"):
-        problems.append("an entry of contradicted_by needs a 'why' (what the match points to instead)")
+        problems.append(_NO_WHY)
     for p in problems:
         doc.problem(where, p)
     if problems:
         return None
-    return Signature(str(raw["id"]), "", SAME_AS, Reference(str(raw[SAME_AS]), where), weight,
-                     bool(raw.get("key", False)), str(raw.get("why", "")), str(raw.get("group", "")),
-                     bool(raw.get("shared", False)), bool(raw.get("places", False)))
+    return _built(raw, "", SAME_AS, Reference(str(raw[SAME_AS]), where))
+
+
+def _own_problems(raw: dict) -> list[str]:
+    """What is wrong with the keys that say what a signature's match means: its weight and its id."""
+    problems = []
+    weight = raw.get("weight", 1)
+    # bool is an int to Python, and `weight: yes` is a slip, not a weight of 1
+    if isinstance(weight, bool) or not isinstance(weight, int) or not 1 <= weight <= 3:
+        problems.append("weight is an integer from 1 to 3")
+    if not raw.get("id"):
+        problems.append("a signature needs an id")
+    return problems
+
+
+def _built(raw: dict, field: str, matcher: str, value: object, needles: Required | None = None) -> Signature:
+    """The signature of a checked front-matter entry, given its test."""
+    return Signature(str(raw["id"]), field, matcher, value, raw.get("weight", 1), bool(raw.get("key", False)),
+                     str(raw.get("why", "")), str(raw.get("group", "")), bool(raw.get("shared", False)),
+                     bool(raw.get("places", False)), needles)
 
 
 def condition(doc: KbDocument, section: str, i: int, raw) -> Condition | None:
