@@ -16,7 +16,7 @@ from ..reading.table import LogTable
 from .items import Fact
 
 _SIZE = r"[0-9]+(?:\.[0-9]+)? ?(?:bytes|[KMGTPE]i?B)"
-_SUMMARY = re.compile(rf"Tried to allocate (?P<request>{_SIZE}) \((?:NPU|GPU) \d+; (?P<total>{_SIZE}) total capacity; "
+_SUMMARY = re.compile(rf"Tried to allocate (?P<request>{_SIZE}) \((?:NPU|GPU) \d+; {_SIZE} total capacity; "
                       rf"(?P<allocated>{_SIZE}) already allocated; (?:{_SIZE} current active; )?"
                       rf"(?P<free>{_SIZE}) free; (?P<allowed>{_SIZE}) allowed; "
                       rf"(?P<reserved>{_SIZE}) reserved in total by PyTorch\)")

@@ -58,7 +58,8 @@ def _exception_print(line: str, state: BlockState) -> Fields | None:
 
 
 def memory_row(line: str) -> bool:
-    """Whether a line is one row of a device dump's memory words (an exception_print line no evidence reads)."""
+    """Whether a line is one row of a device dump's memory words (an exception_print line no evidence reads): the
+    scanner's `dumps` test, written in Python (the scanner's model in the tests)."""
     return line.startswith("<exception_print> 0x") and _MEMORY_ROW.fullmatch(line) is not None
 
 
