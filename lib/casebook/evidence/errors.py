@@ -25,6 +25,7 @@ _REPORTS = re.compile("|".join((
     r"^\s*Launch kernel failed: ",                       # MindSpore's kernel error block
     r"\bRTS_HWTS: [\w ]*(?:exception|error)\b",           # the driver's dump of an exception stream
     r"\bOther info\[\d+\]:.*\berror code=0x",            # ... and the task scheduler's code in it
+    r"^=+ (?:ERROR|WARNING):\s+\S",                       # msSanitizer's finding in a kernel (its WARNINGs too)
 )))
 # The error manager's message without its pid and time, as CANN 5 and 6 print it ("E40002: The current Python version
 # is ..."): a paste's, not a system log's (no literal narrows it, so it is tried on the paste lines alone)
