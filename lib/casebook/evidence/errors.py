@@ -25,7 +25,7 @@ _REPORTS = re.compile("|".join((
     r"^\s*Launch kernel failed: ",                       # MindSpore's kernel error block
     r"\bRTS_HWTS: [\w ]*(?:exception|error)\b",           # the driver's dump of an exception stream
     r"\bOther info\[\d+\]:.*\berror code=0x",            # ... and the task scheduler's code in it
-    r"^=+ (?:ERROR|WARNING):\s+\S",                       # msSanitizer's finding in a kernel (its WARNINGs too)
+    r"^\s*Load dynamic library: \S+ failed\b",           # MindSpore's device plugin that the loader refused
 )))
 # The error manager's message without its pid and time, as CANN 5 and 6 print it ("E40002: The current Python version
 # is ..."): a paste's, not a system log's (no literal narrows it, so it is tried on the paste lines alone)
@@ -39,6 +39,8 @@ _STATES = re.compile(r"(?i)\b(?:out of (?:device )?memory|not support(?:ed)?|uns
                      r"is not equal|mismatch(?:ed)?|not found|no such file|no module named|not implemented|not registered|"
                      r"has not been|exceed(?:s|ed)?|overflow|timed? ?out|denied|refused|abort(?:ed)?|"
                      r"segmentation fault|core dumped|killed|busy|but (?:got|actual(?:ly)?)|no (?:supported|valid|available)|"
+                     # a checker's finding of a pair the code broke (msSanitizer's "Unpaired set_flag instructions")
+                     r"unpaired|"
                      # a tool's own check of a path it was given: missing, or its owner and mode refused
                      r"does not exist|not exists?|security rules|check the folder owner|"
                      # an API's own check of an argument, worded as the rule it breaks ("widthStride(500) is not
