@@ -68,6 +68,12 @@ FORMS: tuple[tuple[str, re.Pattern], ...] = (
     # formats are [FRACTAL_NZ] and [FRACTAL_NZ]"
     ("format", re.compile(r"\bformats? of (?P<param>[\w.]+(?:(?:,| and) [\w.]+)*) (?:must|should) be (?P<allowed>.+?),?"
                           r"\s*but (?:the )?actual formats? (?:are|is) (?P<value>.+)", re.I)),
+    # the chip's own refusal first: "Dynamic shape is not supported on this chip" names what the chip lacks, not a
+    # shape the op rejects
+    ("platform", re.compile(r"this (?:platform|soc|chip)\s+(?:only support|does not support|not support)\s*"
+                            r"(?P<allowed>.*?)(?:,\s*actual\s*(?P<value>.*))?$", re.I)),
+    ("platform", re.compile(r"(?:not support(?:ed)?|unsupported) (?:on|in) (?:this |current )?(?:platform|soc|chip)"
+                            r"(?P<value>.*)", re.I)),
     ("shape", re.compile(r"\b(?P<param>head[ _]?(?:dim|size|num)\w*|headDim|headSize|D)\b\s*(?:\(|=|is|:)?\s*"
                          r"\[?(?P<value>\d+)?\]?\)?,?\s*(?:is\s+)?(?:not support|unsupported|invalid|must|should|"
                          r"only support)(?:,?\s*(?:only support|should be|must be)\s*)?(?P<allowed>.*)", re.I)),
@@ -76,10 +82,6 @@ FORMS: tuple[tuple[str, re.Pattern], ...] = (
     ("shape", re.compile(r"(?P<param>[A-Za-z_][\w.]*)(?:'s)?\s+(?:shape|dim(?:ension)?s?|rank)\s*(?:is\s*)?"
                          r"(?P<value>\[\[?[^\]]*\]\]?|\(\S*\)|\d+)?,?\s*(?:must|should|is not support|not support|is invalid|"
                          r"invalid|mismatch)(?P<allowed>.*)", re.I)),
-    ("platform", re.compile(r"this (?:platform|soc|chip)\s+(?:only support|does not support|not support)\s*"
-                            r"(?P<allowed>.*?)(?:,\s*actual\s*(?P<value>.*))?$", re.I)),
-    ("platform", re.compile(r"(?:not support(?:ed)?|unsupported) (?:on|in) (?:this |current )?(?:platform|soc|chip)"
-                            r"(?P<value>.*)", re.I)),
     ("attribute", re.compile(r"(?P<param>[\w.]+)\s*(?:=|\s+is)\s*\[?(?P<value>-?[\w.]+)\]?,?\s*(?:is\s+)?(?:invalid|"
                              r"not support|unsupported|out of range)(?P<allowed>.*)", re.I)),
     ("shape", re.compile(r"\b(?P<param>dim ?num|rank|dims?|shape size) of (?P<what>[\w ]+?) is \[?(?P<value>[\d, ]+)\]?,?"
