@@ -82,6 +82,9 @@ FORMS = [
     ("RopeOperation_0 Wrong rotaryCoeff: 128", "attribute", "rotaryCoeff", "128", ()),
     ("KernelLaunch failed because value 74688 for parameter coreDim is invalid. Expected value: less than or equal to "
      "65535.", "attribute", "coreDim", "74688", ("less than or equal to 65535",)),
+    # the chip's refusal of what the op was asked to do, read before any shape form (capture 1212)
+    ("EZ3002: Optype [Conv2D] of Ops kernel [AIcoreEngine] is unsupported. Reason: Dynamic shape is not supported on "
+     "this chip!.", "platform", None, None, ()),
     ("Wrong number of arguments", None, None, None, ()),
     ("RuntimeError: Backend not supported!", None, None, None, ()),
     ("Tiling failed", "call", None, None, ()),

@@ -72,8 +72,8 @@ FORMS: tuple[tuple[str, re.Pattern], ...] = (
     # shape the op rejects
     ("platform", re.compile(r"this (?:platform|soc|chip)\s+(?:only support|does not support|not support)\s*"
                             r"(?P<allowed>.*?)(?:,\s*actual\s*(?P<value>.*))?$", re.I)),
-    ("platform", re.compile(r"(?:not support(?:ed)?|unsupported) (?:on|in) (?:this |current )?(?:platform|soc|chip)"
-                            r"(?P<value>.*)", re.I)),
+    ("platform", re.compile(r"(?:not support(?:ed)?|unsupported) (?:on|in) (?:this |current )?(?:platform|soc|chip)\b"
+                            r"[\s:,]*(?P<value>\w.*)?", re.I)),
     ("shape", re.compile(r"\b(?P<param>head[ _]?(?:dim|size|num)\w*|headDim|headSize|D)\b\s*(?:\(|=|is|:)?\s*"
                          r"\[?(?P<value>\d+)?\]?\)?,?\s*(?:is\s+)?(?:not support|unsupported|invalid|must|should|"
                          r"only support)(?:,?\s*(?:only support|should be|must be)\s*)?(?P<allowed>.*)", re.I)),
