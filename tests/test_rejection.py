@@ -85,6 +85,8 @@ FORMS = [
     # the chip's refusal of what the op was asked to do, read before any shape form (capture 1212)
     ("EZ3002: Optype [Conv2D] of Ops kernel [AIcoreEngine] is unsupported. Reason: Dynamic shape is not supported on "
      "this chip!.", "platform", None, None, ()),
+    ("RuntimeError: \"lerp_kernel_scalar\" not implemented for 'Half'", "dtype", None, "Half", ()),
+    ("RuntimeError: \"addmm_impl_cpu_\" not implemented for 'BFloat16'", "dtype", None, "BFloat16", ()),
     ("Wrong number of arguments", None, None, None, ()),
     ("RuntimeError: Backend not supported!", None, None, None, ()),
     ("Tiling failed", "call", None, None, ()),
@@ -210,3 +212,11 @@ def test_an_atb_operation_and_a_kernel_launch_name_the_op_of_their_complaint(tmp
     # without an op named near it, "Wrong <name>: <value>" is not read as an op's complaint
     other = write_log(tmp_path, "other.log", "Wrong password: hunter2\n")
     assert extract(read_plog(other)) == []
+
+
+def test_a_kernel_the_framework_cannot_dispatch_for_a_dtype_is_the_op_refusing_it(tmp_path):
+    """PyTorch's dispatch names the kernel in quotes and the type it has no implementation for (capture 1336)."""
+    t = triage(write_log(tmp_path, "paste.txt", "    exp_avg.lerp_(grad, 1 - beta1)\n"
+                         "RuntimeError: \"lerp_kernel_scalar\" not implemented for 'Half'\n"), kb=KB)
+    assert t.diagnosis is not None and t.diagnosis.case.id == "op-rejects-dtype"
+    assert "lerp_kernel_scalar rejects dtype Half" in [i.text for i in t.diagnosis.for_]

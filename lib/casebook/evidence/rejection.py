@@ -34,6 +34,9 @@ FORMS: tuple[tuple[str, re.Pattern], ...] = (
     ("attribute", re.compile(_TBE + r"(?:value of )?" + _TBE_PARAM + _TBE_SAID)),
     ("dtype", re.compile(r"(?:Tensor\s+)?(?P<param>[\w.\[\]]+)\s+not implemented for\s+(?P<value>" + _DT
                          + r")[,.]?\s*should be in dtype support list\s*\[?(?P<allowed>[^\]]*)")),
+    # the framework's dispatch of a kernel that has no implementation for the tensors' type (PyTorch's
+    # `"lerp_kernel_scalar" not implemented for 'Half'`): the quoted name is the kernel, the type its value
+    ("dtype", re.compile(r"\"\w+\" not implemented for '(?P<value>\w+)'")),
     ("dtype", re.compile(r"(?P<param>[\w.]+)\s+dtype\s+(?P<value>" + _DT + r")\s+should be in dtype support list"
                          r"\s*\[?(?P<allowed>[^\]]*)")),
     ("dtype", re.compile(r"(?P<param>[\w ]{1,60}?)\s+after promote is\s+(?P<value>" + _DT
@@ -109,7 +112,7 @@ KEEP = ("not implemented for", "support list", "supported list", "when layout", 
         "must be", "but it is", "only support", "but got", "but received", "Wrong ", "for parameter")
 _OP = re.compile(r"\b(aclnn[A-Z]\w+?)(?:GetWorkspaceSize)?\b|\bop\[(?P<bracket>\w+)\]|\b[Oo]p(?:[Tt]ype|[Nn]ame)?\s*[:=]?\s*"
                  r"[\[(](?P<named>[A-Z]\w+)[\])]|/kernels/(?P<kernel>\w+?)_kernel\.cc\b|\b(?P<atb>[A-Z]\w*?Operation)_\d+\b|"
-                 r"\boperator name is (?P<operator>\w+)")
+                 r"\boperator name is (?P<operator>\w+)|\"(?P<dispatch>\w+)\" not implemented for ")
 #: Aspects whose wordings are common outside the op layer too ("VLLM_USE_V1=1 is not supported", "x's shape
 #: mismatch"): read as an op's complaint only where an op or the op layer's codes stand on the lines around it.
 GENERIC = ("attribute", "shape")
@@ -126,7 +129,7 @@ def _op(texts: list[str]) -> str | None:
     for text in reversed(texts):
         m = _OP.search(text)
         if m:
-            return m.group(1) or m["bracket"] or m["named"] or m["kernel"] or m["atb"] or m["operator"]
+            return m.group(1) or m["bracket"] or m["named"] or m["kernel"] or m["atb"] or m["operator"] or m["dispatch"]
     return None
 
 
