@@ -26,6 +26,7 @@ _REPORTS = re.compile("|".join((
     r"\bRTS_HWTS: [\w ]*(?:exception|error)\b",           # the driver's dump of an exception stream
     r"\bOther info\[\d+\]:.*\berror code=0x",            # ... and the task scheduler's code in it
     r"^\s*Load dynamic library: \S+ failed\b",           # MindSpore's device plugin that the loader refused
+    r"^\s*\[ASSERT\] \S+\.(?:cpp|cc|h|hpp|asc):\d+:(?:\s|$)",  # an Ascend C kernel's own assert, printed as it stops
 )))
 # The error manager's message without its pid and time, as CANN 5 and 6 print it ("E40002: The current Python version
 # is ..."): a paste's, not a system log's (no literal narrows it, so it is tried on the paste lines alone)
@@ -37,7 +38,8 @@ _BARE_CODE = re.compile(r"^\s*E[A-Z0-9]\d{4}: (?!\[PID)\S")
 _STATES = re.compile(r"(?i)\b(?:out of (?:device )?memory|not support(?:ed)?|unsupported|unknown type|can ?not|can't|"
                      r"could ?n[o']t|unable to|fail(?:ed|s|ure)?|errors?|invalid|incorrect|wrong|illegal|"
                      r"is not equal|mismatch(?:ed)?|not found|no such file|no module named|not implemented|not registered|"
-                     r"has not been|exceed(?:s|ed)?|overflow|timed? ?out|denied|refused|abort(?:ed)?|"
+                     r"has not been|not allow(?:ed)? to|exceed(?:s|ed)?|overflow|timed? ?out|denied|refused|"
+                     r"abort(?:ed)?|"
                      r"segmentation fault|core dumped|killed|busy|but (?:got|actual(?:ly)?)|no (?:supported|valid|available)|"
                      # a checker's finding of a pair the code broke (msSanitizer's "Unpaired set_flag instructions")
                      r"unpaired|"
