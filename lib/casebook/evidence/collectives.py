@@ -27,14 +27,12 @@ TAGGED = ("tag[", "tag:[")
 #: Lines this family keeps besides error lines: none, since the lines it reads are error lines or a paste's lines
 #: without a header, which every reading keeps (an INFO line's tag is the collective at work).
 KEEP: tuple[str, ...] = ()
-
-
 #: How many records after a headerless tag line its process may be named: a paste that broke the task exception's
 #: line leaves the tag on a line of its own, before the process's next header.
 NEAR = 3
 
 
-def _process(r, pos: int):
+def _process(r: pd.DataFrame, pos: int) -> int | str:
     """The process a record belongs to: its pid, else the pid of the next headed record of its file within NEAR, else
     the file (a paste without pids: one process a file)."""
     files, pids = r["file"], r["pid"]
