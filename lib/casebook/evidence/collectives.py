@@ -21,12 +21,10 @@ TAG = re.compile(r"\btag[:=]?\s*\[(?:Hcom)?(?P<kind>[A-Z][A-Za-z]+?)_(?P<group>[
 #: The lines that report a collective's task as failed or timed out (a tag on an INFO line is the collective at work);
 #: the task exception's base information ends in the algorithm (`AlgType(level 0-1-2):[...]`), which a paste that
 #: broke the line keeps beside the tag.
-FAILED = re.compile(r"(?i)Task run failed|TaskExecStage|EI0002|times? ?out|timeout|AlgType\(")
-#: What every tag holds.
+FAILED = re.compile(r"(?i)Task run failed|TaskExecStage|EI0002|times? ?out|AlgType\(")
+#: What every tag holds. No line is kept for it besides the error lines and a paste's lines without a header, which
+#: every reading keeps already (an INFO line's tag is the collective at work), so the family adds nothing to KEEP.
 TAGGED = ("tag[", "tag:[")
-#: Lines this family keeps besides error lines: none, since the lines it reads are error lines or a paste's lines
-#: without a header, which every reading keeps (an INFO line's tag is the collective at work).
-KEEP: tuple[str, ...] = ()
 #: How many records after a headerless tag line its process may be named: a paste that broke the task exception's
 #: line leaves the tag on a line of its own, before the process's next header.
 NEAR = 3

@@ -129,7 +129,7 @@ def _op(texts: list[str]) -> str | None:
     for text in reversed(texts):
         m = _OP.search(text)
         if m:
-            return m.group(1) or m["bracket"] or m["named"] or m["kernel"] or m["atb"] or m["operator"] or m["dispatch"]
+            return next(name for name in m.groups() if name)   # the one alternative that matched
     return None
 
 
