@@ -113,6 +113,28 @@ def test_an_argument_check_worded_as_the_rule_it_breaks_is_the_pastes_error(tmp_
     assert [e.line for e in ordered(read_plog(said))] == [2]
 
 
+def test_a_pasted_line_that_says_it_failed_with_a_code_is_an_error_beside_the_others(tmp_path):
+    """A paste with an error line of its own still has the runtime's report that names its code in words."""
+    paste = tmp_path / "paste.txt"
+    paste.write_text("EZ9999: Inner Error!\nThe MPU address access is invalid.\n"
+                     "Kernel task happen error, retCode=0x26, [aicore exception].\n"
+                     "Call aclrtSetDevice failed, ret[107001]. Got device count[8] and device id[9]\n")
+    log = read_plog(paste)
+    assert [e.line for e in ordered(log)] == [1, 3, 4]
+    assert {c.code for c in codes(log)} >= {"0x26", "107001"}
+    # a line that only says it failed, with no code, stays out when the paste has its own error lines
+    assert 2 not in [e.line for e in ordered(log)]
+
+
+def test_a_console_that_repeats_a_coded_failure_adds_only_its_first_ones(tmp_path):
+    """A console that prints such a line at every step does not make each of its lines an error to place."""
+    paste = tmp_path / "train.log"
+    paste.write_text("EZ9999: Inner Error!\n" + "".join(f"step {i}: allreduce retry failed, error code is 507048\n"
+                                                       for i in range(200)))
+    lines = [e.line for e in ordered(read_plog(paste))]
+    assert lines[:3] == [1, 2, 3] and len(lines) == 1 + errors.TOLD_PER_FILE
+
+
 def test_an_argument_rule_in_a_routine_line_is_no_error_when_the_paste_has_its_own(tmp_path):
     leveled = tmp_path / "leveled.txt"
     leveled.write_text("the batch size must be a multiple of 8, using 16\n[ERROR] RUNTIME(1,python):2024-06-11-09:31:42."

@@ -197,6 +197,40 @@ def test_pasted_refusals_of_sizes_and_shapes_name_their_cause_and_family(tmp_pat
 
 
 
+@pytest.mark.parametrize("text,case", [
+    # sizes named in words, one input against another (rtp-llm's fused attention notes)
+    ("block_table's first dimension(1) should be equal to batch size(2)", "op-call-inputs-disagree"),
+    ("the key/value's actual sequence lengths(4) is 69, it should be in range [0, KV_S(64)]", "op-call-inputs-disagree"),
+])
+def test_inputs_that_disagree_are_read_without_the_op_named(tmp_path, text, case):
+    t = triage(write_log(tmp_path, "paste.txt", text + "\n"), kb=KB)
+    assert t.diagnosis is not None and t.diagnosis.case.id == case
+
+
+def test_a_shape_refused_for_the_same_sizes_in_another_order_is_a_layout(tmp_path):
+    """The same sizes in another order mean the axes are ordered another way, not sized wrong."""
+    permuted = write_log(tmp_path, "permuted.txt", "key layout is BnNBsD, shape [8142,64,8,128] should be equal to "
+                                                   "[8142,8,64,128]\n")
+    (r,) = extract(read_plog(permuted))
+    assert (r.aspect, r.param, r.value) == ("layout", "key", "8142,64,8,128")
+    assert triage(permuted, kb=KB).diagnosis.case.id == "op-rejects-format-or-layout"
+    # other sizes are a shape, read as an op's complaint only beside the op layer
+    sized = write_log(tmp_path / "sized", "sized.txt", "key layout is BnNBsD, shape [8142,8,64,64] should be equal to "
+                                                       "[8142,8,64,128]\n")
+    assert extract(read_plog(sized)) == []
+    coded = write_log(tmp_path / "coded", "coded.txt", "EZ1001: key layout is BnNBsD, shape [8142,8,64,64] should be "
+                                                       "equal to [8142,8,64,128]\n")
+    assert [r.aspect for r in extract(read_plog(coded))] == ["shape"]
+
+
+def test_an_op_plugins_verify_step_reads_one_axis_against_the_values_it_takes(tmp_path):
+    log = write_log(tmp_path, "paste.txt", "RuntimeError: CrossShapeVerify failed, shape N of query must be one of the "
+                                           "{64, 128}, but the value of query[2] is (32)\n")
+    (r,) = extract(read_plog(log))
+    assert (r.aspect, r.param, r.value, r.allowed) == ("shape", "N of query", "32", ("64", "128"))
+    assert triage(log, kb=KB).diagnosis.case.id == "aclnn-tiling-unsupported-shape"
+
+
 def test_an_atb_operation_and_a_kernel_launch_name_the_op_of_their_complaint(tmp_path):
     # captures 454 and 321: the ATB node names its operation; the launch's complaint, continuing the exception that
     # names its kernel, is read once, at the exception's line

@@ -48,7 +48,7 @@ _STATES = re.compile(r"(?i)\b(?:out of (?:device )?memory|not support(?:ed)?|uns
                      # an API's own check of an argument, worded as the rule it breaks ("widthStride(500) is not
                      # right, it should be 16 aligned!", "crop width 640 cannot be greater than input width 416",
                      # "the socversion X of bin package does not match the current device socversion Y")
-                     r"(?:should|must) (?:not )?be|is not right|unsupport|is not usable|"
+                     r"(?:should|must) (?:not )?be|(?:is )?not right|unsupport|is not usable|"
                      r"(?:does|do) ?n[o']t (?:match|have)|not match|out of range|has already been created|"
                      r"(?:is|are|be) (?:greater|bigger|larger|smaller|less) than|(?:is|are) too (?:large|big|long|small|"
                      r"many|few)|(?:is|are) required|not available|undefined reference)\b|"
@@ -56,6 +56,11 @@ _STATES = re.compile(r"(?i)\b(?:out of (?:device )?memory|not support(?:ed)?|uns
                      # the same said in Chinese (a Chinese-locale console, a translated message): failed, error,
                      # does not match, not supported, timed out, abnormal, unable to, cannot find, does not exist
                      r"失败|错误|不匹配|不支持|超时|异常|无法|找不到|不存在|未找到")
+
+#: How many lines that say they failed with a code a paste with error lines of its own adds per file: the first
+#: error is among the first, and a console that repeats such a line at every step would otherwise make each of its
+#: thousands of lines an error to place and classify.
+TOLD_PER_FILE = 64
 
 #: What every report line holds (one of these literals), read from the regex.
 _REPORTS_NEED = (lambda need: any_of(need.alternatives) if need is not None else None)(required(_REPORTS.pattern))
@@ -81,9 +86,16 @@ def _build(log: LogTable) -> pd.DataFrame:
     # install or kernel log: reading/system_log.py), whose routine lines use those words, and whose failures carry
     # a level or a tool's report
     silent = set(pasted["file"]) - set(err["file"]) - set(extra["file"]) - system
-    stated = pasted[pasted["file"].isin(silent)]
-    stated = stated[stated["msg"].str.contains(_STATES, na=False)]
-    extra = pd.concat([extra, stated]) if len(stated) else extra
+    said = pasted[~pasted["file"].isin(system) & ~pasted.index.isin(extra.index)]
+    said = said[said["msg"].str.contains(_STATES, na=False)]
+    # in a paste that has error lines, a line that says it failed and names the code it failed with ("Kernel task
+    # happen error, retCode=0x26", "Call aclrtSetDevice failed, ret[107001]") is a report of its own beside them
+    from .codes import codes_in   # codes reads these records: imported when they are built, not with the module
+    quiet = said[~said["file"].isin(silent)]
+    named = pd.Series([bool(codes_in(m)) for m in quiet["msg"]], index=quiet.index, dtype=bool)
+    coded = quiet[named].groupby("file", sort=False).head(TOLD_PER_FILE)
+    stated = said[said["file"].isin(silent) | said.index.isin(coded.index)]
+    extra = pd.concat([extra, stated]).sort_index(kind="stable") if len(stated) else extra
     return err if extra.empty else pd.concat([err, extra]).sort_index(kind="stable")
 
 

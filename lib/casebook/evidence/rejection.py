@@ -87,6 +87,14 @@ FORMS: tuple[tuple[str, re.Pattern], ...] = (
                          r"invalid|mismatch)(?P<allowed>.*)", re.I)),
     ("attribute", re.compile(r"(?P<param>[\w.]+)\s*(?:=|\s+is)\s*\[?(?P<value>-?[\w.]+)\]?,?\s*(?:is\s+)?(?:invalid|"
                              r"not support|unsupported|out of range)(?P<allowed>.*)", re.I)),
+    # a tensor's shape against the one the op wants: "key layout is BnNBsD, shape [8142,64,8,128] should be equal to
+    # [8142,8,64,128]" (the same sizes in another order are a layout, see _aspect)
+    ("shape", re.compile(r"\b(?:(?P<param>[A-Za-z_][\w.]*) layout is (?P<cond>\w+), )?shape (?P<value>\[[\d, ]+\]) "
+                         r"(?:should|must) be (?:equal to )?(?P<allowed>\[[\d, ]+\])")),
+    # an op plugin's check of one axis: "CrossShapeVerify failed, shape N of query must be one of the {64, 128}, but
+    # the value of query[2] is (32)"
+    ("shape", re.compile(r"\bshape (?P<param>\w+ of [\w.]+) (?:must|should) be one of (?:the )?(?P<allowed>\{[^}]*\}),?"
+                         r"\s*but (?:the value of [\w.\[\]]+ is|got) \(?(?P<value>-?\d+)\)?")),
     ("shape", re.compile(r"\b(?P<param>dim ?num|rank|dims?|shape size) of (?P<what>[\w ]+?) is \[?(?P<value>[\d, ]+)\]?,?"
                          r"\s*(?:but )?(?:should|must) be (?P<allowed>.+)", re.I)),
     ("attribute", re.compile(r"\b(?P<param>[A-Za-z_][\w.]*) (?:is|=):? \[?(?P<value>[^\s\],;]+)\]?,?\s*(?:but )?(?:(?:should|must) "
@@ -117,7 +125,7 @@ _OP = re.compile(r"\b(aclnn[A-Z]\w+?)(?:GetWorkspaceSize)?\b|\bop\[(?P<bracket>\
 #: mismatch"): read as an op's complaint only where an op or the op layer's codes stand on the lines around it.
 GENERIC = ("attribute", "shape")
 _OP_LAYER = re.compile(r"EZ1001|E89999|EZ9999|E69999|161002|5610\d\d|Parameter_Error|[Tt]iling|\baclnn|\bop\[|\bIn op\b|"
-                       r"OP_TILING|/kernels/\w+_kernel\.cc")
+                       r"OP_TILING|/kernels/\w+_kernel\.cc|\b\w+Verify failed\b")
 #: The levels an op's complaint is logged at.
 COMPLAINT_LEVELS = ("ERROR", "FATAL", "CRITICAL")
 #: How many lines before a complaint the call's own line (`call aclnnX failed`) may stand.
@@ -138,7 +146,7 @@ def _clean(value: str | None) -> str | None:
         return None
     value = re.sub(r"\[FUNC:.*$|\[FILE:.*$|^(?:\[[^\]]*\])+(?=\w)", "", value).strip(" ,.;:")
     value = re.sub(r"\]\s+and\s+\[", " and ", value)   # "[FRACTAL_NZ] and [FRACTAL_NZ]": one value per tensor
-    if value.startswith("[") and value.endswith("]") or value.startswith("(") and value.endswith(")"):
+    if any(value.startswith(o) and value.endswith(c) for o, c in ("[]", "()", "{}")):
         value = value[1:-1]
     elif value.count("[") < value.count("]"):
         value = value.rstrip("]")
@@ -152,13 +160,22 @@ def _allowed(value: str | None) -> tuple[str, ...]:
         return ()
     parts, depth, start = [], 0, 0
     for i, ch in enumerate(value):   # commas inside brackets belong to one value ("in [0, 2]", "shape[[8, 16]]")
-        depth += ch in "[(" and 1 or ch in "])" and -1 or 0
+        depth += ch in "[({" and 1 or ch in "])}" and -1 or 0
         if depth == 0 and ch in ",|/":
             parts.append(value[start:i])
             start = i + 1
     parts.append(value[start:])
     # "less than or equal to 65535" is one bound, not two values
     return tuple(v.strip() for part in parts for v in re.split(r"\s+(?:or|and)\s+(?!equal to\b)", part) if v.strip())
+
+
+def _aspect(aspect: str, groups: dict) -> str:
+    """A shape refused for one with the same sizes in another order is a layout: the tensor's axes are ordered
+    another way than the op reads them (NHD against BNSD), not sized wrong."""
+    if aspect != "shape" or not groups.get("value") or not groups.get("allowed"):
+        return aspect
+    got, wanted = (re.findall(r"\d+", groups[k]) for k in ("value", "allowed"))
+    return "layout" if len(got) > 1 and got != wanted and sorted(got) == sorted(wanted) else aspect
 
 
 #: Wordings of other failures that share a form's words: the graph engine's op store (op-unsupported-input-dtype)
@@ -238,6 +255,7 @@ def extract(log: LogTable) -> list[Rejection]:
             continue
         aspect, m = found
         groups = m.groupdict()
+        aspect = _aspect(aspect, groups)
         before = [msgs[i] for i in range(max(0, pos - LOOKBACK), pos + 1) if files[i] == files[pos]]
         if aspect in GENERIC and _op(before) is None and not any(_OP_LAYER.search(t) for t in (*before, m.string)):
             covered = pos + used
