@@ -105,6 +105,8 @@ def test_a_paste_with_no_error_line_has_the_lines_that_say_it_failed(tmp_path):
     "TorchCodec is required for decoding video",
     "undefined reference to mindspore::GlobalContext::SetGlobalDeviceTarget(std::string const&)",
     "Cann软件与Ascend驱动版本不匹配",
+    "The CANN versions are inconsistent",
+    "opType: 7, Cast, errno:361001, aicore exception (507015)",
 ])
 def test_an_argument_check_worded_as_the_rule_it_breaks_is_the_pastes_error(tmp_path, line):
     """An API's own check of an argument says the rule, not "error": it is the failure of a paste that has no other."""

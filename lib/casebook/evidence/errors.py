@@ -37,9 +37,9 @@ _BARE_CODE = re.compile(r"^\s*E[A-Z0-9]\d{4}: (?!\[PID)\S")
 # failure is said in words, and these are the words
 _STATES = re.compile(r"(?i)\b(?:out of (?:device )?memory|not support(?:ed)?|unsupported|unknown type|can ?not|can't|"
                      r"could ?n[o']t|unable to|fail(?:ed|s|ure)?|errors?|invalid|incorrect|wrong|illegal|"
-                     r"is not equal|mismatch(?:ed)?|not found|no such file|no module named|not implemented|not registered|"
+                     r"is not equal|mismatch(?:ed)?|(?:is|are) inconsistent|not found|no such file|no module named|not implemented|not registered|"
                      r"has not been|not allow(?:ed)? to|exceed(?:s|ed)?|overflow|timed? ?out|denied|refused|"
-                     r"abort(?:ed)?|"
+                     r"abort(?:ed)?|exception|"
                      r"segmentation fault|core dumped|killed|busy|but (?:got|actual(?:ly)?)|no (?:supported|valid|available)|"
                      # a checker's finding of a pair the code broke (msSanitizer's "Unpaired set_flag instructions")
                      r"unpaired|"
