@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from casebook.evidence import codes
+from casebook.evidence import errors
 from casebook.evidence.codes import codes_in
 from casebook.knowledge.codes import CATALOGS, COLUMNS, load_tables
 from casebook.knowledge.kb import load_kb
@@ -145,7 +145,7 @@ def test_the_code_a_line_carries_outside_its_message_is_a_sighting_of_its_family
     text = ("[ERROR] 2026-03-14-10:00:00 (PID:100, Device:0, RankID:-1) ERR00100 PTA call acl api failed\n"
             "EZ9999: Inner Error!\n"
             "        Kernel task happen error, retCode=0x26, [aicore exception].\n")
-    seen = codes.extract(read_plog(write_log(tmp_path, "console.txt", text)))
+    seen = errors.code_sightings(read_plog(write_log(tmp_path, "console.txt", text)))
     assert [(c.code, c.family, c.line, c.text) for c in seen] == [
         ("ERR00100", "pta", 1, "call acl api failed"), ("EZ9999", "ecode", 2, "EZ9999: Inner Error!"),
         ("EZ9999", "ecode", 3, "Kernel task happen error, retCode=0x26, [aicore exception]."),

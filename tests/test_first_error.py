@@ -4,8 +4,8 @@ from pathlib import Path
 import pytest
 
 from casebook.evidence import errors
+from casebook.evidence.errors import code_sightings as codes
 from casebook.evidence.cascade import BENIGN, DECORATION, WRAPPER, classify
-from casebook.evidence.codes import extract as codes
 from casebook.evidence.first_error import extract, extract_all, ordered
 from casebook.reading.plog import read_plog
 from conftest import write_log

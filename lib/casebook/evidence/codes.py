@@ -1,14 +1,11 @@
-"""Error codes seen in error lines: CANN E-codes, runtime return codes, task-scheduler retCodes, torch_npu ERRs,
-and the codes of the other catalogs where a line names them."""
+"""How a line names an error code: CANN E-codes, runtime return codes, task-scheduler retCodes, torch_npu ERRs,
+and the codes of the other catalogs where a line names them (the sightings in error lines: errors.code_sightings)."""
 from __future__ import annotations
 
 import re
 from functools import lru_cache
 
 from ..knowledge import formats
-from ..reading.table import LogTable
-from . import errors
-from .items import CodeSighting
 
 _ECODE = re.compile(r"(?<![0-9A-Za-z])(E[0-9A-Z]\d{4})(?![0-9A-Za-z])")
 # "retcode: 507011 ( model execute failed)" is MindSpore's task failure; "errorCode is 507011" a model's, "returned error
@@ -80,19 +77,3 @@ def _catalog_pair(text: str) -> tuple[str, str] | None:
     code = hit.values["ret_code"].lower()
     family = next((f for f, shape in _CODE_SHAPES.items() if shape.match(code)), None)
     return (code, family) if family else None
-
-
-def extract(log: LogTable) -> list[CodeSighting]:
-    """Every code in every error line, with its file and line."""
-    out: list[CodeSighting] = []
-    err = errors.records(log)
-    for file, line, time, code, msg in zip(err["file"], err["line"], err["time"], err["code"], err["msg"]):
-        seen = set()
-        pairs = codes_in(msg)
-        if isinstance(code, str):
-            pairs = ((code, "pta" if code.startswith("ERR") else "ecode"), *pairs)
-        for c, family in pairs:
-            if c not in seen:
-                seen.add(c)
-                out.append(CodeSighting(c, family, file, int(line), time, msg))
-    return out

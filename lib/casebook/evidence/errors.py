@@ -11,6 +11,8 @@ from ..knowledge.literals import required
 from ..reading.bundle import ROLE_SCREEN, ROLE_TEXT
 from ..reading.table import LogTable
 from ..reading.scan import any_of
+from .codes import codes_in
+from .items import CodeSighting
 
 #: Roles of a file that is a paste (console output, copied lines), not a log file the job wrote.
 PASTE_ROLES = (ROLE_SCREEN, ROLE_TEXT)
@@ -90,7 +92,6 @@ def _build(log: LogTable) -> pd.DataFrame:
     said = said[said["msg"].str.contains(_STATES, na=False)]
     # in a paste that has error lines, a line that says it failed and names the code it failed with ("Kernel task
     # happen error, retCode=0x26", "Call aclrtSetDevice failed, ret[107001]") is a report of its own beside them
-    from .codes import codes_in   # codes reads these records: imported when they are built, not with the module
     quiet = said[~said["file"].isin(silent)]
     named = pd.Series([bool(codes_in(m)) for m in quiet["msg"]], index=quiet.index, dtype=bool)
     coded = quiet[named].groupby("file", sort=False).head(TOLD_PER_FILE)
@@ -106,3 +107,19 @@ def is_paste(log: LogTable, file: str) -> bool:
 
 def _pastes(log: LogTable) -> frozenset[str]:
     return log.derive("paste_files", lambda t: frozenset(f.path for f in t.files if f.role in PASTE_ROLES))
+
+
+def code_sightings(log: LogTable) -> list[CodeSighting]:
+    """Every code in every error line, with its file and line."""
+    out: list[CodeSighting] = []
+    err = records(log)
+    for file, line, time, code, msg in zip(err["file"], err["line"], err["time"], err["code"], err["msg"]):
+        seen = set()
+        pairs = codes_in(msg)
+        if isinstance(code, str):
+            pairs = ((code, "pta" if code.startswith("ERR") else "ecode"), *pairs)
+        for c, family in pairs:
+            if c not in seen:
+                seen.add(c)
+                out.append(CodeSighting(c, family, file, int(line), time, msg))
+    return out

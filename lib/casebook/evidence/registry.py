@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ..reading import system_log
 from ..reading.table import LogTable
-from . import (aicore, attachments, codes, collectives, device_dump, environment, errors, first_error, hardware,
+from . import (aicore, attachments, collectives, device_dump, environment, errors, first_error, hardware,
                incidents, oom, ranks, rejection, statements, topology, versions)
 from .items import Evidence
 
@@ -22,7 +22,7 @@ EXTRACTORS = {
     "first_errors": first_error.extract_all,
     "aicore_faults": aicore.extract,
     "topology": topology.extract,
-    "codes": codes.extract,
+    "codes": errors.code_sightings,
     "incidents": incidents.extract,
     "device_dumps": device_dump.extract,
     "device_events": hardware.extract,
