@@ -1,6 +1,7 @@
 """The records that report an error: ERROR-level lines and error blocks, in a paste the lines of tools that
 report an error without a level (torch_npu's warnings, a device's history and exception stream, msaicerr,
-DCMI, the kernel), and in a paste that has no such line at all, the lines that say in words that something failed."""
+DCMI, the kernel) and the lines that say in words that something failed with a code, and in a paste that has no
+such line at all, every line that says in words that something failed; and the codes those records name."""
 from __future__ import annotations
 
 import re
@@ -39,7 +40,8 @@ _BARE_CODE = re.compile(r"^\s*E[A-Z0-9]\d{4}: (?!\[PID)\S")
 # failure is said in words, and these are the words
 _STATES = re.compile(r"(?i)\b(?:out of (?:device )?memory|not support(?:ed)?|unsupported|unknown type|can ?not|can't|"
                      r"could ?n[o']t|unable to|fail(?:ed|s|ure)?|errors?|invalid|incorrect|wrong|illegal|"
-                     r"is not equal|mismatch(?:ed)?|(?:is|are) inconsistent|not found|no such file|no module named|not implemented|not registered|"
+                     r"is not equal|mismatch(?:ed)?|(?:is|are) inconsistent|not found|no such file|no module named|"
+                     r"not implemented|not registered|"
                      r"has not been|not allow(?:ed)? to|exceed(?:s|ed)?|overflow|timed? ?out|denied|refused|"
                      r"abort(?:ed)?|exception|"
                      r"segmentation fault|core dumped|killed|busy|but (?:got|actual(?:ly)?)|no (?:supported|valid|available)|"
