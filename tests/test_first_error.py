@@ -107,6 +107,11 @@ def test_a_paste_with_no_error_line_has_the_lines_that_say_it_failed(tmp_path):
     "Cann软件与Ascend驱动版本不匹配",
     "The CANN versions are inconsistent",
     "opType: 7, Cast, errno:361001, aicore exception (507015)",
+    "libruntime_common.so: undefined symbol: _ZN12ErrorManager11GetInstanceEv",
+    "*** SIGSEGV (@0x12c0417c3e00) received by PID 4242 (TID 0x7f2a) from PID 0; stack trace: ***",
+    "pyarrow.lib.ArrowInvalid: Index not in dictionary bounds",
+    "Operator MoeTokenPermute does not contain parallel layout infer func.",
+    "The address for fixpipe to read L0C, read/write L1, and read/write FBUF is not aligned",
 ])
 def test_an_argument_check_worded_as_the_rule_it_breaks_is_the_pastes_error(tmp_path, line):
     """An API's own check of an argument says the rule, not "error": it is the failure of a paste that has no other."""

@@ -53,9 +53,12 @@ _STATES = re.compile(r"(?i)\b(?:out of (?:device )?memory|not support(?:ed)?|uns
                      # right, it should be 16 aligned!", "crop width 640 cannot be greater than input width 416",
                      # "the socversion X of bin package does not match the current device socversion Y")
                      r"(?:should|must) (?:not )?be|(?:is )?not right|unsupport|is not usable|"
-                     r"(?:does|do) ?n[o']t (?:match|have)|not match|out of range|has already been created|"
+                     r"(?:does|do) ?n[o']t (?:match|have|contain)|not match|out of range|has already been created|"
                      r"(?:is|are|be) (?:greater|bigger|larger|smaller|less) than|(?:is|are) too (?:large|big|long|small|"
-                     r"many|few)|(?:is|are) required|not available|undefined reference)\b|"
+                     r"many|few)|(?:is|are) required|not available|undefined (?:reference|symbol)|not aligned|"
+                     r"not (?:a )?valid|SIG(?:SEGV|ABRT|BUS|ILL))\b|"
+                     # a Python exception named by its class, where a paste cut its traceback ("ArrowInvalid: ...")
+                     r"[a-z](?:Error|Exception|Invalid):|"
                      r"\bexpected:? ?[\[(]|"
                      # the same said in Chinese (a Chinese-locale console, a translated message): failed, error,
                      # does not match, not supported, timed out, abnormal, unable to, cannot find, does not exist
