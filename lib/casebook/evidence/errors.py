@@ -5,6 +5,7 @@ such line at all, every line that says in words that something failed; and the c
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 import pandas as pd
 
@@ -98,9 +99,13 @@ def _build(log: LogTable) -> pd.DataFrame:
     # in a paste that has error lines, a line that says it failed and names the code it failed with ("Kernel task
     # happen error, retCode=0x26", "Call aclrtSetDevice failed, ret[107001]") is a report of its own beside them
     quiet = said[~said["file"].isin(silent)]
-    named = pd.Series([bool(codes_in(m)) for m in quiet["msg"]], index=quiet.index, dtype=bool)
-    coded = quiet[named].groupby("file", sort=False).head(TOLD_PER_FILE)
-    stated = said[said["file"].isin(silent) | said.index.isin(coded.index)]
+    told, per_file = [], Counter()
+    for at, file, msg in zip(quiet.index, quiet["file"], quiet["msg"]):
+        # a file's lines past its bound are not read for codes at all: a flood costs one counter test a line
+        if per_file[file] < TOLD_PER_FILE and codes_in(msg):
+            per_file[file] += 1
+            told.append(at)
+    stated = said[said["file"].isin(silent) | said.index.isin(told)]
     extra = pd.concat([extra, stated]).sort_index(kind="stable") if len(stated) else extra
     return err if extra.empty else pd.concat([err, extra]).sort_index(kind="stable")
 
