@@ -53,6 +53,9 @@ FACTS = {s.name: s for s in (
              "Running the failing operator alone with the same shapes and tiling (msaicerr replay) fails too."),
     FactSpec("fails_on_other_cards", "bool", "The same job fails the same way when moved to other cards."),
     FactSpec("other_processes_on_card", "bool", "Other processes held memory on the failing card (npu-smi info)."),
+    FactSpec("device_id_is_global_index", "bool",
+             "The process passes a global rank or a card's physical number to set_device where an index among its "
+             "visible cards belongs (the id printed beside ASCEND_RT_VISIBLE_DEVICES)."),
     FactSpec("oom_cap_stopped_request", "bool",
              "The out-of-memory request fit what the card had free and cached, but not under the process's memory cap "
              "(the 'allowed' amount of the allocator's message).", from_logs=True),
