@@ -7,7 +7,6 @@ import re
 import shutil
 from dataclasses import replace
 
-import pandas as pd
 import yaml
 from casebook.cli import main
 from casebook.judging.ranking import CONFIRMED, POSSIBLE, Observation, judge
@@ -244,7 +243,7 @@ def test_no_bit_set_is_an_observation():
                         wording="aicore error", pc_start_raw=None, current_raw=None, error_code=0, errcode=(0, 0, 0))
     base = triage(ROOT / "kb" / "samples" / "_unknown" / "not-contiguous").evidence
     ev = replace(base, aicore_faults=[fault])
-    obs = observations(ev, pd.DataFrame(columns=["file", "line", "msg"]))
+    obs = observations(ev, [])
     assert ("error_bits", "none") in {(o.field, o.value) for o in obs}
 
 

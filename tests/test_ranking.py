@@ -4,13 +4,13 @@ from __future__ import annotations
 from pathlib import Path
 from types import SimpleNamespace
 
-import pandas as pd
 import pytest
 from casebook.evidence.items import ErrorLine, Fact, Incident
 from casebook.judging.ranking import (CONFIRMED, CONTINUED, LIKELY, POSSIBLE, RULED_OUT, SAME_FAILURE_S, Item, Missing,
                                       Observation, Observed, diagnosis, error_lines, explained_lines, judge, rank)
 from casebook.knowledge.kb import KnowledgeBase, KnownCase
 from casebook.knowledge.rules import Condition, Signature
+from casebook.reading.table import LogTable, Record
 
 
 def sig(id: str, value: str, weight: int = 1, key: bool = False, group: str = "") -> Signature:
@@ -412,17 +412,17 @@ def test_the_bare_lines_right_after_an_error_go_on_its_message():
             ("a.log", 12, "plog", "ERROR", "second error"),
             ("a.log", 14, "unparsed", None, "after a gap"),
             ("b.log", 15, "unparsed", None, "another file")]
-    records = pd.DataFrame(rows, columns=["file", "line", "kind", "level", "msg"])
-    assert list(error_lines(records)["line"]) == [1, 2, 3, 4, 12]
+    log = LogTable([], [], [Record(file, line, kind, level=level, msg=msg) for file, line, kind, level, msg in rows])
+    assert [r.line for r in error_lines(log)] == [1, 2, 3, 4, 12]
 
 
 def test_only_a_function_a_header_names_is_observed_beside_the_message():
-    """A line whose header names no function (None, an empty name, pandas' NaN for a file without the column) gives
-    its message alone: no `function` value a signature could match by accident."""
+    """A line whose header names no function (None, an empty name) gives its message alone: no `function` value a
+    signature could match by accident."""
     from casebook.judging.ranking import observations
-    errors = pd.DataFrame([("a.log", 1, "boom", "bs_done_exception_proc_timeout"), ("a.log", 2, "two", None),
-                           ("a.log", 3, "three", ""), ("b.log", 4, "four", float("nan"))],
-                          columns=["file", "line", "msg", "func"])
+    errors = [Record(file, line, "plog", msg=msg, func=func) for file, line, msg, func in
+              [("a.log", 1, "boom", "bs_done_exception_proc_timeout"), ("a.log", 2, "two", None),
+               ("a.log", 3, "three", ""), ("b.log", 4, "four", None)]]
     got = observations(SimpleNamespace(aicore_faults=[], codes=[], rejections=[]), errors)
     assert got == [Observation("message", "boom", "boom", "a.log", 1),
                    Observation("function", "bs_done_exception_proc_timeout", "boom", "a.log", 1),

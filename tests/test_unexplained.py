@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 import shutil
 
-import pandas as pd
 import pytest
 from casebook.judging.contract import to_dict, validate
 from casebook.judging.triage import triage
@@ -13,12 +12,13 @@ from casebook.judging.unexplained import Template, draft_case, mine, template_re
 from casebook.knowledge.checks import check, index_table
 from casebook.knowledge.kb import load_kb
 from casebook.presenting import walk
+from casebook.reading.table import Record
 from conftest import ROOT, SAMPLES
 
 
-def errors(rows: list[tuple]) -> pd.DataFrame:
-    """An error table as LogTable.errors() gives it (file, line, time, msg)."""
-    return pd.DataFrame(rows, columns=["file", "line", "time", "msg"])
+def errors(rows: list[tuple]) -> list[Record]:
+    """Error records as evidence.errors.records gives them, from (file, line, time, msg)."""
+    return [Record(file, line, "plog", level="ERROR", time=time, msg=msg) for file, line, time, msg in rows]
 
 
 EIGHT = errors([(f"plog-{100 + d}.log", 7, f"2026-01-01T10:00:0{d}.000000",
@@ -56,7 +56,7 @@ def test_decoration_and_explained_lines_are_left_out():
 def test_template_regex_matches_its_lines():
     top = mine(EIGHT)[0]
     rx = re.compile(template_regex(top.template))
-    assert all(rx.search(m) for m in EIGHT["msg"][:8])
+    assert all(rx.search(r.msg) for r in EIGHT[:8])
     assert not rx.search("ErrCode=507015, desc=[aicore exception]")
 
 

@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import re
 
-import pandas as pd
-
 from ..knowledge import addresses, formats
 from ..knowledge.addresses import KernelRange, hexs, mask48
 from ..knowledge.errcode import (DAVID, NO_BIT_TEXT, STARS, decode_bit_list, decode_error_code, decode_triple,
@@ -22,7 +20,7 @@ from ..knowledge.formats import Hit
 from ..knowledge.kernels import op_of
 from ..knowledge.messages import Note
 from ..reading.grammar import KIND_PLOG
-from ..reading.table import LogTable
+from ..reading.table import LogTable, Record
 from . import analyzer_report, device_dump
 from .device_id import device_in
 from .items import AicoreFault, LineRef
@@ -51,13 +49,11 @@ def _read(msg: str) -> Hit | None:
 KEEP = tuple(k for forms in _FORMS for k in forms.keep) + ("kernel addr",)
 
 
-def _scan(log: LogTable) -> pd.DataFrame:
-    r = log.records
-    hit = r[log.holding(KEEP)]
+def _scan(log: LogTable) -> list[Record]:
     # in time order, and at equal times the µs-precise plog line before its copy in a screen capture,
     # so a fault is located in the plog; lines without a time keep their place after timed ones
-    order = hit.assign(_untimed=hit["time"].isna(), _t=hit["time"].fillna(""), _capture=hit["kind"] != KIND_PLOG)
-    return order.sort_values(["_untimed", "_t", "_capture", "file", "line"], kind="stable")
+    return sorted(log.picked(log.holding(KEEP)),
+                  key=lambda r: (r.time is None, r.time or "", r.kind != KIND_PLOG, r.file, r.line))
 
 
 def extract(log: LogTable) -> list[AicoreFault]:
@@ -71,9 +67,9 @@ def extract(log: LogTable) -> list[AicoreFault]:
     tasks: dict[tuple, tuple[int, int]] = {}   # (file, src_file, device) -> last (stream, task) named with a fault
     kernels: list[tuple[tuple, Hit, LineRef, object]] = []
     later: list[tuple[str, Hit, LineRef]] = []     # lines tied to faults once all are known
-    columns = ["file", "line", "time", "pid", "msg", "src_file", "src_line"]
-    for file, line, time, pid, msg, src, src_line in _scan(log)[columns].itertuples(index=False):
-        ref = LineRef(file, int(line), time, msg, src, src_line)
+    for file, line, time, pid, msg, src, src_line in ((r.file, r.line, r.time, r.pid, r.msg, r.src_file, r.src_line)
+                                                      for r in _scan(log)):
+        ref = LineRef(file, line, time, msg, src, src_line)
         where = (file, src)
         f = log.origin(file, src)
         hit = _read(msg)
@@ -186,7 +182,7 @@ def _tie_kernel(faults: dict[tuple, AicoreFault], where: tuple, node, hit: Hit, 
 def _kernel_fault(hit: Hit, ref: LineRef, node, pid) -> AicoreFault:
     """A fault known from its kernel line alone: device, stream, task and kernel, no registers."""
     fault = AicoreFault(
-        file=ref.file, line=ref.line, time=ref.time, node=node, pid=None if pd.isna(pid) else int(pid),
+        file=ref.file, line=ref.line, time=ref.time, node=node, pid=pid,
         device=hit.int("device"), serial=None, cores=[], wording=hit.form.form.replace("_", " "),
         pc_start_raw=None, current_raw=None, error_code=None, kernel=hit.values["kernel"],
         op=op_of(hit.values["kernel"]), stream_id=hit.int("stream"), task_id=hit.int("task"), refs=[ref],
@@ -220,7 +216,7 @@ def _new_fault(hit: Hit, ref: LineRef, node, pid) -> AicoreFault:
     ec_text = hit.values["error_code"]
     david = bool(_DAVID_KEYS.search(ref.text))
     fault = AicoreFault(
-        file=ref.file, line=ref.line, time=ref.time, node=node, pid=None if pd.isna(pid) else int(pid),
+        file=ref.file, line=ref.line, time=ref.time, node=node, pid=pid,
         device=hit.int("device"), serial=hit.int("serial"), cores=[], wording=hit.values["core_type"],
         pc_start_raw=pc_raw, current_raw=hit.int("current"), error_code=None, family=DAVID if david else STARS,
         pc_start_first_raw=first, src_file=ref.src_file, src_line=ref.src_line)

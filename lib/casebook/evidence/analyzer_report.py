@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import re
 
-import pandas as pd
-
 from ..knowledge import formats
 from ..knowledge.kernels import op_of
 from ..reading.table import LogTable
@@ -23,12 +21,10 @@ _FIELD = {"analyzer_aic_error": "analyzer_code"}
 
 def extract(log: LogTable) -> list[AicoreFault]:
     """One fault per analyzer report that names its registers or its kernel."""
-    r = log.records
-    hit = r[log.holding(_FORMS.keep)]
     reports: list[dict] = []
     current: dict[tuple, dict] = {}
-    for file, line, time, msg, src, src_line in zip(hit["file"], hit["line"], hit["time"], hit["msg"], hit["src_file"],
-                                                    hit["src_line"]):
+    for file, line, time, msg, src, src_line in ((r.file, r.line, r.time, r.msg, r.src_file, r.src_line)
+                                                 for r in log.picked(log.holding(_FORMS.keep))):
         found = _FORMS.first(msg)
         if found is None:
             continue
@@ -39,8 +35,7 @@ def extract(log: LogTable) -> list[AicoreFault]:
             report = current[where] = {"refs": []}
             reports.append(report)
         report[field] = found
-        report["refs"].append(LineRef(file, int(line), time if isinstance(time, str) else None, msg, where[1],
-                                      None if pd.isna(src_line) else int(src_line)))
+        report["refs"].append(LineRef(file, line, time, msg, where[1], src_line))
     return [_fault(log, rep) for rep in reports if "analyzer_kernel_name" in rep
             or {"analyzer_start_pc", "analyzer_current_pc"} <= set(rep)]
 

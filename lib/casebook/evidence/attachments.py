@@ -19,14 +19,15 @@ def extract(log: LogTable) -> dict[str, Fact]:
     dumps = [f for f in log.files if f.role == ROLE_ENVIRONMENT and f.attachment and not f.skipped]
     if not dumps:
         return {}
-    r = log.records
-    by_file = r[r["file"].isin([f.path for f in dumps])].groupby("file", sort=False)
+    paths = {f.path for f in dumps}
+    by_file: dict[str, list[tuple[int, str]]] = {}
+    for r in log.picked(i for i, file in enumerate(log.column("file")) if file in paths):
+        by_file.setdefault(r.file, []).append((r.line, r.msg))
     facts: dict[str, Fact] = {}
     for f in dumps:
-        if f.path not in by_file.groups:
+        if f.path not in by_file:
             continue
-        rows = by_file.get_group(f.path)
-        for name, value, line in attachments.settings(f.attachment, zip(rows["line"], rows["msg"])):
+        for name, value, line in attachments.settings(f.attachment, by_file[f.path]):
             if name in FACTS and name not in facts:
                 facts[name] = Fact(name, value, "log", f.path, int(line), _NOTES.get(name))
     return facts

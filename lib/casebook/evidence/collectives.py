@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import re
 
-import pandas as pd
-
 from ..knowledge.messages import Note
 from ..reading.table import LogTable
 from .items import Fact
@@ -30,33 +28,32 @@ TAGGED = ("tag[", "tag:[")
 NEAR = 3
 
 
-def _process(r: pd.DataFrame, pos: int) -> int | str:
+def _process(log: LogTable, pos: int) -> int | str:
     """The process a record belongs to: its pid, else the pid of the next headed record of its file within NEAR, else
     the file (a paste without pids: one process a file)."""
-    files, pids = r["file"], r["pid"]
-    for i in range(pos, min(pos + NEAR + 1, len(r))):
-        if files.iat[i] != files.iat[pos]:
+    files, pids = log.column("file"), log.column("pid")
+    for i in range(pos, min(pos + NEAR + 1, len(files))):
+        if files[i] != files[pos]:
             break
-        if not pd.isna(pids.iat[i]):
-            return int(pids.iat[i])
-    return files.iat[pos]
+        if pids[i] is not None:
+            return int(pids[i])
+    return files[pos]
 
 
 def extract(log: LogTable) -> dict[str, Fact]:
     """`collective_sequence_differs` when two processes of one communicator failed in collectives of different
     kinds, cited to the first line that shows the second kind."""
-    r = log.records
-    hits = r[log.holding(TAGGED) & (r["level"].isna() | (r["level"] == "ERROR"))]
+    levels = log.column("level")
     seen: dict[str, tuple[str, object]] = {}   # communicator -> (kind, process) of its first failure line
-    for pos in r.index.get_indexer(hits.index):
-        msg = r["msg"].iat[pos]
-        if not FAILED.search(msg):
+    for pos in log.holding(TAGGED):
+        r = log.record(pos)
+        if levels[pos] not in (None, "ERROR") or not FAILED.search(r.msg):
             continue
-        process = _process(r, pos)
-        for m in TAG.finditer(msg):
+        process = _process(log, pos)
+        for m in TAG.finditer(r.msg):
             first = seen.setdefault(m["group"], (m["kind"], process))
             if first[0] != m["kind"] and first[1] != process:
                 return {"collective_sequence_differs": Fact(
-                    "collective_sequence_differs", True, "log", r["file"].iat[pos], int(r["line"].iat[pos]),
+                    "collective_sequence_differs", True, "log", r.file, r.line,
                     note=Note("fact.collectives_differ", first=first[0], second=m["kind"], group=m["group"]))}
     return {}

@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import re
 
-import pandas as pd
-
 from ..knowledge.errcode import parse_int
 from ..reading.grammar import KIND_EXCEPTION_PRINT, KIND_PLOG
 from ..reading.table import LogTable
@@ -39,18 +37,18 @@ def extract(log: LogTable) -> list[DeviceDump]:
 
 
 def _dumps(log: LogTable) -> list[DeviceDump]:
-    r = log.records
-    hits = r[(r["kind"] == KIND_EXCEPTION_PRINT)
-             | ((r["kind"] == KIND_PLOG) & (r["level"] == "ERROR") & r["msg"].str.contains(KEEP[0], regex=False))]
+    hits = log.picked(i for i, (kind, level, msg) in enumerate(zip(log.column("kind"), log.column("level"),
+                                                                   log.column("msg")))
+                      if kind == KIND_EXCEPTION_PRINT or (kind == KIND_PLOG and level == "ERROR" and KEEP[0] in msg))
     dumps: list[DeviceDump] = []
     # the lines of one dump are in one file: (file, src_file), the file a grep prefix quotes when there is one
     current: dict[tuple, DeviceDump] = {}
     trigger: dict[tuple, tuple[str, LineRef]] = {}
     core: dict[tuple, CoreDump] = {}
-    columns = ["file", "line", "kind", "time", "msg", "src_file", "src_line"]
-    for file, line, kind, time, msg, src, src_line in hits[columns].itertuples(index=False):
+    for file, line, kind, time, msg, src, src_line in ((r.file, r.line, r.kind, r.time, r.msg, r.src_file, r.src_line)
+                                                       for r in hits):
         # a reference is made only for the lines a dump cites: a register line needs none
-        cite = lambda: LineRef(file, int(line), None if pd.isna(time) else time, msg, src, src_line)
+        cite = lambda: LineRef(file, line, time, msg, src, src_line)
         where = (file, src)
         if kind == KIND_PLOG:
             m = _TRIGGER.search(msg)

@@ -30,11 +30,10 @@ def extract(log: LogTable) -> dict[str, Fact]:
 
 def logged(log: LogTable) -> dict[str, Fact]:
     """The first value each variable is logged with, as a fact with its file and line."""
-    r = log.records
-    r = r[r["kind"] != KIND_ATTACHMENT]   # an environment dump's lines are read whole by evidence/attachments.py
-    hits = r[log.holding(KEEP)[r.index]]
+    hits = [r for r in log.picked(log.holding(KEEP))
+            if r.kind != KIND_ATTACHMENT]   # an environment dump's lines are read whole by evidence/attachments.py
     facts: dict[str, Fact] = {}
-    for file, line, msg in hits[["file", "line", "msg"]].itertuples(index=False):
+    for file, line, msg in ((r.file, r.line, r.msg) for r in hits):
         for m in _SETTING.finditer(msg):
             value = m["value"].strip("'\"")
             if m["name"] not in facts and value:

@@ -7,11 +7,9 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-import pandas as pd
-
 from ..knowledge.literals import required
 from ..reading.bundle import ROLE_SCREEN, ROLE_TEXT
-from ..reading.table import LogTable
+from ..reading.table import LogTable, Record
 from ..reading.scan import any_of
 from .codes import codes_in
 from .items import CodeSighting
@@ -71,43 +69,51 @@ _STATES = re.compile(r"(?i)\b(?:out of (?:device )?memory|not support(?:ed)?|uns
 TOLD_PER_FILE = 64
 
 #: What every report line holds (one of these literals), read from the regex.
-_REPORTS_NEED = (lambda need: any_of(need.alternatives) if need is not None else None)(required(_REPORTS.pattern))
+_REPORTS_NEED = (lambda need: re.compile(any_of(need.alternatives)) if need is not None else None)(
+    required(_REPORTS.pattern))
 
 
-def records(log: LogTable) -> pd.DataFrame:
+def records(log: LogTable) -> list[Record]:
     """The error records of the log table, in its record order."""
-    return log.derive("error_records", _build)
+    return log.derive("error_records", lambda t: t.picked(positions(t)))
 
 
-def _build(log: LogTable) -> pd.DataFrame:
-    err = log.errors()
-    r = log.records
-    pasted = r[r["file"].isin(_pastes(log)) & ~r.index.isin(err.index)]
+def positions(log: LogTable) -> list[int]:
+    """Where the error records are in the log table, ascending."""
+    return log.derive("error_positions_said", _build)
+
+
+def _build(log: LogTable) -> list[int]:
+    err = log.error_positions()
+    pastes = _pastes(log)
+    if not pastes:
+        return err
+    files, errs = log.column("file"), set(err)
+    pasted = [(i, file, msg or "") for i, (file, msg) in enumerate(zip(files, log.column("msg")))
+              if file in pastes and i not in errs]
     # the literals first (one trie-shaped search), then the reports' regex on the few lines holding one
-    candidates = pasted if _REPORTS_NEED is None else pasted[pasted["msg"].str.contains(_REPORTS_NEED, na=False)]
-    extra = candidates[candidates["msg"].str.contains(_REPORTS, na=False)]
+    extra = [i for i, _, msg in pasted if (_REPORTS_NEED is None or _REPORTS_NEED.search(msg)) and _REPORTS.search(msg)]
     system = {f.path for f in log.files if f.system}
-    coded = pasted[~pasted["file"].isin(system) & ~pasted.index.isin(extra.index)]
-    coded = coded[coded["msg"].str.contains(_BARE_CODE, na=False)]
-    extra = pd.concat([extra, coded]).sort_index(kind="stable") if len(coded) else extra
+    taken = set(extra)
+    coded = [i for i, file, msg in pasted if file not in system and i not in taken and _BARE_CODE.search(msg)]
+    taken.update(coded)
     # a paste with no error line of any kind: the lines that say it failed are its errors; not a system log (an OS,
     # install or kernel log: reading/system_log.py), whose routine lines use those words, and whose failures carry
     # a level or a tool's report
-    silent = set(pasted["file"]) - set(err["file"]) - set(extra["file"]) - system
-    said = pasted[~pasted["file"].isin(system) & ~pasted.index.isin(extra.index)]
-    said = said[said["msg"].str.contains(_STATES, na=False)]
+    silent = {file for _, file, _ in pasted} - {files[i] for i in err} - {files[i] for i in taken} - system
+    said = [(i, file, msg) for i, file, msg in pasted
+            if file not in system and i not in taken and _STATES.search(msg)]
     # in a paste that has error lines, a line that says it failed and names the code it failed with ("Kernel task
     # happen error, retCode=0x26", "Call aclrtSetDevice failed, ret[107001]") is a report of its own beside them
-    quiet = said[~said["file"].isin(silent)]
-    told, per_file = [], Counter()
-    for at, file, msg in zip(quiet.index, quiet["file"], quiet["msg"]):
+    stated, per_file = [], Counter()
+    for at, file, msg in said:
+        if file in silent:
+            stated.append(at)
         # a file's lines past its bound are not read for codes at all: a flood costs one counter test a line
-        if per_file[file] < TOLD_PER_FILE and codes_in(msg):
+        elif per_file[file] < TOLD_PER_FILE and codes_in(msg):
             per_file[file] += 1
-            told.append(at)
-    stated = said[said["file"].isin(silent) | said.index.isin(told)]
-    extra = pd.concat([extra, stated]).sort_index(kind="stable") if len(stated) else extra
-    return err if extra.empty else pd.concat([err, extra]).sort_index(kind="stable")
+            stated.append(at)
+    return sorted(err + list(taken) + stated)
 
 
 def is_paste(log: LogTable, file: str) -> bool:
@@ -122,8 +128,7 @@ def _pastes(log: LogTable) -> frozenset[str]:
 def code_sightings(log: LogTable) -> list[CodeSighting]:
     """Every code in every error line, with its file and line."""
     out: list[CodeSighting] = []
-    err = records(log)
-    for file, line, time, code, msg in zip(err["file"], err["line"], err["time"], err["code"], err["msg"]):
+    for file, line, time, code, msg in ((r.file, r.line, r.time, r.code, r.msg) for r in records(log)):
         seen = set()
         pairs = codes_in(msg)
         if isinstance(code, str):

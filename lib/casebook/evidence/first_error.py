@@ -11,8 +11,6 @@ import heapq
 import re
 from itertools import groupby
 
-import pandas as pd
-
 from ..reading.bundle import ROLE_BBOX, ROLE_DEVICE_LOG, ROLE_DEVICE_OS_LOG
 from ..reading.grammar import KIND_PTA
 from ..reading.table import LogTable
@@ -34,22 +32,20 @@ def error_lines(log: LogTable) -> list[ErrorLine]:
 
 
 def _build_error_lines(log: LogTable) -> list[ErrorLine]:
-    err = errors.records(log)
     out = []
-    for file, line, kind, time, pid, code, msg, src, src_line in zip(
-            err["file"], err["line"], err["kind"], err["time"], err["pid"], err["code"], err["msg"], err["src_file"],
-            err["src_line"]):
+    for r in errors.records(log):
+        msg = r.msg
         if _DECORATION.match(msg) or not msg.strip() or classify(msg)[0] == DECORATION:
             continue
-        f = log.origin(file, src)
+        f = log.origin(r.file, r.src_file)
         codes = codes_in(msg)
         device = device_in(msg)
         # device-side files are written by device daemons (sklogd, TSCH): their pids are not the job's processes
-        out.append(ErrorLine(file=file, line=int(line), time=time, node=f.node,
-                             pid=None if pd.isna(pid) or pid < 0 or f.role in DEVICE_SIDE_ROLES else int(pid),
+        out.append(ErrorLine(file=r.file, line=r.line, time=r.time, node=f.node,
+                             pid=None if r.pid is None or r.pid < 0 or f.role in DEVICE_SIDE_ROLES else r.pid,
                              device=device if device is not None else f.device,
-                             code=code if isinstance(code, str) else (codes[0][0] if codes else None),
-                             text=msg, coarse=kind == KIND_PTA, src_file=src, src_line=src_line))
+                             code=r.code if isinstance(r.code, str) else (codes[0][0] if codes else None),
+                             text=msg, coarse=r.kind == KIND_PTA, src_file=r.src_file, src_line=r.src_line))
     return out
 
 

@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import re
 
-import pandas as pd
-
 from ..knowledge import formats
 from ..reading.bundle import ROLE_BBOX, ROLE_DEVICE_LOG, ROLE_DEVICE_OS_LOG
 from ..reading.grammar import KIND_BBOX
@@ -48,14 +46,12 @@ def extract(log: LogTable) -> list[DeviceEvent]:
 
 
 def _events(log: LogTable) -> list[DeviceEvent]:
-    r = log.records
-    cand = r[log.in_roles((ROLE_DEVICE_LOG, ROLE_DEVICE_OS_LOG, ROLE_BBOX))]
-    cand = cand[log.holding(KEEP)[cand.index]]
+    device_side = set(log.in_roles((ROLE_DEVICE_LOG, ROLE_DEVICE_OS_LOG, ROLE_BBOX)))
+    cand = log.picked(i for i in log.holding(KEEP) if i in device_side)
     events: list[DeviceEvent] = []
     block: DeviceEvent | None = None
-    columns = ["file", "line", "kind", "time", "msg", "src_file", "src_line"]
-    for file, line, kind, time, msg, src, src_line in cand[columns].itertuples(index=False):
-        time = None if pd.isna(time) else time
+    for file, line, kind, time, msg, src, src_line in ((r.file, r.line, r.kind, r.time, r.msg, r.src_file, r.src_line)
+                                                       for r in cand):
         f = log.origin(file, src)
         ref = LineRef(file, int(line), time, msg, src, src_line)
         hit = _HARDWARE.first(msg)

@@ -46,8 +46,7 @@ def cap_stopped(summary: re.Match) -> bool | None:
 
 def extract(log: LogTable) -> dict[str, Fact]:
     """The cap fact of the first summary with an `allowed` amount that settles it, with its file and line."""
-    r = log.records
-    for file, line, msg in r[log.holding(KEEP)][["file", "line", "msg"]].itertuples(index=False):
+    for file, line, msg in ((r.file, r.line, r.msg) for r in log.picked(log.holding(KEEP))):
         m = _SUMMARY.search(msg)
         verdict = cap_stopped(m) if m else None
         if verdict is not None:

@@ -41,11 +41,9 @@ def identities(log: LogTable) -> dict[tuple, RankInfo]:
 
 
 def _identities(log: LogTable) -> dict[tuple, RankInfo]:
-    r = log.records
-    hits = r[log.holding(KEEP) & r["pid"].notna()]
     out: dict[tuple, RankInfo] = {}
-    columns = ["file", "line", "time", "pid", "msg", "src_file", "src_line"]
-    for file, line, time, pid, msg, src, src_line in hits[columns].itertuples(index=False):
+    for file, line, time, pid, msg, src, src_line in ((r.file, r.line, r.time, r.pid, r.msg, r.src_file, r.src_line)
+                                                      for r in log.picked(log.holding(KEEP)) if r.pid is not None):
         hit = _INIT.first(msg)
         if hit is None or int(pid) < 0:
             continue

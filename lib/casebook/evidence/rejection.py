@@ -208,23 +208,23 @@ def read_line(text: str) -> tuple[str, re.Match] | None:
 SPAN = 3
 
 
-def _windows(msgs, files, headed, pos: int):
+def _windows(msgs, files, levels, pos: int):
     """The texts a complaint at `pos` may be: the line alone, then joined with the lines after it that carry no
     header of their own (the rest of a broken paste; every line of a plog has its header)."""
     text = msgs[pos]
     yield text
     for i in range(pos + 1, min(pos + SPAN, len(msgs))):
-        if files[i] != files[pos] or headed[i]:
+        if files[i] != files[pos] or levels[i] is not None:
             return
         text = f"{text} {msgs[i].strip()}"
         yield text
 
 
-def _first_form(msgs, files, headed, pos: int) -> tuple[tuple[str, re.Match] | None, int]:
+def _first_form(msgs, files, levels, pos: int) -> tuple[tuple[str, re.Match] | None, int]:
     """The first form the lines from `pos` show, and how many lines after `pos` it took; a bare `call` (a
     parameter error that names nothing yet) gives way to what the lines after it name."""
     bare = None
-    for used, text in enumerate(_windows(msgs, files, headed, pos)):
+    for used, text in enumerate(_windows(msgs, files, levels, pos)):
         found = read_line(text)
         if found is not None and found[0] != "call":
             return found, used
@@ -235,20 +235,19 @@ def _first_form(msgs, files, headed, pos: int) -> tuple[tuple[str, re.Match] | N
 
 def extract(log: LogTable) -> list[Rejection]:
     """Every op complaint, in log order, each once; the lines just before a complaint name its op when it does not."""
-    r = log.records
+    files, msgs, levels, kinds = (log.column(c) for c in ("file", "msg", "level", "kind"))
     # an op complains at ERROR level, or in a paste's lines without a header; an INFO line that says a node "is
     # unknown shape which should be skip" is the graph engine at work; a paste's continuation piece is not read
     # again, since the record it continues holds its text joined to its own
-    hits = r[log.holding(KEEP) & (r["level"].isna() | r["level"].isin(COMPLAINT_LEVELS))
-             & (r["kind"] != KIND_CONTINUATION)]
-    files, msgs, headed = r["file"].to_numpy(), r["msg"].to_numpy(), r["level"].notna().to_numpy()
+    hits = [i for i in log.holding(KEEP)
+            if (levels[i] is None or levels[i] in COMPLAINT_LEVELS) and kinds[i] != KIND_CONTINUATION]
     out: list[Rejection] = []
     covered = -1   # a complaint read over several lines is not read again from its later lines
-    for hit in r.index.get_indexer(hits.index):
+    for hit in hits:
         # the complaint starts on the line with the literal, else (a line without a header of its own) on one of
         # the lines just before it
-        for pos in range(hit, max(covered, hit - SPAN if not headed[hit] else hit - 1), -1):
-            found, used = _first_form(msgs, files, headed, pos)
+        for pos in range(hit, max(covered, hit - SPAN if levels[hit] is None else hit - 1), -1):
+            found, used = _first_form(msgs, files, levels, pos)
             if found is not None:
                 break
         else:
@@ -262,6 +261,6 @@ def extract(log: LogTable) -> list[Rejection]:
             continue
         out.append(Rejection(op=_op(before), aspect=aspect, param=_clean(groups.get("param")),
                              value=_clean(groups.get("value")), allowed=_allowed(groups.get("allowed")),
-                             file=files[pos], line=int(r["line"].iat[pos]), text=m.string))
+                             file=files[pos], line=log.column("line")[pos], text=m.string))
         covered = pos + used
     return out

@@ -30,10 +30,8 @@ KEEP = ("occupying", "occupied by", "in use by", "used by other", "which is not 
 
 def extract(log: LogTable) -> dict[str, Fact]:
     """The first line stating each fact, as that fact with its file and line."""
-    r = log.records
-    hits = r[log.holding(KEEP)]
     facts: dict[str, Fact] = {}
-    for file, line, msg in hits[["file", "line", "msg"]].itertuples(index=False):
+    for file, line, msg in ((r.file, r.line, r.msg) for r in log.picked(log.holding(KEEP))):
         for name, value, pattern in STATEMENTS:
             if name not in facts and pattern.search(msg):
                 facts[name] = Fact(name, value, "log", file, int(line))

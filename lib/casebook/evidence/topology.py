@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import re
 
-import pandas as pd
-
 from ..knowledge import formats
 from ..reading.bundle import ROLE_DEVICE_LOG, ROLE_HOST_PLOG
 from ..reading.table import LogTable
@@ -30,19 +28,18 @@ KEEP = _SET.keep
 
 def extract(log: LogTable) -> Topology:
     """Who drove which device, from set-device and `device_id=` lines with a thread id."""
-    r = log.records
-    cand = r[r["module"].isin(_PROOF_MODULES) & r["pid"].notna()]
-    # the literal search runs on the runtime lines only, not on every record
-    cand = cand[log.holding(KEEP + ("device_id=",))[cand.index]]
+    modules, pids = log.column("module"), log.column("pid")
+    cand = log.picked(i for i in log.holding(KEEP + ("device_id=",))
+                      if modules[i] in _PROOF_MODULES and pids[i] is not None)
     procs: dict[tuple, ProcessTopology] = {}
-    columns = ["file", "line", "time", "pid", "tid", "msg", "src_file", "src_line"]
-    for file, line, time, pid, tid, msg, src, src_line in cand[columns].itertuples(index=False):
-        if pd.isna(pid) or int(pid) < 0:
+    for file, line, time, pid, tid, msg, src, src_line in (
+            (r.file, r.line, r.time, r.pid, r.tid, r.msg, r.src_file, r.src_line) for r in cand):
+        if pid < 0:
             continue
         hit = _SET.first(msg)
         tid = hit.values.get("tid", tid) if hit else tid
         m = None if hit else _DEVICE_ID.search(msg)
-        if tid is None or pd.isna(tid) or not (hit or m):
+        if tid is None or not (hit or m):
             continue
         device = hit.int("device") if hit else int(m[1])
         node = log.origin(file, src).node
@@ -61,9 +58,10 @@ def extract(log: LogTable) -> Topology:
         if info.ref is not None:
             p.refs.append(info.ref)
     # every process the text shows counts, whether or not its own lines name a device (a pasted console too)
-    named = r[r["pid"].notna()]
+    named = list(dict.fromkeys((file, pid, src) for file, pid, src in zip(log.column("file"), pids,
+                                                                       log.column("src_file")) if pid is not None))
     aliases = _aliases(log, named)
-    for file, pid, src in named[["file", "pid", "src_file"]].drop_duplicates().itertuples(index=False):
+    for file, pid, src in named:
         if int(pid) >= 0:
             node = log.origin(file, src).node
             procs.setdefault((node, int(pid)), ProcessTopology(node=node, pid=int(pid)))
@@ -78,12 +76,15 @@ def extract(log: LogTable) -> Topology:
     return Topology(processes=sorted(procs.values(), key=lambda p: (p.node or "", p.pid)), ranks=ranks.extract(log))
 
 
-def _aliases(log: LogTable, named: pd.DataFrame) -> dict[tuple, int]:
-    """(node, pid in a host plog's file name) -> the one pid its lines carry, where the two differ."""
-    carried = named.groupby("file")["pid"].unique()
+def _aliases(log: LogTable, named: list[tuple]) -> dict[tuple, int]:
+    """(node, pid in a host plog's file name) -> the one pid its lines carry, where the two differ (`named`: the
+    distinct (file, pid, src_file) of the records with a pid)."""
+    carried: dict[str, set[int]] = {}
+    for file, pid, _ in named:
+        carried.setdefault(file, set()).add(pid)
     out = {}
     for f in log.files:
-        if f.role == ROLE_HOST_PLOG and f.pid is not None and f.path in carried.index:
+        if f.role == ROLE_HOST_PLOG and f.pid is not None and f.path in carried:
             pids = {int(p) for p in carried[f.path] if int(p) >= 0}
             if len(pids) == 1 and f.pid not in pids:
                 out[(f.node, f.pid)] = pids.pop()

@@ -12,7 +12,7 @@ import re
 
 from ..knowledge.literals import Haystack, required_all
 from ..knowledge.messages import Note
-from ..reading.table import LogTable
+from ..reading.table import LogTable, Record
 from .items import Fact
 
 _V = r"(?P<v>\d+\.\d+(?:\.(?:RC\d+|rc\d+|alpha\d+|beta\d+|post\d+|T\d+|\d+|[a-z](?![a-z])))*(?:\+\w+)?)"
@@ -48,10 +48,11 @@ _NEEDLES = tuple(tuple(need for need in required_all(("(?i)" if p.flags & re.I e
 
 def extract(log: LogTable) -> dict[str, Fact]:
     """The first version each fact is shown with, stated values before path hints."""
-    r = log.records
     # each distinct message once, at its first line: an install log repeats its lines on every run of the installer
-    hits = r[log.holding(KEEP)].drop_duplicates("msg")
-    files, lines, msgs = (hits[c].tolist() for c in ("file", "line", "msg"))
+    distinct: dict[str, Record] = {}
+    for r in log.picked(log.holding(KEEP)):
+        distinct.setdefault(r.msg, r)
+    files, lines, msgs = ([getattr(r, c) for r in distinct.values()] for c in ("file", "line", "msg"))
     hay = Haystack(msgs)
     holding: dict = {}   # the lines holding a pattern's first literals, found once for the patterns that share them
     found: dict[str, Fact] = {}

@@ -20,15 +20,13 @@ import re
 from dataclasses import dataclass, field
 from datetime import datetime
 
-import numpy as np
-import pandas as pd
-
 from ..evidence.items import ErrorLine, Evidence, Fact, Incident
 from ..knowledge import priors
 from ..knowledge.kb import KnowledgeBase, KnownCase
 from ..knowledge.literals import Haystack
 from ..knowledge.rules import NO_BIT, Condition, Signature, bits_only, scoring_units
 from ..reading.fields import KIND_UNPARSED
+from ..reading.table import LogTable, Record
 
 CONFIRMED, LIKELY, POSSIBLE, RULED_OUT = "confirmed", "likely", "possible", "ruled_out"
 #: The id of the item against a case that a strong sibling's own signatures read every line of (its text: that case).
@@ -89,24 +87,23 @@ class Hypothesis:
 CONTINUED = 3
 
 
-def error_lines(records: pd.DataFrame, errors: pd.Index | None = None) -> pd.DataFrame:
-    """The error records (`errors`, the index of evidence.errors.records; else the ERROR-level ones), each with the
-    lines right after it that no grammar reads (no header, no form of their own): the rest of a message that holds
-    newlines (the graph engine's reason per op store, a RuntimeError's second line), as `message` signatures read it."""
-    error = (records["level"] == "ERROR").to_numpy() if errors is None else records.index.isin(errors)
-    keep = np.array(error, dtype=bool)
+def error_lines(log: LogTable, errors: list[int] | None = None) -> list[Record]:
+    """The error records (`errors`, the positions evidence.errors.positions gives; else the ERROR-level ones), each
+    with the lines right after it that no grammar reads (no header, no form of their own): the rest of a message that
+    holds newlines (the graph engine's reason per op store, a RuntimeError's second line), as `message` signatures
+    read it."""
+    keep = set(log.error_positions() if errors is None else errors)
+    kind, file, line, msg = (log.column(c) for c in ("kind", "file", "line", "msg"))
     # only the few lines right after an error are looked at: a bundle has far more records than error lines
-    kind, file, line, msg = (records[c].to_numpy() for c in ("kind", "file", "line", "msg"))
-    run = np.flatnonzero(keep)
+    run = sorted(keep)
     for _ in range(CONTINUED):
-        run = run[run + 1 < len(keep)] + 1
-        run = np.array([i for i in run if kind[i] == KIND_UNPARSED and file[i] == file[i - 1]
-                        and line[i] == line[i - 1] + 1 and str(msg[i]).strip()], dtype=np.int64)
-        keep[run] = True
-    return records[keep]
+        run = [i for i in (j + 1 for j in run if j + 1 < len(kind)) if kind[i] == KIND_UNPARSED
+               and file[i] == file[i - 1] and line[i] == line[i - 1] + 1 and str(msg[i]).strip()]
+        keep.update(run)
+    return log.picked(sorted(keep))
 
 
-def observations(evidence: Evidence, errors: pd.DataFrame) -> list[Observation]:
+def observations(evidence: Evidence, errors: list[Record]) -> list[Observation]:
     """The values signatures are tested on, each with its line."""
     obs: list[Observation] = []
     for fault in evidence.aicore_faults:
@@ -130,8 +127,7 @@ def observations(evidence: Evidence, errors: pd.DataFrame) -> list[Observation]:
         obs.append(Observation("code", c.code, c.text, c.file, c.line))
     for r in evidence.rejections:   # the op's own complaint, said in words: op, aspect, value, what it takes
         obs.append(Observation("rejected", r.aspect, r.said(), r.file, r.line))
-    funcs = errors["func"] if "func" in errors else [None] * len(errors)
-    for file, line, msg, func in zip(errors["file"], errors["line"], errors["msg"], funcs):
+    for file, line, msg, func in ((r.file, r.line, r.msg, r.func) for r in errors):
         obs.append(Observation("message", msg, msg, file, int(line)))
         # the function a log header names says what failed where the message is only values (the task scheduler's
         # `bs_done_exception_proc_timeout: slot_id=0, ... fault_task=7`)

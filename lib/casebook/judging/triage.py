@@ -38,8 +38,8 @@ class Triage:
 
     def __post_init__(self) -> None:
         # the observations depend on the evidence only; answers change facts, not what the logs show
-        said = errors.records(self.log).index
-        self._observed = Observed(observations(self.evidence, error_lines(self.log.records, said)))
+        said = errors.positions(self.log)
+        self._observed = Observed(observations(self.evidence, error_lines(self.log, said)))
         self.rerank()
 
     def rerank(self) -> None:

@@ -11,8 +11,9 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-import pandas as pd
 import yaml
+
+from ..reading.table import Record
 
 #: (regex, mask name), applied in order; the mask shows as `<NAME>` in a template.
 MASKS = (
@@ -59,22 +60,22 @@ def _miner():
     return TemplateMiner(config=config)
 
 
-def mine(errors: pd.DataFrame, explained: set[tuple[str, int]] = frozenset()) -> list[Template]:
+def mine(errors: list[Record], explained: set[tuple[str, int]] = frozenset()) -> list[Template]:
     """Templates of the error lines not in `explained`, most frequent first (then by first time)."""
-    # by time, the untimed lines (a capture's) last: pandas puts missing values at the end
-    rows = errors.sort_values(["time", "file", "line"])
+    # by time, the untimed lines (a capture's) last
+    rows = sorted(errors, key=lambda r: (r.time is None, r.time or "", r.file, r.line))
     miner = _miner()
     first: dict[int, tuple] = {}
-    for file, line, time, msg in zip(rows["file"], rows["line"], rows["time"], rows["msg"]):
-        if (file, int(line)) in explained or not str(msg).strip() or _DECORATION.match(str(msg)):
+    for file, line, time, msg in ((r.file, r.line, r.time, r.msg) for r in rows):
+        if (file, line) in explained or not str(msg).strip() or _DECORATION.match(str(msg)):
             continue
         result = miner.add_log_message(str(msg).strip())
-        first.setdefault(result["cluster_id"], (file, int(line), None if pd.isna(time) else time, str(msg).strip()))
+        first.setdefault(result["cluster_id"], (file, line, time, str(msg).strip()))
     out = [Template(c.get_template(), c.size, *first[c.cluster_id]) for c in miner.drain.clusters]
     return sorted(out, key=lambda t: (-t.count, t.time or "~", t.file, t.line))
 
 
-def dump_lines(errors: pd.DataFrame, faults) -> dict[tuple[str, int], object]:
+def dump_lines(errors: list[Record], faults) -> dict[tuple[str, int], object]:
     """The error lines that belong to a fault's own dump, each with its fault: in a file of the fault's report,
     from DUMP_BEFORE lines before it to DUMP_AFTER after, and shaped like a dump (arguments, registers, the
     runtime's banners)."""
@@ -89,18 +90,17 @@ def dump_lines(errors: pd.DataFrame, faults) -> dict[tuple[str, int], object]:
     out: dict[tuple[str, int], object] = {}
     if not spans:
         return out
-    rows = errors[errors["file"].isin(list(spans))]
-    for file, line, msg in zip(rows["file"], rows["line"], rows["msg"]):
-        fault = next((f for lo, hi, f in spans[file] if lo <= int(line) <= hi), None)
+    for file, line, msg in ((r.file, r.line, r.msg) for r in errors if r.file in spans):
+        fault = next((f for lo, hi, f in spans[file] if lo <= line <= hi), None)
         if fault is not None and DUMP.search(str(msg)):
-            out[(file, int(line))] = fault
+            out[(file, line)] = fault
     return out
 
 
-def coverage(errors: pd.DataFrame, explained: set[tuple[str, int]], faults) -> tuple[set, list[Template]]:
+def coverage(errors: list[Record], explained: set[tuple[str, int]], faults) -> tuple[set, list[Template]]:
     """The error lines the matched cases explain, a fault's own dump with its fault when the fault is explained,
     and the templates of the rest; a fault's dump is never a template of its own."""
-    explained = explained & set(zip(errors["file"], errors["line"].astype(int)))
+    explained = explained & {(r.file, r.line) for r in errors}
     dumps = dump_lines(errors, faults)
     told = {id(f) for key, f in dumps.items() if key in explained}
     explained |= {key for key, f in dumps.items() if id(f) in told}

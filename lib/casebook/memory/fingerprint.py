@@ -38,9 +38,9 @@ _FILLER = {"error", "errors", "failed", "fail", "failure", "with", "from", "that
            "traceback", "most", "recent", "last", "line", "file", "detail", "details", "inner", "unknown"}
 #: Lines of a console paste looked at for its first failure and its codes.
 SCAN = 2000
-_FAILED = (r"(?i)\b(?:error|failed|fail|exception|E[0-9A-Z]\d{4}|\w+(?:Error|Exception)|cannot|can't|unable|"
-           r"invalid|incorrect|mismatch|not (?:been )?(?:found|loaded|supported|implemented|registered)|"
-           r"no such|denied|refused|timed? ?out|abort(?:ed)?)\b")
+_FAILED = re.compile(r"(?i)\b(?:error|failed|fail|exception|E[0-9A-Z]\d{4}|\w+(?:Error|Exception)|cannot|can't|unable|"
+                     r"invalid|incorrect|mismatch|not (?:been )?(?:found|loaded|supported|implemented|registered)|"
+                     r"no such|denied|refused|timed? ?out|abort(?:ed)?)\b")
 #: A message that only announces the lines after it ("Ascend error occurred, error message:"): too few words of its
 #: own to tell one failure from another, so the next failure line stands for the case.
 _ANNOUNCES = re.compile(r":\s*$")
@@ -134,9 +134,12 @@ def _first_failure(t: Triage) -> str | None:
     telling = [s for s in said if not _announces(s)]
     if telling or said:
         return (telling or said)[0]
-    msgs = t.log.records["msg"].head(SCAN)
-    hit = msgs[msgs.astype(str).str.contains(_FAILED, regex=True)]
-    return str(hit.iloc[0]) if len(hit) else None
+    return next((m for m in _scanned(t) if _FAILED.search(m)), None)
+
+
+def _scanned(t: Triage) -> list[str]:
+    """The messages of the first SCAN records, as text."""
+    return [str(m) for m in t.log.column("msg")[:SCAN]]
 
 
 def _announces(text: str | None) -> bool:
@@ -152,8 +155,7 @@ def of_triage(t: Triage) -> Fingerprint:
     first_text = _first_failure(t)
     codes = _unique(([first.code] if first and first.code else []) + [c.code for c in ev.codes])
     if not codes:   # a console paste has no error level: the codes of its first lines that say they failed
-        msgs = t.log.records["msg"].head(SCAN).astype(str)
-        codes = _unique(c for m in msgs[msgs.str.contains(_FAILED, regex=True)] for c, _ in codes_in(m))
+        codes = _unique(c for m in _scanned(t) if _FAILED.search(m) for c, _ in codes_in(m))
     codes = codes[:MAX_CODES]
     faults = ev.aicore_faults
     texts = [e.text for e in ev.first_errors[:5]] + [r.text for r in ev.rejections[:5]] + \

@@ -6,17 +6,21 @@ ticket-sized bundle; this builds them then, once, from the files on disk.
 """
 from __future__ import annotations
 
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from .bundle import LogFile, classify
 from .plog import parse_bytes
 from .table import LogTable, frame
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def every_record(log: LogTable) -> pd.DataFrame:
     """A record for every line, as a full reading gives them: the kept records, and the lines of each file read
     selectively read again from disk and parsed (once per log table)."""
     def build(t: LogTable) -> pd.DataFrame:
+        import pandas as pd
         if not any(f.selective for f in t.files):
             return t.records
         kept = dict(tuple(t.records.groupby("file", sort=False)))

@@ -24,7 +24,7 @@ from .identity import RANK_IN_LINE
 from .paste import PasteState, Peeled, read_line
 from .limits import Limits
 from .quoted import quoted_files
-from .table import PLOG_COLUMNS, LogTable, frame
+from .table import PLOG_COLUMNS, LogTable
 
 _BINARY_SNIFF = 8192
 _FILE_TIME_KINDS = (KIND_EXCEPTION_PRINT, KIND_BLOCK_LINE, KIND_PYTHON)
@@ -279,14 +279,14 @@ def read_plog(*paths: str | os.PathLike | Pasted, keep: tuple[str, ...] | None =
         f.spool = original.spool   # the copy a worker sent back must not be the last owner of the spool
     files = [f for f, _ in done]
     rows = [row for _, file_rows in done for row in file_rows]
-    records = frame(rows)
     identity.share(files)
-    rotated = rotation.check(files, records)
+    msg = PLOG_COLUMNS.index("msg")
+    rotated = rotation.check(files, (row[msg] for row in rows))
     warnings = [w for f in files for w in f.warnings]
     warnings += [f"{f.path}: skipped ({f.skipped})" for f in files if f.skipped]
     if keep is not None and not scan.available() and any(f.size >= FULL_RECORDS_BELOW for f in files
                                                          if not f.skipped):
         warnings.append("the compiled line scanner (casebook.reading._linescan) is not built: the files were read line "
                         "by line, several times slower (reinstall the package where a C compiler is)")
-    return LogTable(paths=[str(p) if isinstance(p, Pasted) else os.fspath(p) for p in paths], files=files, records=records, warnings=warnings,
-                    rotation=rotated)
+    return LogTable(paths=[str(p) if isinstance(p, Pasted) else os.fspath(p) for p in paths], files=files, rows=rows,
+                    warnings=warnings, rotation=rotated)

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Iterable
 from pathlib import PurePosixPath
-
-import pandas as pd
 
 from .bundle import ROLE_DEVICE_LOG, ROLE_HOST_PLOG, LogFile
 from .grammar import number
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 #: Files CANN keeps per process and folder when ASCEND_HOST_LOG_FILE_NUM is not set.
 DEFAULT_FILE_NUM = 10
@@ -86,22 +88,22 @@ class Gap:
                 f"away: ask for every file of {self.folder}, and for a rerun with ASCEND_HOST_LOG_FILE_NUM raised")
 
 
-def file_limit(records: pd.DataFrame | None) -> tuple[int, str]:
+def file_limit(messages: Iterable[str | None] = ()) -> tuple[int, str]:
     """The rotation limit in force and where it comes from (a key of LIMIT_SOURCES): as logged or dumped
-    (ASCEND_HOST_LOG_FILE_NUM), else the default."""
-    if records is not None and len(records):
-        hits = records["msg"].str.contains("ASCEND_HOST_LOG_FILE_NUM", regex=False, na=False)
-        for msg in records.loc[hits, "msg"]:
-            if (m := _LIMIT_SETTING.search(msg)) and number(m["n"]) is not None:
-                return number(m["n"]), "found"
+    (ASCEND_HOST_LOG_FILE_NUM) in one of the records' messages, else the default."""
+    for msg in messages:
+        if msg and "ASCEND_HOST_LOG_FILE_NUM" in msg and (m := _LIMIT_SETTING.search(msg)) \
+                and number(m["n"]) is not None:
+            return number(m["n"]), "found"
     return DEFAULT_FILE_NUM, "default"
 
 
-def check(files: list[LogFile], records: pd.DataFrame | None = None, limit: int | None = None) -> list[Gap]:
-    """Processes whose first error may have been rotated away; the warning also goes on the oldest file."""
+def check(files: list[LogFile], messages: Iterable[str | None] = (), limit: int | None = None) -> list[Gap]:
+    """Processes whose first error may have been rotated away (`messages`: the records' messages, read for the
+    limit in force); the warning also goes on the oldest file."""
     source = "given"
     if limit is None:
-        limit, source = file_limit(records)
+        limit, source = file_limit(messages)
     out = []
     for s in streams(files):
         oldest = s.files[0]
@@ -116,6 +118,7 @@ def check(files: list[LogFile], records: pd.DataFrame | None = None, limit: int 
 def timeline(records: pd.DataFrame, files: list[LogFile]) -> pd.DataFrame:
     """All records in one time order (µs, local time as logged); lines without a time stay after the line
     before them in their file, and the rotated files of a process follow each other."""
+    import pandas as pd
     if records.empty:
         return records
     rank = {f.path: n for n, f in enumerate(sorted(files, key=order_key))}

@@ -1,21 +1,53 @@
-"""The log table: the files of a bundle and the records of their lines, with the views shared over them."""
+"""The log table: the files of a bundle and the records of their lines, with the views shared over them.
+
+The records are plain tuples (`Record` gives them names), so that a triage never loads pandas; the DataFrame is
+built on first use of `LogTable.records`, for the notebooks and the log views."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-
-import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING, Iterable, NamedTuple
 
 from . import rotation, scan
 from .haystack import Haystack
 from .bundle import LogFile
 from .encoding import as_read, split_lines
 
-#: Columns of the log table, in order. The last six say what a paste wrapped around the line (paste.py): the
-#: wrappers peeled, the rank and worker pid they name, the file and line a grep prefix quotes; and how many
-#: following lines the paste broke off this one (rejoin.py), each kept as a `continuation` record.
-PLOG_COLUMNS = ["file", "line", "kind", "level", "module", "pid", "pname", "time", "src", "tid", "func",
-                "stage", "code", "msg", "wrapper", "rank", "worker_pid", "src_file", "src_line", "joined"]
+if TYPE_CHECKING:
+    import pandas as pd
+
+
+class Record(NamedTuple):
+    """One record of the log table. The last six say what a paste wrapped around the line (paste.py): the wrappers
+    peeled, the rank and worker pid they name, the file and line a grep prefix quotes; and how many following lines
+    the paste broke off this one (rejoin.py), each kept as a `continuation` record."""
+
+    file: str
+    line: int
+    kind: str
+    level: str | None = None
+    module: str | None = None
+    pid: int | None = None
+    pname: str | None = None
+    time: str | None = None
+    src: str | None = None
+    tid: str | None = None
+    func: str | None = None
+    stage: str | None = None
+    code: str | None = None
+    msg: str = ""
+    wrapper: str | None = None
+    rank: int | None = None
+    worker_pid: int | None = None
+    src_file: str | None = None
+    src_line: int | None = None
+    joined: int = 0
+
+
+#: Columns of the log table, in order.
+PLOG_COLUMNS = list(Record._fields)
+#: Where the fields the views test sit in a record tuple.
+_FILE, _LINE, _LEVEL, _MSG, _SRC_FILE, _SRC_LINE = (PLOG_COLUMNS.index(c) for c in ("file", "line", "level", "msg",
+                                                                                   "src_file", "src_line"))
 
 
 @dataclass
@@ -24,11 +56,30 @@ class LogTable:
 
     paths: list[str]
     files: list[LogFile]
-    records: pd.DataFrame
+    rows: list[tuple]   #: the records, as tuples in PLOG_COLUMNS order
     warnings: list[str] = field(default_factory=list)
     rotation: list[rotation.Gap] = field(default_factory=list)   #: processes whose first error may be rotated away
     #: views computed once from the records and shared by the extractors that need them (name -> value)
     derived: dict = field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def records(self) -> pd.DataFrame:
+        """The records as a DataFrame (built once, on first use: pandas loads here)."""
+        return self.derive("frame", lambda t: frame(t.rows))
+
+    def record(self, at: int) -> Record:
+        """The record at a position of the table."""
+        return Record._make(self.rows[at])
+
+    def column(self, name: str) -> list:
+        """One field of every record, in record order (built once)."""
+        k = PLOG_COLUMNS.index(name)
+        return self.derive(("column", name), lambda t: [r[k] for r in t.rows])
+
+    def picked(self, positions: Iterable[int]) -> list[Record]:
+        """The records at these positions, in the order given."""
+        rows = self.rows
+        return [Record._make(rows[i]) for i in positions]
 
     @property
     def sources(self) -> list[LogFile]:
@@ -42,21 +93,17 @@ class LogTable:
                                                   **{(q.captured_in, q.path): q for q in t.sources}})
         return index[(file, src_file if isinstance(src_file, str) else None)]
 
-    def in_roles(self, roles: tuple[str, ...]) -> pd.Series:
-        """Which records come from a file of one of these roles (a quoted line: from the file it quotes)."""
-        r = self.records
-        mask = r["file"].isin({f.path for f in self.files if f.role in roles}) & r["src_file"].isna()
+    def in_roles(self, roles: tuple[str, ...]) -> list[int]:
+        """Positions of the records from a file of one of these roles (a quoted line: from the file it quotes)."""
+        paths = {f.path for f in self.files if f.role in roles}
         quoted = {(q.captured_in, q.path) for q in self.sources if q.role in roles}
-        if quoted:
-            mask |= pd.Series([(f, s) in quoted for f, s in zip(r["file"], r["src_file"])], index=r.index)
-        return mask
+        return [i for i, r in enumerate(self.rows)
+                if (r[_FILE] in paths and r[_SRC_FILE] is None) or (quoted and (r[_FILE], r[_SRC_FILE]) in quoted)]
 
     def quoted_line(self, file: str, line: int) -> tuple[str | None, int] | None:
         """The original file (None when the prefix does not name it) and line a capture's line quotes, or None."""
         def build(t: LogTable) -> dict:
-            r = t.records[t.records["src_line"].notna()]
-            return {(f, int(n)): (s if isinstance(s, str) else None, int(o))
-                    for f, n, s, o in zip(r["file"], r["line"], r["src_file"], r["src_line"])}
+            return {(r[_FILE], r[_LINE]): (r[_SRC_FILE], r[_SRC_LINE]) for r in t.rows if r[_SRC_LINE] is not None}
         return self.derive("quoted_lines", build).get((file, line))
 
     @property
@@ -80,9 +127,13 @@ class LogTable:
         r = self.records
         return r[r["level"] == "ERROR"]
 
+    def error_positions(self) -> list[int]:
+        """Positions of the records errors() holds."""
+        return self.derive("error_positions", lambda t: [i for i, r in enumerate(t.rows) if r[_LEVEL] == "ERROR"])
+
     def levels_seen(self) -> set[str]:
         """Every level a line of the bundle has, lines without a record (counted by the scan) included."""
-        seen = set(self.records["level"].dropna().unique())
+        seen = {r[_LEVEL] for r in self.rows if r[_LEVEL] is not None}
         return seen | {level for f in self.files if f.selective for level, n in f.levels.items() if n}
 
     def derive(self, name: str, build):
@@ -91,19 +142,19 @@ class LogTable:
             self.derived[name] = build(self)
         return self.derived[name]
 
-    def holding(self, literals: tuple[str, ...]) -> pd.Series:
-        """Whether each record's message holds one of `literals` (case kept), by the records' index: the distinct
+    def holding(self, literals: tuple[str, ...]) -> list[int]:
+        """Positions, ascending, of the records whose message holds one of `literals` (case kept): the distinct
         messages are joined once and each literal found where it is, instead of a regex run on every message per
         family (a device log repeats its dump lines: 34,000 records, 2,400 distinct messages)."""
-        def distinct(t: LogTable) -> tuple[np.ndarray, Haystack]:
-            codes, uniques = pd.factorize(t.records["msg"], use_na_sentinel=False)
-            return codes, Haystack([str(m) for m in uniques])
+        def distinct(t: LogTable) -> tuple[list[list[int]], Haystack]:
+            where: dict[str, list[int]] = {}
+            for i, r in enumerate(t.rows):
+                where.setdefault(str(r[_MSG]), []).append(i)
+            return list(where.values()), Haystack(list(where))
 
-        def build(t: LogTable) -> pd.Series:
-            codes, hay = t.derive("haystack", distinct)
-            held = np.zeros(len(hay.texts), dtype=bool)
-            held[hay.holding_any(literals)] = True
-            return pd.Series(held[codes], index=t.records.index)
+        def build(t: LogTable) -> list[int]:
+            where, hay = t.derive("haystack", distinct)
+            return sorted(i for u in hay.holding_any(literals) for i in where[u])
         return self.derive(("holding", literals), build)
 
     def file(self, path: str) -> LogFile:
@@ -115,6 +166,7 @@ class LogTable:
 
     def files_frame(self) -> pd.DataFrame:
         """The files as a table (path, role, node, rank, device, pid, lines, unparsed, times, skipped)."""
+        import pandas as pd
         cols = ["path", "role", "sort", "node", "rank", "device", "pid", "lines", "unparsed", "first_time",
                 "last_time", "skipped"]
         return pd.DataFrame([{c: getattr(f, c) for c in cols} for f in self.files], columns=cols)
@@ -173,6 +225,7 @@ class LogTable:
 
 def frame(rows: list[tuple]) -> pd.DataFrame:
     """Record tuples as the log table's records."""
+    import pandas as pd
     # object columns keep absent fields as None (string dtype would turn them into NaN)
     records = pd.DataFrame(rows, columns=PLOG_COLUMNS, dtype=object)
     records["pid"] = records["pid"].astype("Int64")
