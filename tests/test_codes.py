@@ -103,6 +103,7 @@ def test_the_project_catalogs_hold_every_catalog_and_400_sourced_codes():
     ("EZ9903: [PID: 67556] 2025-09-02-15:23:31.178.230 rtKernelLaunchWithHandleV2 failed: 207000",
      [("EZ9903", "ecode"), ("207000", "runtime")]),
     ("device=0, write_idx=1, read_idx=0, status=0, ret = 500000", [("500000", "runtime")]),
+    ("RuntimeError: run_prepared failed with code 507018", [("507018", "runtime")]),   # a framework's own report
 ])
 def test_codes_are_read_after_the_words_that_name_them(line, codes):
     assert codes_in(line) == tuple(codes)

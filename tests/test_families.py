@@ -222,3 +222,26 @@ def test_triton_finding_no_backend_driver_is_a_package_problem(tmp_path):
                      "RuntimeError: 0 active drivers ([]). There should only be one.\n", encoding="utf-8")
     t = triage(paste, kb=load_kb())
     assert t.family is not None and t.family.family.id == "environment-versions"
+
+
+@pytest.mark.parametrize("lines,family", [
+    # a compiler's diagnostic on a tile-level kernel, its `error:` prefix cut by the paste
+    (["no matching function for call to 'TLOAD'"], "op-binary-compile"),
+    (["use of undeclared identifier 'Tile'"], "op-binary-compile"),
+    (["static assertion failed: TEXTRACT feed mismatch"], "op-binary-compile"),
+    # torch_npu's broken-up paste of a 507015: the ACL words alone place the AI Core exception
+    (["RuntimeError:", "error code is 507015", "The aicore execution is abnormal."], "aicore-exception"),
+    # a framework's own report of the runtime code it failed with
+    (["RuntimeError: run_prepared failed with code 507018"], "aicpu-exception"),
+    # MindSpore's op check of two inputs whose shapes do not broadcast
+    (["For 'Add', x.shape and y.shape need to broadcast."], "op-not-supported"),
+    # HCCL's older wording of the P2P wait
+    (["connect p2p timeout, timeout: 120s."], "hccl-init-failure"),
+])
+def test_a_familys_words_place_a_short_paste(tmp_path, lines, family):
+    from casebook.judging.triage import triage
+    from casebook.knowledge.kb import load_kb
+    paste = tmp_path / "paste.txt"
+    paste.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    t = triage(paste, kb=load_kb())
+    assert t.family is not None and t.family.family.id == family

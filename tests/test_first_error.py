@@ -142,6 +142,17 @@ def test_a_console_that_repeats_a_coded_failure_adds_only_its_first_ones(tmp_pat
     assert lines[:3] == [1, 2, 3] and len(lines) == 1 + errors.TOLD_PER_FILE
 
 
+def test_a_paste_without_error_lines_makes_its_first_failures_errors_up_to_a_bound(tmp_path):
+    """A console that says it failed at every step has its first STATED_PER_FILE such lines as errors; every line
+    is still read and parsed."""
+    paste = tmp_path / "retries.txt"
+    n = errors.STATED_PER_FILE + 500
+    paste.write_text("".join(f"step {i}: Call aclrtSetDevice failed, ret[107001]\n" for i in range(n)))
+    log = read_plog(paste)
+    lines = [e.line for e in ordered(log)]
+    assert lines[:2] == [1, 2] and len(lines) == errors.STATED_PER_FILE and log.lines == n
+
+
 def test_an_argument_rule_in_a_routine_line_is_no_error_when_the_paste_has_its_own(tmp_path):
     leveled = tmp_path / "leveled.txt"
     leveled.write_text("the batch size must be a multiple of 8, using 16\n[ERROR] RUNTIME(1,python):2024-06-11-09:31:42."

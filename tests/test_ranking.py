@@ -443,3 +443,16 @@ def test_the_function_a_header_names_is_evidence_where_the_message_is_only_value
     assert {"tsch_timeout_handler", "tsch_timeout_fault"} <= {i.id for i in h.for_}
     assert h.verdict == LIKELY   # the device's record alone: nothing of the family's on the host side
     assert t.diagnosis is h
+
+
+def test_a_complaint_that_names_what_the_op_accepts_is_also_observed_as_its_rule():
+    """`rejected` is every complaint's aspect; `rejected_rule` only that of a complaint naming its allowed values."""
+    from casebook.evidence.items import Rejection
+    from casebook.judging.ranking import observations
+    named = Rejection(op="aclnnFoo", aspect="shape", param="head dim", value="512", allowed=("64", "128"),
+                      file="a.log", line=3, text="head dim 512 is not support, only support 64, 128")
+    bare = Rejection(op=None, aspect="shape", param="params", value=None, allowed=(), file="a.log", line=9,
+                     text="params shape is invalid.")
+    ev = SimpleNamespace(aicore_faults=[], codes=[], rejections=[named, bare])
+    got = [(o.field, o.value, o.line) for o in observations(ev, [])]
+    assert got == [("rejected", "shape", 3), ("rejected_rule", "shape", 3), ("rejected", "shape", 9)]

@@ -91,6 +91,11 @@ FORMS = [
     ("RuntimeError: Backend not supported!", None, None, None, ()),
     ("Tiling failed", "call", None, None, ()),
     ("launch failed for FlashAttentionScore, errno:561103.", None, None, None, ()),
+    # a parameter's allowed values under the values of others (vllm-project/vllm-ascend issue 3588)
+    ("AclNN_Parameter_Error(EZ1001): when weight's dtype is [int4], weight's format is [FRACTAL_NZ], "
+     "antiquantGroupSize should be 128 or 64,", "attribute", "antiquantGroupSize", None, ("128", "64")),
+    # MindSpore's check of two inputs whose shapes must broadcast (mindspore-ai/models, Transformer's FAQ)
+    ("For 'Add', x.shape and y.shape need to broadcast.", "shape", "x.shape and y.shape", None, ()),
 ]
 
 

@@ -28,7 +28,8 @@ _REPORTS = re.compile("|".join((
     r"\bRTS_HWTS: [\w ]*(?:exception|error)\b",           # the driver's dump of an exception stream
     r"\bOther info\[\d+\]:.*\berror code=0x",            # ... and the task scheduler's code in it
     r"^\s*Load dynamic library: \S+ failed\b",           # MindSpore's device plugin that the loader refused
-    r"^\s*\[ASSERT\] \S+\.(?:cpp|cc|h|hpp|asc):\d+:(?:\s|$)",  # an Ascend C kernel's own assert, printed as it stops
+    # an Ascend C kernel's own assert, printed as it stops (CANN 8.5 puts its version and a time stamp first)
+    r"^\s*\[ASSERT\] (?:\[[^\]]*\]\s*)*\S+\.(?:cpp|cc|h|hpp|asc):\d+:(?:\s|$)",
 )))
 # The error manager's message without its pid and time, as CANN 5 and 6 print it ("E40002: The current Python version
 # is ..."): a paste's, not a system log's (no literal narrows it, so it is tried on the paste lines alone)
@@ -55,7 +56,10 @@ _STATES = re.compile(r"(?i)\b(?:out of (?:device )?memory|not support(?:ed)?|uns
                      r"(?:does|do) ?n[o']t (?:match|have|contain)|not match|out of range|has already been created|"
                      r"(?:is|are|be) (?:greater|bigger|larger|smaller|less) than|(?:is|are) too (?:large|big|long|small|"
                      r"many|few)|(?:is|are) required|not available|undefined (?:reference|symbol)|not aligned|"
-                     r"not (?:a )?valid|SIG(?:SEGV|ABRT|BUS|ILL))\b|"
+                     r"not (?:a )?valid|need to broadcast|SIG(?:SEGV|ABRT|BUS|ILL)|"
+                     # a compiler's diagnostic where a paste cut its `error:` prefix
+                     r"no matching (?:function|constructor) for call|use of undeclared identifier|no viable conversion|"
+                     r"static assertion failed)\b|"
                      # a Python exception named by its class, where a paste cut its traceback ("ArrowInvalid: ...")
                      r"[a-z](?:Error|Exception|Invalid):|"
                      r"\bexpected:? ?[\[(]|"
@@ -67,6 +71,10 @@ _STATES = re.compile(r"(?i)\b(?:out of (?:device )?memory|not support(?:ed)?|uns
 #: error is among the first, and a console that repeats such a line at every step would otherwise make each of its
 #: thousands of lines an error to place and classify.
 TOLD_PER_FILE = 64
+#: How many lines that say they failed a paste without any error line makes its errors, per file: a console that
+#: states a failure at every step (a retry loop's "Call aclrtSetDevice failed, ret[107001]") would otherwise make
+#: tens of thousands of lines errors to place, classify and rank, when its first few tell the case.
+STATED_PER_FILE = 1000
 
 #: What every report line holds (one of these literals), read from the regex.
 _REPORTS_NEED = (lambda need: re.compile(any_of(need.alternatives)) if need is not None else None)(
@@ -108,7 +116,9 @@ def _build(log: LogTable) -> list[int]:
     stated, per_file = [], Counter()
     for at, file, msg in said:
         if file in silent:
-            stated.append(at)
+            if per_file[file] < STATED_PER_FILE:
+                per_file[file] += 1
+                stated.append(at)
         # a file's lines past its bound are not read for codes at all: a flood costs one counter test a line
         elif per_file[file] < TOLD_PER_FILE and codes_in(msg):
             per_file[file] += 1

@@ -85,8 +85,14 @@ FORMS: tuple[tuple[str, re.Pattern], ...] = (
     ("shape", re.compile(r"(?P<param>[A-Za-z_][\w.]*)(?:'s)?\s+(?:shape|dim(?:ension)?s?|rank)\s*(?:is\s*)?"
                          r"(?P<value>\[\[?[^\]]*\]\]?|\(\S*\)|\d+)?,?\s*(?:must|should|is not support|not support|is invalid|"
                          r"invalid|mismatch)(?P<allowed>.*)", re.I)),
+    # a parameter's allowed values under the other parameters' values: "when weight's dtype is [int4], weight's format
+    # is [FRACTAL_NZ], antiquantGroupSize should be 128 or 64"
+    ("attribute", re.compile(r"\b[Ww]hen (?P<cond>[^;]{1,200}?),\s*(?P<param>[A-Za-z_]\w*) (?:should|must) be "
+                             r"(?P<allowed>-?\w+(?:(?:,| or) -?\w+)+)")),
     ("attribute", re.compile(r"(?P<param>[\w.]+)\s*(?:=|\s+is)\s*\[?(?P<value>-?[\w.]+)\]?,?\s*(?:is\s+)?(?:invalid|"
                              r"not support|unsupported|out of range)(?P<allowed>.*)", re.I)),
+    # MindSpore's check of two inputs whose shapes must broadcast: "For 'Add', x.shape and y.shape need to broadcast."
+    ("shape", re.compile(r"\bFor '\w+', (?P<param>[\w.]+ and [\w.]+) need to broadcast")),
     # a tensor's shape against the one the op wants: "key layout is BnNBsD, shape [8142,64,8,128] should be equal to
     # [8142,8,64,128]" (the same sizes in another order are a layout, see _aspect)
     ("shape", re.compile(r"\b(?:(?P<param>[A-Za-z_][\w.]*) layout is (?P<cond>\w+), )?shape (?P<value>\[[\d, ]+\]) "
@@ -117,10 +123,12 @@ FORMS: tuple[tuple[str, re.Pattern], ...] = (
 #: Lines this family reads.
 KEEP = ("not implemented for", "support list", "supported list", "when layout", "layout is", "not support",
         "unsupported", "Tiling", "tiling", "AclNN_Parameter_Error", "ACLNN_ERR_PARAM", "161002", "should be",
-        "must be", "but it is", "only support", "but got", "but received", "Wrong ", "for parameter")
+        "must be", "but it is", "only support", "but got", "but received", "Wrong ", "for parameter",
+        "need to broadcast")
 _OP = re.compile(r"\b(aclnn[A-Z]\w+?)(?:GetWorkspaceSize)?\b|\bop\[(?P<bracket>\w+)\]|\b[Oo]p(?:[Tt]ype|[Nn]ame)?\s*[:=]?\s*"
                  r"[\[(](?P<named>[A-Z]\w+)[\])]|/kernels/(?P<kernel>\w+?)_kernel\.cc\b|\b(?P<atb>[A-Z]\w*?Operation)_\d+\b|"
-                 r"\boperator name is (?P<operator>\w+)|\"(?P<dispatch>\w+)\" not implemented for ")
+                 r"\boperator name is (?P<operator>\w+)|\"(?P<dispatch>\w+)\" not implemented for |"
+                 r"\bFor '(?P<mindspore>[A-Z]\w+)', ")
 #: Aspects whose wordings are common outside the op layer too ("VLLM_USE_V1=1 is not supported", "x's shape
 #: mismatch"): read as an op's complaint only where an op or the op layer's codes stand on the lines around it.
 GENERIC = ("attribute", "shape")
@@ -144,7 +152,9 @@ def _op(texts: list[str]) -> str | None:
 def _clean(value: str | None) -> str | None:
     if value is None:
         return None
-    value = re.sub(r"\[FUNC:.*$|\[FILE:.*$|^(?:\[[^\]]*\])+(?=\w)", "", value).strip(" ,.;:")
+    # the op layer's own marks around a value: [FUNC:...] [FILE:...] tails, a leading tag, a source location
+    value = re.sub(r"\[FUNC:.*$|\[FILE:.*$|^(?:\[[^\]]*\])+(?=\w)|\[?[\w./-]+\.(?:cpp|cc|c|h|hpp):\d+\]?\s*$", "",
+                   value).strip(" ,.;:")
     value = re.sub(r"\]\s+and\s+\[", " and ", value)   # "[FRACTAL_NZ] and [FRACTAL_NZ]": one value per tensor
     if any(value.startswith(o) and value.endswith(c) for o, c in ("[]", "()", "{}")):
         value = value[1:-1]
