@@ -229,6 +229,9 @@ def test_triton_finding_no_backend_driver_is_a_package_problem(tmp_path):
     (["no matching function for call to 'TLOAD'"], "op-binary-compile"),
     (["use of undeclared identifier 'Tile'"], "op-binary-compile"),
     (["static assertion failed: TEXTRACT feed mismatch"], "op-binary-compile"),
+    # the kernel toolchain's own words: BiSheng IR's dialects, an error about the op's tiling data
+    (["error: 'hivm.hir.vadd' op failed to verify that operand at index 0 is vector-only"], "op-binary-compile"),
+    (["solve_tril_tiling.h:14:8: error: redefinition of 'SolveTrilTilingData'"], "op-binary-compile"),
     # torch_npu's broken-up paste of a 507015: the ACL words alone place the AI Core exception
     (["RuntimeError:", "error code is 507015", "The aicore execution is abnormal."], "aicore-exception"),
     # a framework's own report of the runtime code it failed with
@@ -237,6 +240,11 @@ def test_triton_finding_no_backend_driver_is_a_package_problem(tmp_path):
     (["For 'Add', x.shape and y.shape need to broadcast."], "op-not-supported"),
     # HCCL's older wording of the P2P wait
     (["connect p2p timeout, timeout: 120s."], "hccl-init-failure"),
+    # a build or install step of the stack: the environment, not a job that ran
+    (["ld.lld: error: unable to find library -lstdc++fs"], "environment-versions"),
+    (["ninja: error: loading 'build.ninja': No such file or directory"], "environment-versions"),
+    (["[ERROR]Driver_ko_install failed, details in : /var/log/ascend_seclog/ascend_install.log."],
+     "environment-versions"),
 ])
 def test_a_familys_words_place_a_short_paste(tmp_path, lines, family):
     from casebook.judging.triage import triage

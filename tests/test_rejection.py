@@ -96,6 +96,12 @@ FORMS = [
      "antiquantGroupSize should be 128 or 64,", "attribute", "antiquantGroupSize", None, ("128", "64")),
     # MindSpore's check of two inputs whose shapes must broadcast (mindspore-ai/models, Transformer's FAQ)
     ("For 'Add', x.shape and y.shape need to broadcast.", "shape", "x.shape and y.shape", None, ()),
+    # ops-nn's check of one parameter (hicann/ops-nn, BatchNormV3), torch_npu's refusal of a dtype by torch's name
+    # (EasyR1's NPU notes) and a size from a set the op names (vllm-ascend's FAQ)
+    ("Parameter x of has incorrect format ND. It should be NCHW or NCDHW.", "format", "x", "ND", ("NCHW", "NCDHW")),
+    ("RuntimeError: Float8_e4m3fn has not been supported", "dtype", None, "Float8_e4m3fn", ()),
+    ("EZ9999: numHeads / numKvHeads = 8, MLA only support {32, 64, 128}.[FUNC:CheckMlaAttrs]", "shape",
+     "numHeads / numKvHeads", "8", ("32", "64", "128")),
 ]
 
 

@@ -91,6 +91,18 @@ FORMS: tuple[tuple[str, re.Pattern], ...] = (
                              r"(?P<allowed>-?\w+(?:(?:,| or) -?\w+)+)")),
     ("attribute", re.compile(r"(?P<param>[\w.]+)\s*(?:=|\s+is)\s*\[?(?P<value>-?[\w.]+)\]?,?\s*(?:is\s+)?(?:invalid|"
                              r"not support|unsupported|out of range)(?P<allowed>.*)", re.I)),
+    # the op's check of one parameter, worded as what it has and what it should have: "Parameter x of has incorrect
+    # format ND. It should be NCHW or NCDHW." (the op's name, when printed, stands between "of" and "has")
+    ("format", re.compile(r"\b[Pp]arameter (?P<param>\w+) of (?:[\w.]+ )?has (?:an )?incorrect format \[?(?P<value>\w+)\]?"
+                          r"\.?\s*It should be (?P<allowed>[^.]+)")),
+    ("dtype", re.compile(r"\b[Pp]arameter (?P<param>\w+) of (?:[\w.]+ )?has (?:an )?incorrect d(?:ata ?)?type "
+                         r"\[?(?P<value>\w+)\]?\.?\s*It should be (?P<allowed>[^.]+)")),
+    # a dtype the framework's NPU path does not take, named as torch prints it: "Float8_e4m3fn has not been supported"
+    ("dtype", re.compile(r"\b(?P<value>Float8_e4m3fn\w*|Float8_e5m2\w*|BFloat16|ComplexFloat|ComplexDouble|ComplexHalf|"
+                         r"UInt(?:16|32|64)) (?:has not been|is not|isn't) supported\b")),
+    # a size the op takes from a set it names: "numHeads / numKvHeads = 8, MLA only support {32, 64, 128}."
+    ("shape", re.compile(r"(?P<param>[A-Za-z_]\w*(?: / [A-Za-z_]\w*)?) = (?P<value>-?\d+), (?:[\w ]{0,40}?)?only "
+                         r"supports? (?P<allowed>\{[^}]*\}|\[[^\]]*\])")),
     # MindSpore's check of two inputs whose shapes must broadcast: "For 'Add', x.shape and y.shape need to broadcast."
     ("shape", re.compile(r"\bFor '\w+', (?P<param>[\w.]+ and [\w.]+) need to broadcast")),
     # a tensor's shape against the one the op wants: "key layout is BnNBsD, shape [8142,64,8,128] should be equal to
@@ -124,7 +136,7 @@ FORMS: tuple[tuple[str, re.Pattern], ...] = (
 KEEP = ("not implemented for", "support list", "supported list", "when layout", "layout is", "not support",
         "unsupported", "Tiling", "tiling", "AclNN_Parameter_Error", "ACLNN_ERR_PARAM", "161002", "should be",
         "must be", "but it is", "only support", "but got", "but received", "Wrong ", "for parameter",
-        "need to broadcast")
+        "need to broadcast", "incorrect format", "incorrect dtype", "incorrect data", "has not been supported")
 _OP = re.compile(r"\b(aclnn[A-Z]\w+?)(?:GetWorkspaceSize)?\b|\bop\[(?P<bracket>\w+)\]|\b[Oo]p(?:[Tt]ype|[Nn]ame)?\s*[:=]?\s*"
                  r"[\[(](?P<named>[A-Z]\w+)[\])]|/kernels/(?P<kernel>\w+?)_kernel\.cc\b|\b(?P<atb>[A-Z]\w*?Operation)_\d+\b|"
                  r"\boperator name is (?P<operator>\w+)|\"(?P<dispatch>\w+)\" not implemented for |"
