@@ -99,6 +99,8 @@ FORMS = [
     # ops-nn's check of one parameter (hicann/ops-nn, BatchNormV3), torch_npu's refusal of a dtype by torch's name
     # (EasyR1's NPU notes) and a size from a set the op names (vllm-ascend's FAQ)
     ("Parameter x of has incorrect format ND. It should be NCHW or NCDHW.", "format", "x", "ND", ("NCHW", "NCDHW")),
+    ("Parameter x of BatchNormV3 has incorrect dtype DT_INT8. It should be DT_FLOAT16 or DT_FLOAT.", "dtype", "x",
+     "DT_INT8", ("DT_FLOAT16", "DT_FLOAT")),
     ("RuntimeError: Float8_e4m3fn has not been supported", "dtype", None, "Float8_e4m3fn", ()),
     ("EZ9999: numHeads / numKvHeads = 8, MLA only support {32, 64, 128}.[FUNC:CheckMlaAttrs]", "shape",
      "numHeads / numKvHeads", "8", ("32", "64", "128")),
@@ -113,8 +115,8 @@ def test_each_wording_is_read_into_its_parts(text, aspect, param, value, allowed
         return
     got, m = found
     groups = m.groupdict()
-    from casebook.evidence.rejection import _allowed, _clean
-    assert (got, _clean(groups.get("param")), _clean(groups.get("value")), _allowed(groups.get("allowed"))) == \
+    from casebook.evidence.rejection import _allowed, _aspect, _clean
+    assert (_aspect(got, groups), _clean(groups.get("param")), _clean(groups.get("value")), _allowed(groups.get("allowed"))) == \
            (aspect, param, value, allowed)
 
 

@@ -92,11 +92,10 @@ FORMS: tuple[tuple[str, re.Pattern], ...] = (
     ("attribute", re.compile(r"(?P<param>[\w.]+)\s*(?:=|\s+is)\s*\[?(?P<value>-?[\w.]+)\]?,?\s*(?:is\s+)?(?:invalid|"
                              r"not support|unsupported|out of range)(?P<allowed>.*)", re.I)),
     # the op's check of one parameter, worded as what it has and what it should have: "Parameter x of has incorrect
-    # format ND. It should be NCHW or NCDHW." (the op's name, when printed, stands between "of" and "has")
-    ("format", re.compile(r"\b[Pp]arameter (?P<param>\w+) of (?:[\w.]+ )?has (?:an )?incorrect format \[?(?P<value>\w+)\]?"
-                          r"\.?\s*It should be (?P<allowed>[^.]+)")),
-    ("dtype", re.compile(r"\b[Pp]arameter (?P<param>\w+) of (?:[\w.]+ )?has (?:an )?incorrect d(?:ata ?)?type "
-                         r"\[?(?P<value>\w+)\]?\.?\s*It should be (?P<allowed>[^.]+)")),
+    # format ND. It should be NCHW or NCDHW." (the op's name, when printed, stands between "of" and "has"; its dtype
+    # twin is read by the same form, see _aspect)
+    ("format", re.compile(r"\b[Pp]arameter (?P<param>\w+) of (?:[\w.]+ )?has (?:an )?incorrect "
+                          r"(?P<what>format|d(?:ata ?)?type) \[?(?P<value>\w+)\]?\.?\s*It should be (?P<allowed>[^.]+)")),
     # a dtype the framework's NPU path does not take, named as torch prints it: "Float8_e4m3fn has not been supported"
     ("dtype", re.compile(r"\b(?P<value>Float8_e4m3fn\w*|Float8_e5m2\w*|BFloat16|ComplexFloat|ComplexDouble|ComplexHalf|"
                          r"UInt(?:16|32|64)) (?:has not been|is not|isn't) supported\b")),
@@ -193,7 +192,10 @@ def _allowed(value: str | None) -> tuple[str, ...]:
 
 def _aspect(aspect: str, groups: dict) -> str:
     """A shape refused for one with the same sizes in another order is a layout: the tensor's axes are ordered
-    another way than the op reads them (NHD against BNSD), not sized wrong."""
+    another way than the op reads them (NHD against BNSD), not sized wrong; a parameter's "incorrect dtype" is the
+    dtype twin of its "incorrect format"."""
+    if aspect == "format" and (groups.get("what") or "").startswith("d"):
+        return "dtype"
     if aspect != "shape" or not groups.get("value") or not groups.get("allowed"):
         return aspect
     got, wanted = (re.findall(r"\d+", groups[k]) for k in ("value", "allowed"))
