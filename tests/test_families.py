@@ -240,9 +240,17 @@ def test_triton_finding_no_backend_driver_is_a_package_problem(tmp_path):
     (["For 'Add', x.shape and y.shape need to broadcast."], "op-not-supported"),
     # HCCL's older wording of the P2P wait
     (["connect p2p timeout, timeout: 120s."], "hccl-init-failure"),
+    # the framework refusing how the program uses it, on any device
+    (["RuntimeError: Trying to backward through the graph a second time (or directly access saved tensors after they "
+      "have already been freed)."], "framework-usage"),
+    (["RuntimeError: Only dense CPU tensors can be pinned"], "framework-usage"),
+    (["RuntimeError: Cannot run aclop operators during NPU graph capture. Current working aclop is Identity"],
+     "framework-usage"),
     # a build or install step of the stack: the environment, not a job that ran
     (["ld.lld: error: unable to find library -lstdc++fs"], "environment-versions"),
     (["ninja: error: loading 'build.ninja': No such file or directory"], "environment-versions"),
+    # a link that misses a library's symbol: the versions or the ABI the program was built against
+    (["main.cpp:(.text+0x3c): undefined reference to `aclrtDevResLimitType'"], "environment-versions"),
     (["[ERROR]Driver_ko_install failed, details in : /var/log/ascend_seclog/ascend_install.log."],
      "environment-versions"),
 ])
