@@ -1,7 +1,8 @@
 """The records that report an error: ERROR-level lines and error blocks, in a paste the lines of tools that
 report an error without a level (torch_npu's warnings, a device's history and exception stream, msaicerr,
 DCMI, the kernel) and the lines that say in words that something failed with a code, and in a paste that has no
-such line at all, every line that says in words that something failed; and the codes those records name."""
+such line at all, the lines that say in words that something failed (each bounded per file); and the codes those
+records name."""
 from __future__ import annotations
 
 import re
