@@ -456,3 +456,15 @@ def test_a_complaint_that_names_what_the_op_accepts_is_also_observed_as_its_rule
     ev = SimpleNamespace(aicore_faults=[], codes=[], rejections=[named, bare])
     got = [(o.field, o.value, o.line) for o in observations(ev, [])]
     assert got == [("rejected", "shape", 3), ("rejected_rule", "shape", 3), ("rejected", "shape", 9)]
+
+
+def test_a_message_a_paste_broke_over_two_lines_is_also_read_whole():
+    from casebook.judging.ranking import observations
+    errors = [Record("a.txt", 1, "console", level="ERROR", msg="when query's layout is TND, T(1) should be equal to the "
+                                                                   "last element"),
+              Record("a.txt", 2, "unparsed", msg="of the query's actual sequence lengths(9)."),
+              Record("a.txt", 5, "unparsed", msg="not the next line")]
+    got = [(o.value, o.line) for o in observations(SimpleNamespace(aicore_faults=[], codes=[], rejections=[]), errors)
+           if o.field == "message"]
+    assert got == [(errors[0].msg, 1), (errors[0].msg + " of the query's actual sequence lengths(9).", 1),
+                   (errors[1].msg, 2), (errors[2].msg, 5)]

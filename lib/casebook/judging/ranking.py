@@ -129,8 +129,14 @@ def observations(evidence: Evidence, errors: list[Record]) -> list[Observation]:
         obs.append(Observation("rejected", r.aspect, r.said(), r.file, r.line))
         if r.allowed:   # ... naming what it accepts: the call is outside a rule the op states
             obs.append(Observation("rejected_rule", r.aspect, r.said(), r.file, r.line))
-    for file, line, msg, func in ((r.file, r.line, r.msg, r.func) for r in errors):
+    for at, (file, line, msg, func) in enumerate((r.file, r.line, r.msg, r.func) for r in errors):
         obs.append(Observation("message", msg, msg, file, int(line)))
+        # a message a paste broke over two lines ("T(1) should be equal to the last element" / "of the query's actual
+        # sequence lengths(9).") is read whole too, at its first line
+        after = errors[at + 1] if at + 1 < len(errors) else None
+        if after is not None and after.kind == KIND_UNPARSED and after.file == file and after.line == line + 1:
+            whole = f"{msg} {after.msg.strip()}"
+            obs.append(Observation("message", whole, whole, file, int(line)))
         # the function a log header names says what failed where the message is only values (the task scheduler's
         # `bs_done_exception_proc_timeout: slot_id=0, ... fault_task=7`)
         if isinstance(func, str) and func:
