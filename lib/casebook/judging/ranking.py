@@ -132,11 +132,10 @@ def observations(evidence: Evidence, errors: list[Record]) -> list[Observation]:
     for at, (file, line, msg, func) in enumerate((r.file, r.line, r.msg, r.func) for r in errors):
         obs.append(Observation("message", msg, msg, file, int(line)))
         # a message a paste broke over two lines ("T(1) should be equal to the last element" / "of the query's actual
-        # sequence lengths(9).") is read whole too, at its first line
+        # sequence lengths(9).") is matched whole too, cited by its first line as logged
         after = errors[at + 1] if at + 1 < len(errors) else None
         if after is not None and after.kind == KIND_UNPARSED and after.file == file and after.line == line + 1:
-            whole = f"{msg} {after.msg.strip()}"
-            obs.append(Observation("message", whole, whole, file, int(line)))
+            obs.append(Observation("message", f"{msg} {after.msg.strip()}", msg, file, int(line)))
         # the function a log header names says what failed where the message is only values (the task scheduler's
         # `bs_done_exception_proc_timeout: slot_id=0, ... fault_task=7`)
         if isinstance(func, str) and func:
