@@ -124,8 +124,7 @@ class LogTable:
     def errors(self) -> pd.DataFrame:
         """The records that state an error (the `error_lines` of the contract): ERROR-level records, among them every
         message of an error block; a block's `TraceBack` marker and its advice lines are its layout, not errors."""
-        r = self.records
-        return r[r["level"] == "ERROR"]
+        return self.records.iloc[self.error_positions()]
 
     def error_positions(self) -> list[int]:
         """Positions of the records errors() holds."""
