@@ -8,10 +8,9 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from ..knowledge.literals import required
+from ..knowledge.literals import Haystack, required
 from ..reading.bundle import ROLE_SCREEN, ROLE_TEXT
 from ..reading.table import LogTable, Record
-from ..reading.scan import any_of
 from .codes import codes_in
 from .items import CodeSighting
 
@@ -78,8 +77,7 @@ TOLD_PER_FILE = 64
 STATED_PER_FILE = 1000
 
 #: What every report line holds (one of these literals), read from the regex.
-_REPORTS_NEED = (lambda need: re.compile(any_of(need.alternatives)) if need is not None else None)(
-    required(_REPORTS.pattern))
+_REPORTS_NEED = required(_REPORTS.pattern)
 
 
 def records(log: LogTable) -> list[Record]:
@@ -100,8 +98,9 @@ def _build(log: LogTable) -> list[int]:
     files, errs = log.column("file"), set(err)
     pasted = [(i, file, msg or "") for i, (file, msg) in enumerate(zip(files, log.column("msg")))
               if file in pastes and i not in errs]
-    # the literals first (one trie-shaped search), then the reports' regex on the few lines holding one
-    extra = [i for i, _, msg in pasted if (_REPORTS_NEED is None or _REPORTS_NEED.search(msg)) and _REPORTS.search(msg)]
+    # the literals first (one compiled pass over all the lines), then the reports' regex on the few lines holding one
+    holding = Haystack([msg for _, _, msg in pasted]).holding(_REPORTS_NEED) if _REPORTS_NEED else range(len(pasted))
+    extra = [pasted[k][0] for k in holding if _REPORTS.search(pasted[k][2])]
     system = {f.path for f in log.files if f.system}
     taken = set(extra)
     coded = [i for i, file, msg in pasted if file not in system and i not in taken and _BARE_CODE.search(msg)]

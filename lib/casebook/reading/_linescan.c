@@ -501,8 +501,93 @@ done:
     return out;
 }
 
+PyDoc_STRVAR(lines_holding_doc,
+"lines_holding(data, literals) -> list of int\n\n"
+"The 0-based numbers, ascending, of the lines of `data` (bytes split at newlines) that hold one of `literals`\n"
+"(a tuple of 1 to 255 bytes objects of at least three bytes each): the search the scan runs on each line, over\n"
+"many texts joined by newlines at once.");
+
+static PyObject *lines_holding(PyObject *module, PyObject *args)
+{
+    Py_buffer view;
+    PyObject *literals, *out = NULL;
+    if (!PyArg_ParseTuple(args, "y*O!:lines_holding", &view, &PyTuple_Type, &literals))
+        return NULL;
+    Py_ssize_t n = PyTuple_GET_SIZE(literals);
+    Search *search = PyMem_RawCalloc(1, sizeof(Search));
+    Py_ssize_t *found = NULL, nfound = 0, cap = 0;
+    int failed = 0;
+    if (search == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    if (n < 1 || n + 1 > MAX_LITERALS) {
+        PyErr_Format(PyExc_ValueError, "from 1 to %d literals", MAX_LITERALS - 1);
+        goto done;
+    }
+    /* the search's last literal is its device literal, which want=1 never reports: the first again */
+    search->nlits = n + 1;
+    for (Py_ssize_t i = 0; i < search->nlits; i++) {
+        PyObject *lit = PyTuple_GET_ITEM(literals, i < n ? i : 0);
+        if (!PyBytes_Check(lit)) {
+            PyErr_SetString(PyExc_TypeError, "literals must be bytes");
+            goto done;
+        }
+        search->lits[i] = (const unsigned char *)PyBytes_AS_STRING(lit);
+        search->lit_len[i] = PyBytes_GET_SIZE(lit);
+        if (search->lit_len[i] < 3) {
+            PyErr_SetString(PyExc_ValueError, "every literal needs at least three bytes");
+            goto done;
+        }
+    }
+    const unsigned char *data = view.buf;
+    Py_ssize_t size = view.len, unused;
+    Py_BEGIN_ALLOW_THREADS
+    if (search_build(search, data, size) < 0)
+        failed = 1;
+    for (Py_ssize_t line = 0, start = 0; !failed && start <= size; line++) {
+        const unsigned char *nl = memchr(data + start, '\n', (size_t)(size - start));
+        Py_ssize_t end = nl ? nl - data : size;
+        if (search_line(search, data, start, end, 1, &unused)) {
+            if (nfound == cap) {
+                Py_ssize_t *v = PyMem_RawRealloc(found, (size_t)(cap = cap ? cap * 2 : 256) * sizeof *v);
+                if (v == NULL) {
+                    failed = 1;
+                    break;
+                }
+                found = v;
+            }
+            found[nfound++] = line;
+        }
+        start = end + 1;
+    }
+    Py_END_ALLOW_THREADS
+    if (failed) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    if ((out = PyList_New(nfound)) == NULL)
+        goto done;
+    for (Py_ssize_t i = 0; i < nfound; i++) {
+        PyObject *no = PyLong_FromSsize_t(found[i]);
+        if (no == NULL) {
+            Py_CLEAR(out);
+            goto done;
+        }
+        PyList_SET_ITEM(out, i, no);
+    }
+done:
+    if (search != NULL)
+        PyMem_RawFree(search->freq);
+    PyMem_RawFree(search);
+    PyMem_RawFree(found);
+    PyBuffer_Release(&view);
+    return out;
+}
+
 static PyMethodDef methods[] = {
     {"scan", scan, METH_VARARGS, scan_doc},
+    {"lines_holding", lines_holding, METH_VARARGS, lines_holding_doc},
     {NULL, NULL, 0, NULL},
 };
 

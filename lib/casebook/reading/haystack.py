@@ -6,6 +6,17 @@ from __future__ import annotations
 from bisect import bisect_right
 from typing import Callable, Iterable
 
+try:   # the compiled scanner's literal search; without it every literal is found with str.find
+    from ._linescan import lines_holding
+except ImportError:   # pragma: no cover - the extension is optional (setup.py)
+    lines_holding = None
+
+#: Literals the compiled search takes at once (its MAX_LITERALS, less the one slot it keeps).
+_AT_ONCE = 255
+#: The bytes times the literals from which the compiled search is used: it first sets up 300 KB of tables, which
+#: costs as much as some 50 str.find calls over 10 KB.
+_COMPILED_FROM = 1 << 19
+
 
 class Haystack:
     """Texts searched for literals; `fold` is what a text becomes before a folded search (lower-casing)."""
@@ -14,6 +25,7 @@ class Haystack:
         self.texts = texts
         self._fold = fold
         self._joined: dict[bool, tuple[str, list[int]]] = {}
+        self._bytes: dict[bool, bytes | None] = {}
 
     def _layout(self, folded: bool) -> tuple[str, list[int]]:
         """The texts (folded when `folded`) joined by newlines, and where each starts."""
@@ -37,8 +49,33 @@ class Haystack:
             at += len(p) + 1
         return "\n".join(parts), starts
 
+    def _encoded(self, folded: bool) -> bytes | None:
+        """The joined texts as UTF-8, for the compiled search: None when it cannot take them (no compiled search,
+        or a text holding a newline, so that a line of the bytes is no longer one text)."""
+        if folded not in self._bytes:
+            joined, starts = self._layout(folded)
+            whole = lines_holding is not None and joined.count("\n") == len(starts) - 1
+            self._bytes[folded] = joined.encode("utf-8", "surrogatepass") if whole and starts else None
+        return self._bytes[folded]
+
     def holding_any(self, literals: Iterable[str], folded: bool = False) -> list[int]:
         """Indices, ascending, of the texts holding one of `literals` (in the folded texts when `folded`)."""
+        literals = list(literals)
+        size = len(self._layout(folded)[0]) * len(literals)
+        data = self._encoded(folded) if size >= _COMPILED_FROM else None
+        if data is not None:
+            # a byte string holds a literal's UTF-8 exactly where the text holds the literal, and its lines are the
+            # texts: one pass over the bytes per 255 literals, instead of one str.find per literal and per text
+            # holding it (the literals of an evidence family over a collection's 6,000 messages: 31 ms to 2 ms)
+            encoded = [a.encode("utf-8", "surrogatepass") for a in literals]
+            short = [a for a, e in zip(literals, encoded) if len(e) < 3]
+            long_ = tuple(dict.fromkeys(e for e in encoded if len(e) >= 3))
+            found = {i for k in range(0, len(long_), _AT_ONCE) for i in lines_holding(data, long_[k:k + _AT_ONCE])}
+            return sorted(found.union(self._finding(short, folded)))
+        return sorted(self._finding(literals, folded))
+
+    def _finding(self, literals: list[str], folded: bool) -> set[int]:
+        """Indices of the texts holding one of `literals`, each literal found with str.find."""
         joined, starts = self._layout(folded)
         found: set[int] = set()
         for alt in literals:
@@ -48,4 +85,4 @@ class Haystack:
                 found.add(i)
                 # the next text: one hit is enough for a text
                 at = joined.find(alt, starts[i + 1]) if i + 1 < len(starts) else -1
-        return sorted(found)
+        return found

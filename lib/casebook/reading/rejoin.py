@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import Iterator
 
-from .grammar import KIND_BLANK, BlockState, Fields, opens_line, parse_header
+from .grammar import HEADER, KIND_BLANK, BlockState, Fields, opens_line, parse_header
 from .paste import GREP, PasteState, Peeled, open_line, peel, read_line, read_peeled
 
 #: A re-wrapped capture shows at least this many breaks at its width.
@@ -46,6 +46,9 @@ class Join:
 
 def _opens(text: str, state: PasteState) -> bool:
     """Whether a line would start like a line of its own, the state left as it is."""
+    if HEADER.match(text):
+        # an slog header opens a line whatever peeling finds (a wrapper, furniture, or none): open_line's rule too
+        return True
     p = peel(text, replace(state, grep_files=set(state.grep_files)))
     return p.furniture or bool(p.wrappers) or opens_line(p.text)
 
@@ -70,7 +73,8 @@ def rewrapped(texts: list[str]) -> list[Join]:
     breaks: list[int] = []
     for i in cut:
         chained = bool(breaks) and breaks[-1] == i - 1
-        if (chained or _opens(texts[i], fresh)) and not _opens(texts[i + 1], fresh):
+        # the next piece first: in a log of slog lines of one width it opens a line, and the test ends there
+        if not _opens(texts[i + 1], fresh) and (chained or _opens(texts[i], fresh)):
             breaks.append(i)
     if len(breaks) < MIN_BREAKS:
         return []

@@ -19,6 +19,7 @@ from typing import Callable
 from . import flood, scan
 from .bundle import LogFile
 from .encoding import LONG_LINE, LineTexts
+from .haystack import Haystack
 from .grammar import KIND_UNPARSED, BlockState, Fields, parse_header, parse_line
 
 #: Kinds of system log by file name (rotated copies included), whatever folder they lie in.
@@ -100,16 +101,17 @@ def routine(text: str, find: Callable[[str], re.Match | None]) -> bool:
     return _plain(text) and not find(text)
 
 
-def read_line(text: str, find: Callable[[str], re.Match | None]) -> Fields | None:
-    """The fields of one line of a system log, read alone; None for routine text."""
+def read_line(text: str, holds: bool, fails: bool) -> Fields | None:
+    """The fields of one line of a system log, read alone; None for routine text. `holds`: whether the line holds one
+    of the literals; `fails`: one of WORDS (read_all finds both for all the lines of a file at once)."""
     header = parse_header(text)
     if header is not None:
         return header
     if not _plain(text):
         return parse_line(text, BlockState())
-    if not find(text):
+    if not holds:
         return None
-    if not _failure(text):
+    if not fails:
         # picked for a family's literal alone (an install log's version lines, a driver's module name): the family
         # reads its text; no error level or word of failure is in it for the grammar's rules to read, and at some
         # 25 µs a line they were most of the reading of a collection's system logs
@@ -117,9 +119,13 @@ def read_line(text: str, find: Callable[[str], re.Match | None]) -> Fields | Non
     return parse_line(text, BlockState())
 
 
-def _failure(text: str) -> bool:
-    """Whether a line holds one of WORDS (an error level, a word of failure): the search of no family's literals."""
-    return finder(())(text) is not None
+def read_all(texts: list[str], keep: tuple[str, ...]) -> list[Fields | None]:
+    """The fields of each line of a system log, read alone (None for routine text): the lines holding a literal and
+    those holding a word of failure are found for all of them at once (one compiled pass each, not two regex
+    searches a line)."""
+    hay = Haystack(texts)
+    holds, fails = set(hay.holding_any(literals(keep))), set(hay.holding_any(WORDS))
+    return [read_line(text, i in holds, i in fails) for i, text in enumerate(texts)]
 
 
 def select(fd: int, keep: tuple[str, ...]) -> scan.Selection | None:
@@ -143,13 +149,10 @@ def read_texts(f: LogFile, texts: list[str], keep: tuple[str, ...] | None, every
     """(1-based line, fields) of a system log read line by line, its counts and span filled: with `every_line` a
     routine line is read too (unparsed), else it is only counted, as an empty line is, and the file is `selective`
     (its other records are built on demand)."""
-    find = finder(keep or default_keep())
     read: list[tuple[int, Fields]] = []
     routine_lines = 0
-    for no, text in enumerate(texts, start=1):
-        if not text and not every_line:
-            continue
-        fields = read_line(text, find)
+    numbered = [(no, text) for no, text in enumerate(texts, start=1) if text or every_line]
+    for (no, text), fields in zip(numbered, read_all([text for _, text in numbered], keep or default_keep())):
         if fields is None:
             routine_lines += 1
             if not every_line:
@@ -172,15 +175,16 @@ def read_scanned(f: LogFile, sel: scan.Selection, keep: tuple[str, ...],
     text of its first and last bytes)."""
     f.selective, f.levels, f.encoding, f.line_index, f.lines = True, sel.levels, "utf-8", sel.index, sel.lines
     decoding = LineTexts(f)
-    find = finder(keep)
     read: list[tuple[int, Fields]] = []
     routine_lines = 0
+    numbered = []
     for no, line in sel.picked:
         text = decoding.cut(no, line)
-        if not text:
+        if text:
+            numbered.append((no, text))
+        else:
             f.blank += 1
-            continue
-        fields = read_line(text, find)
+    for (no, text), fields in zip(numbered, read_all([text for _, text in numbered], keep)):
         if fields is None:   # its literal lies past the cut of a long line
             routine_lines += 1
         else:
