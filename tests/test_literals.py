@@ -167,3 +167,43 @@ def test_an_atomic_group_requires_what_its_inside_requires():
     assert required_all(r"(?>kernel)\d") and required_all(r"(?>kernel)\d")[0].alternatives == ("kernel",)
     folded = required_all(r"(?i)(?>Kernel)")
     assert [(n.alternatives, n.folded) for n in folded] == [(("kernel",), True)]
+
+
+_PIECE = st.sampled_from(["ver", "sion", "ab", "c", "é", "版本", "İ", "K", " ", "\n", "x", "abc", "ver\n"])
+_NEEDLE = st.lists(st.sampled_from(["ver", "sion", "ab", "c", "é", "版本", "i", "k", "bc", "x"]), min_size=1,
+                   max_size=3).map("".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(_PIECE, max_size=8).map("".join), max_size=20), st.lists(_NEEDLE, min_size=1, max_size=6),
+       st.booleans())
+def test_the_compiled_literal_search_finds_the_texts_each_literal_is_in(texts, needles, folded):
+    from unittest import mock
+
+    from casebook.reading import haystack
+    # every size goes to the compiled search (texts holding a newline, or literals under three bytes, are found
+    # with str.find): its answer is the texts each literal is in, as the plain search says
+    with mock.patch.object(haystack, "_COMPILED_FROM", 0):
+        hay = haystack.Haystack(texts)
+        found = hay.holding_any(needles, folded)
+    truth = [i for i, t in enumerate(texts) if any(n in (t.lower() if folded else t) for n in needles)]
+    assert found == truth
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.lists(st.sampled_from([b"ver", b"sion", b"ab", b"c", b"\xc3\xa9", b"x", b"\n"]), max_size=12)
+                .map(b"".join), max_size=12).map(b"\n".join),
+       st.lists(st.sampled_from([b"version", b"abc", b"sionab", b"\xc3\xa9x", b"xxx"]), min_size=1, max_size=5))
+def test_lines_holding_names_the_lines_that_hold_a_literal(data, literals):
+    from casebook.reading import _linescan
+    lines = data.split(b"\n")
+    expected = [i for i, line in enumerate(lines) if any(lit in line for lit in literals)]
+    assert _linescan.lines_holding(data, tuple(literals)) == expected
+
+
+def test_lines_holding_refuses_what_its_search_cannot_take():
+    from casebook.reading import _linescan
+    for literals, error in [((), ValueError), ((b"ab",), ValueError), (("abc",), TypeError),
+                            (tuple(b"abc%d" % i for i in range(256)), ValueError)]:
+        with pytest.raises(error):
+            _linescan.lines_holding(b"abc", literals)

@@ -451,25 +451,8 @@ static PyObject *scan(PyObject *module, PyObject *args)
         goto done;
     }
     s->index_step = index_step;
-    Search *search = &s->search;
-    search->nlits = PyTuple_GET_SIZE(literals) + 1;
-    if (search->nlits > MAX_LITERALS) {
-        PyErr_Format(PyExc_ValueError, "at most %d literals", MAX_LITERALS - 1);
+    if (search_literals(&s->search, literals, device, device_len) < 0)
         goto done;
-    }
-    for (Py_ssize_t i = 0; i < search->nlits; i++) {
-        PyObject *lit = i < search->nlits - 1 ? PyTuple_GET_ITEM(literals, i) : NULL;
-        if (lit != NULL && !PyBytes_Check(lit)) {
-            PyErr_SetString(PyExc_TypeError, "literals must be bytes");
-            goto done;
-        }
-        search->lits[i] = lit ? (const unsigned char *)PyBytes_AS_STRING(lit) : (const unsigned char *)device;
-        search->lit_len[i] = lit ? PyBytes_GET_SIZE(lit) : device_len;
-        if (search->lit_len[i] < 3) {
-            PyErr_SetString(PyExc_ValueError, "every literal needs at least three bytes");
-            goto done;
-        }
-    }
     if (watch_sigbus() < 0) {
         PyErr_SetFromErrno(PyExc_OSError);
         goto done;
@@ -521,25 +504,18 @@ static PyObject *lines_holding(PyObject *module, PyObject *args)
         PyErr_NoMemory();
         goto done;
     }
-    if (n < 1 || n + 1 > MAX_LITERALS) {
-        PyErr_Format(PyExc_ValueError, "from 1 to %d literals", MAX_LITERALS - 1);
+    /* the search's last literal is its device literal, which want=1 never reports: the first again */
+    if (n < 1) {
+        PyErr_SetString(PyExc_ValueError, "at least one literal");
         goto done;
     }
-    /* the search's last literal is its device literal, which want=1 never reports: the first again */
-    search->nlits = n + 1;
-    for (Py_ssize_t i = 0; i < search->nlits; i++) {
-        PyObject *lit = PyTuple_GET_ITEM(literals, i < n ? i : 0);
-        if (!PyBytes_Check(lit)) {
-            PyErr_SetString(PyExc_TypeError, "literals must be bytes");
-            goto done;
-        }
-        search->lits[i] = (const unsigned char *)PyBytes_AS_STRING(lit);
-        search->lit_len[i] = PyBytes_GET_SIZE(lit);
-        if (search->lit_len[i] < 3) {
-            PyErr_SetString(PyExc_ValueError, "every literal needs at least three bytes");
-            goto done;
-        }
+    PyObject *first = PyTuple_GET_ITEM(literals, 0);
+    if (!PyBytes_Check(first)) {
+        PyErr_SetString(PyExc_TypeError, "literals must be bytes");
+        goto done;
     }
+    if (search_literals(search, literals, PyBytes_AS_STRING(first), PyBytes_GET_SIZE(first)) < 0)
+        goto done;
     const unsigned char *data = view.buf;
     Py_ssize_t size = view.len, unused;
     Py_BEGIN_ALLOW_THREADS

@@ -61,6 +61,31 @@ static int search_build(Search *s, const unsigned char *data, Py_ssize_t size)
     return 0;
 }
 
+/* The search's literals: the bytes objects of the tuple `literals`, then `last` (the device literal); -1 with an
+ * exception set when there are too many, or one is no bytes or shorter than three bytes. */
+static int search_literals(Search *s, PyObject *literals, const char *last, Py_ssize_t last_len)
+{
+    s->nlits = PyTuple_GET_SIZE(literals) + 1;
+    if (s->nlits > MAX_LITERALS) {
+        PyErr_Format(PyExc_ValueError, "at most %d literals", MAX_LITERALS - 1);
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < s->nlits; i++) {
+        PyObject *lit = i < s->nlits - 1 ? PyTuple_GET_ITEM(literals, i) : NULL;
+        if (lit != NULL && !PyBytes_Check(lit)) {
+            PyErr_SetString(PyExc_TypeError, "literals must be bytes");
+            return -1;
+        }
+        s->lits[i] = (const unsigned char *)(lit ? PyBytes_AS_STRING(lit) : last);
+        s->lit_len[i] = lit ? PyBytes_GET_SIZE(lit) : last_len;
+        if (s->lit_len[i] < 3) {
+            PyErr_SetString(PyExc_ValueError, "every literal needs at least three bytes");
+            return -1;
+        }
+    }
+    return 0;
+}
+
 /* Which literals the bytes [start, end) hold: bit 0 any keep literal, bit 1 the device literal (the last
  * one, whose end goes to `device_end`); stops once all of `want` is found. */
 static int search_line(const Search *s, const unsigned char *p, Py_ssize_t start, Py_ssize_t end, int want,
