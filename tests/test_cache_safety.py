@@ -9,7 +9,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from casebook.knowledge import cache, formats
+from casebook.knowledge import cache, formats, messages
 from casebook.knowledge import kb as kbmod
 from casebook.knowledge.kb import default_root, load_kb
 
@@ -72,7 +72,7 @@ def test_the_cli_never_runs_a_pickle_planted_where_its_copies_go(tmp_path):
     marker = tmp_path / "marker"
     env = {**os.environ, "CASEBOOK_CACHE": str(folder)}
     env.pop("CASEBOOK_KB", None)
-    for root, name in ((default_root(), "kb"), (formats._DATA, "formats")):
+    for root, name in ((default_root(), "kb"), (formats._DATA, "formats"), (messages.PATH.parent, "messages")):
         (folder / f"{name}-{cache.key(root)}.pickle").write_bytes(pickle.dumps(Payload(marker)))
     done = subprocess.run([str(CASEBOOK), "triage", str(SAMPLE)], capture_output=True, text=True, env=env,
                           timeout=600)
