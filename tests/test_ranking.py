@@ -453,9 +453,14 @@ def test_a_complaint_that_names_what_the_op_accepts_is_also_observed_as_its_rule
                       file="a.log", line=3, text="head dim 512 is not support, only support 64, 128")
     bare = Rejection(op=None, aspect="shape", param="params", value=None, allowed=(), file="a.log", line=9,
                      text="params shape is invalid.")
-    ev = SimpleNamespace(aicore_faults=[], codes=[], rejections=[named, bare])
+    # the value it must take is another tensor's of the same call: the inputs disagree, no rule of the op is named
+    relative = Rejection(op="aclnnBatchMatMul", aspect="shape", param="tensor", value="[3,64,67]",
+                         allowed=("be same with output's shape[[1,64,67]]",), file="a.log", line=12,
+                         text="Input tensor's shape[[3,64,67]] should be same with output's shape[[1,64,67]].")
+    ev = SimpleNamespace(aicore_faults=[], codes=[], rejections=[named, bare, relative])
     got = [(o.field, o.value, o.line) for o in observations(ev, [])]
-    assert got == [("rejected", "shape", 3), ("rejected_rule", "shape", 3), ("rejected", "shape", 9)]
+    assert got == [("rejected", "shape", 3), ("rejected_rule", "shape", 3), ("rejected", "shape", 9),
+                   ("rejected", "shape", 12)]
 
 
 def test_a_message_a_paste_broke_over_two_lines_is_also_read_whole():

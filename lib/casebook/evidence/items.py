@@ -1,10 +1,16 @@
 """Typed evidence records: what the extractors find, each pointing to its file and line."""
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from ..knowledge.addresses import PcVerdict
 from ..knowledge.messages import Note
+
+
+#: An allowed value that is another tensor of the call ("be same with output's shape[[1,64,67]]", "consistent with
+#: x1's"): the op asks its inputs to agree, which says nothing of what it supports.
+_RELATIVE = re.compile(r"\b(?:same (?:with|as)|consistent with|equal (?:to|with) (?:the )?[A-Za-z_]\w*'s)\b", re.I)
 
 
 @dataclass(frozen=True)
@@ -285,6 +291,11 @@ class Rejection:
     file: str
     line: int
     text: str
+
+    def states_rule(self) -> bool:
+        """Whether the complaint names values the op accepts, not only another tensor of the same call to agree with
+        ("should be same with output's shape"): a rule of the op's, which the call is outside."""
+        return bool(self.allowed) and not any(_RELATIVE.search(a) for a in self.allowed)
 
     def said(self) -> Note:
         """The complaint in one line: 'aclnnCast rejects dtype DT_BFLOAT16 (self); supported: DT_FLOAT, ...'."""

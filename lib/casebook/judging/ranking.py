@@ -127,7 +127,7 @@ def observations(evidence: Evidence, errors: list[Record]) -> list[Observation]:
         obs.append(Observation("code", c.code, c.text, c.file, c.line))
     for r in evidence.rejections:   # the op's own complaint, said in words: op, aspect, value, what it takes
         obs.append(Observation("rejected", r.aspect, r.said(), r.file, r.line))
-        if r.allowed:   # ... naming what it accepts: the call is outside a rule the op states
+        if r.states_rule():   # ... naming what it accepts: the call is outside a rule the op states
             obs.append(Observation("rejected_rule", r.aspect, r.said(), r.file, r.line))
     for at, (file, line, msg, func) in enumerate((r.file, r.line, r.msg, r.func) for r in errors):
         obs.append(Observation("message", msg, msg, file, int(line)))
