@@ -12,6 +12,7 @@ as they do (firsts.py): a console log is nearly all lines without a header, and 
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Callable
 
 from . import device_text, launcher, screen, shell
@@ -25,7 +26,7 @@ __all__ = ["ECODE", "KIND_ATTACHMENT", "KIND_BBOX", "KIND_BLANK", "KIND_BLOCK_HE
            "KIND_BLOCK_MSG", "KIND_CONSOLE", "KIND_CONTINUATION", "KIND_EXCEPTION_PRINT", "KIND_KERNEL",
            "KIND_NPU_MESSAGE", "KIND_PASTE", "KIND_PLOG", "KIND_PTA", "KIND_PYTHON", "KIND_REPORT", "KIND_STACK",
            "KIND_TORCH_WARNING", "KIND_UNPARSED", "MAX_DIGITS", "TS", "BlockState", "Fields", "number", "plog_time",
-           "HEADER", "RULES", "parse_header", "parse_other", "parse_line", "opens_line"]
+           "HEADER", "RULES", "forget_bodies", "parse_header", "parse_other", "parse_line", "opens_line"]
 
 HEADER = re.compile(
     r"^\[(?P<level>[A-Z]+|\d+)\]\s*(?P<module>[A-Za-z_][A-Za-z_0-9]*|\d+)"
@@ -53,23 +54,40 @@ _FUNC_BRACKET = re.compile(r"\s*(?P<func>[A-Za-z_~][\w:~]*)\] ")   # MindSpore: 
 _STAGE = re.compile(r"\[(?P<a>[A-Z]{3,})\]\[(?P<b>[A-Z]{3,})\]")
 
 
+#: Bodies up to this length are read once per distinct body (a log repeats its lines on every rank, every step, under
+#: new times and pids): a few thousand of them held at most, so the memory they take stays small.
+_KEPT_BODY = 512
+
+
 def _split_body(f: Fields, body: str) -> None:
     """Fill src / tid / func / stage / msg from the body of a header line."""
+    src, tid, func, stage, msg, extra = _kept_body(body) if len(body) <= _KEPT_BODY else _body_fields(body)
+    f.src, f.func, f.stage, f.msg = src, func, stage, msg
+    if tid is not None:   # else the thread the header named (MindSpore's), if any
+        f.tid = tid
+    if extra:
+        f.extra.update(extra)
+
+
+def _body_fields(body: str) -> tuple:
+    """(src, tid, func, stage, msg, extra fields) of the body of a header line."""
+    src = tid = func = stage = None
+    extra = {}
     pos = 0
     m = _STATUS.match(body, pos)
     if m:
-        f.extra["status"] = m["status"]
+        extra["status"] = m["status"]
         pos = m.end()
     m = _TSCH.match(body, pos)
     if m and m["file"]:
-        f.src = f"{m['file']}:{m['line']}"
-        f.func = m["func"]
-        f.extra["cpu"] = m["cpu"]
+        src = f"{m['file']}:{m['line']}"
+        func = m["func"]
+        extra["cpu"] = m["cpu"]
         pos = m.end()
     else:
         m = _SRC.match(body, pos)
         if m:
-            f.src = f"{m['file']}:{m['line']}"
+            src = f"{m['file']}:{m['line']}"
             pos = m.end()
             # a second [file:line:func] (TDT OPLOG lines) names the real origin
             m2 = _SRC.match(body, pos)
@@ -77,24 +95,32 @@ def _split_body(f: Fields, body: str) -> None:
                 pos = m2.end()
             m = _BRACKET_TIDS.match(body, pos) or _PAREN_TID.match(body, pos)
             if m:
-                f.tid = m["tid"]
+                tid = m["tid"]
                 pos = m.end()
             else:
                 m = _TID_FUNC.match(body, pos)
                 if m:
-                    f.tid = m["tid"]
-                    f.func = m["func"]
+                    tid = m["tid"]
+                    func = m["func"]
                     pos = m.end()
                 elif m := _FUNC_BRACKET.match(body, pos):
-                    f.func = m["func"]
+                    func = m["func"]
                     pos = m.end()
     rest = body[pos:]
     m = _STAGE.search(rest)
     if m:
-        f.stage = f"{m['a']}/{m['b']}"
+        stage = f"{m['a']}/{m['b']}"
         if m.start() == 0:
             rest = rest[m.end():]
-    f.msg = rest.strip()
+    return src, tid, func, stage, rest.strip(), extra
+
+
+_kept_body = lru_cache(maxsize=4096)(_body_fields)
+
+
+def forget_bodies() -> None:
+    """Let go of the bodies read so far (a reading starts from none)."""
+    _kept_body.cache_clear()
 
 
 #: Levels above ERROR that MindSpore writes in the slog header (an exception's record is CRITICAL): they state an

@@ -19,7 +19,7 @@ from .bundle import ROLE_ENVIRONMENT, ROLE_TEXT, LogFile, Pasted, find_files
 from .encoding import LONG_LINE, LineTexts, as_read, binary_reason, leading_nuls, lines_of, split_lines
 from .engine import run as engine_run, schedule
 from .grammar import (KIND_BLANK, KIND_BLOCK_LINE, KIND_CONTINUATION, KIND_EXCEPTION_PRINT, KIND_PLOG, KIND_PTA,
-                      KIND_PYTHON, BlockState, Fields, number, parse_line)
+                      KIND_PYTHON, BlockState, Fields, forget_bodies, number, parse_line)
 from .identity import RANK_IN_LINE
 from .paste import PasteState, Peeled, read_line
 from .limits import Limits
@@ -266,6 +266,7 @@ def read_plog(*paths: str | os.PathLike | Pasted, keep: tuple[str, ...] | None =
     `scheduler` address); `progress(done, total)` is called after each file.
     """
     files = find_files(list(paths), limits=limits)
+    forget_bodies()   # what a reading learns of repeated lines is its own: the next bundle starts from nothing
     keep = tuple(keep) if selective and keep is not None else None
     order = schedule([f.size for f in files])
     if workers is None and engine == "local" and sum(f.size for f in files) < PARALLEL_FROM:
