@@ -175,3 +175,20 @@ def test_the_rules_by_first_character_are_kept_for_a_bounded_number_of_character
     for code in range(0x4E00, 0x4E00 + grammar._KEPT_FIRSTS + 5):
         assert parse_line(chr(code) + " 训练开始", BlockState()).kind == KIND_UNPARSED
     assert len(grammar._BY_FIRST) == grammar._KEPT_FIRSTS
+
+
+def test_a_body_read_again_gives_the_same_fields_and_keeps_the_thread_its_header_named():
+    from casebook.reading.grammar import _kept_body, forget_bodies
+    forget_bodies()
+    body = "[kernel_runtime.cc:208] DumpTaskExceptionInfo] Task fail infos task_id: 7"
+    first = parse(f"[ERROR] ME(3187425,ffff8a7fd1e0,python):2024-03-01-10:00:00.000.001 {body}")
+    again = parse(f"[ERROR] ME(3187426,ffff8a7fd1e1,python):2024-03-01-10:00:00.000.002 {body}")
+    assert _kept_body.cache_info().hits == 1
+    # the body names no thread: each line keeps the one its header named
+    assert (first.tid, again.tid) == ("ffff8a7fd1e0", "ffff8a7fd1e1")
+    assert (first.src, first.func, first.msg) == (again.src, again.func, again.msg) == (
+        "kernel_runtime.cc:208", "DumpTaskExceptionInfo", "Task fail infos task_id: 7")
+    first.extra["mark"] = 1   # a line's extra fields are its own, not the kept body's
+    assert "mark" not in parse(f"[ERROR] ME(1,ffff8a7fd1e2,python):2024-03-01-10:00:00.000.003 {body}").extra
+    forget_bodies()
+    assert _kept_body.cache_info().currsize == 0
