@@ -39,7 +39,12 @@ def test_required_literals(pattern, alternatives, folded):
 
 @pytest.mark.parametrize("pattern, every, folded", [
     (r"(?i)\bCANN(?:\s+|_)version\s*[:=]?\s*\d+", [("cann",), ("version",)], True),
-    (r"Ascend-hdk-\w+-npu-(?:driver|firmware)[_-]\d", [("Ascend-hdk-",), ("-npu-",), ("driver", "firmware")], False),
+    (r"Ascend-hdk-\w+-npu-(?:driver|firmware)[_-]\d", [("Ascend-hdk-",), ("-npu-",), ("driver", "firmware"), ("_", "-")],
+     False),
+    # a small class of literal characters, or an optional one, branches the run of literals around it
+    (r"\bdriver[ _]version", [("driver version", "driver_version")], False),
+    (r"(?i)\bsoc[ _]?version", [("socversion", "soc version", "soc_version")], True),
+    (r"x?yz[abcdefghij]w", [("yz", "xyz"), ("w",)], False),
     (r"x(abc)+y|z", [("abc", "z")], False),                   # each branch's best, together
     (r"foo|\d+", [], False),                                  # a branch without a literal: nothing is required
     (r"(?:ab|ba)c", [("ab", "ba"), ("c",)], False),
@@ -163,7 +168,8 @@ def test_a_needle_character_under_ignorecase_is_ascii_or_cjk_without_case_at_eac
 
 
 def test_an_atomic_group_requires_what_its_inside_requires():
-    assert [n.alternatives for n in required_all(r"(?>abc|abd)xy")] == [("ab",), ("xy",)]   # re keeps "ab" as a prefix
+    # re keeps "ab" as a prefix and [cd] after it
+    assert [n.alternatives for n in required_all(r"(?>abc|abd)xy")] == [("abc", "abd"), ("xy",)]
     assert required_all(r"(?>kernel)\d") and required_all(r"(?>kernel)\d")[0].alternatives == ("kernel",)
     folded = required_all(r"(?i)(?>Kernel)")
     assert [(n.alternatives, n.folded) for n in folded] == [(("kernel",), True)]

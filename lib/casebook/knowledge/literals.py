@@ -79,7 +79,7 @@ def required_all(pattern: str) -> tuple[Required, ...]:
         # pattern is then looked for there, a weaker test that never misses a match
         folded = True
         found = _candidates(list(parsed), folded)
-    return tuple(Required(tuple(a.lower() for a in alts) if folded else alts, folded) for alts in found)
+    return tuple(Required(tuple(dict.fromkeys(a.lower() for a in alts)) if folded else alts, folded) for alts in found)
 
 
 def _sequence(items: list, folded: bool) -> tuple[str, ...] | None:
@@ -96,19 +96,39 @@ def _strength(alternatives: tuple[str, ...]) -> int:
     return min(len(a) for a in alternatives)
 
 
+#: Alternatives a run of literals may branch into at a small character class (`driver[ _]version`: two).
+_MAX_RUNS = 8
+
+
+def _class_chars(op, arg, folded: bool) -> list[str] | None:
+    """The texts one item matches when it is a literal character, a class of literal characters only (`[ _]`,
+    `[.]`) or either of them made optional (`[ _]?`: the empty text too); else None."""
+    if op is _sre.LITERAL:
+        return [chr(arg)] if _literal(arg, folded) else None
+    if op is _sre.IN:
+        return [chr(c) for _, c in arg] if all(o is _sre.LITERAL and _literal(c, folded) for o, c in arg) else None
+    if op in (_sre.MAX_REPEAT, _sre.MIN_REPEAT, _sre.POSSESSIVE_REPEAT) and arg[0] == 0 and arg[1] == 1 \
+            and len(arg[2]) == 1:
+        (inner_op, inner_arg), = list(arg[2])
+        chars = _class_chars(inner_op, inner_arg, folded) if inner_op in (_sre.LITERAL, _sre.IN) else None
+        return ["", *chars] if chars else None
+    return None
+
+
 def _candidates(items: list, folded: bool) -> list[tuple[str, ...]]:
     """Each set of alternatives a sequence of pattern items requires, in the order of the items."""
     candidates: list[tuple[str, ...]] = []
-    run: list[str] = []
+    runs: list[str] = [""]   # the run of literals so far, branched at each small class it went through
 
     def close() -> None:
-        if run:
-            candidates.append(("".join(run),))
-            run.clear()
+        if all(runs):   # an optional character may leave a branch empty: such a run requires nothing
+            candidates.append(tuple(dict.fromkeys(runs)))
+        runs[:] = [""]
 
     for op, arg in items:
-        if op is _sre.LITERAL and _literal(arg, folded):
-            run.append(chr(arg))
+        chars = _class_chars(op, arg, folded)
+        if chars and len(runs) * len(chars) <= _MAX_RUNS:
+            runs[:] = [r + c for r in runs for c in chars]
             continue
         close()
         if op is _sre.SUBPATTERN:
