@@ -12,8 +12,10 @@ import re
 
 from ..knowledge.literals import Haystack, required_all
 from ..knowledge.messages import Note
-from ..reading.table import LogTable, Record
+from ..reading.table import PLOG_COLUMNS, LogTable
 from .items import Fact
+
+_FILE, _LINE, _MSG = (PLOG_COLUMNS.index(c) for c in ("file", "line", "msg"))
 
 _V = r"(?P<v>\d+\.\d+(?:\.(?:RC\d+|rc\d+|alpha\d+|beta\d+|post\d+|T\d+|\d+|[a-z](?![a-z])))*(?:\+\w+)?)"
 #: (fact, regex, note) in order of trust: stated versions first, path hints last.
@@ -49,10 +51,12 @@ _NEEDLES = tuple(tuple(need for need in required_all(("(?i)" if p.flags & re.I e
 def extract(log: LogTable) -> dict[str, Fact]:
     """The first version each fact is shown with, stated values before path hints."""
     # each distinct message once, at its first line: an install log repeats its lines on every run of the installer
-    distinct: dict[str, Record] = {}
-    for r in log.picked(log.holding(KEEP)):
-        distinct.setdefault(r.msg, r)
-    files, lines, msgs = ([getattr(r, c) for r in distinct.values()] for c in ("file", "line", "msg"))
+    rows, msg = log.rows, _MSG
+    distinct: dict[str, int] = {}   # each message at the position of its first line, without a record made for each
+    for i in log.holding(KEEP):
+        distinct.setdefault(rows[i][msg], i)
+    msgs = list(distinct)
+    files, lines = ([rows[i][k] for i in distinct.values()] for k in (_FILE, _LINE))
     hay = Haystack(msgs)
     holding: dict = {}   # the lines holding a pattern's first literals, found once for the patterns that share them
     found: dict[str, Fact] = {}
