@@ -98,9 +98,14 @@ def _build(log: LogTable) -> list[int]:
     files, errs = log.column("file"), set(err)
     pasted = [(i, file, msg or "") for i, (file, msg) in enumerate(zip(files, log.column("msg")))
               if file in pastes and i not in errs]
-    # the literals first (one compiled pass over all the lines), then the reports' regex on the few lines holding one
-    holding = Haystack([msg for _, _, msg in pasted]).holding(_REPORTS_NEED) if _REPORTS_NEED else range(len(pasted))
-    extra = [pasted[k][0] for k in holding if _REPORTS.search(pasted[k][2])]
+    # the literals first (the log table's search of its distinct messages, shared with the families), then the
+    # reports' regex on the few lines holding one
+    if _REPORTS_NEED is None:
+        extra = [i for i, _, msg in pasted if _REPORTS.search(msg)]
+    else:
+        holding = set(log.holding(_REPORTS_NEED.alternatives)) if not _REPORTS_NEED.folded else {
+            pasted[k][0] for k in Haystack([msg for _, _, msg in pasted]).holding(_REPORTS_NEED)}
+        extra = [i for i, _, msg in pasted if i in holding and _REPORTS.search(msg)]
     system = {f.path for f in log.files if f.system}
     taken = set(extra)
     coded = [i for i, file, msg in pasted if file not in system and i not in taken and _BARE_CODE.search(msg)]
