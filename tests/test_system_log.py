@@ -222,3 +222,13 @@ def test_an_empty_system_log_is_named_in_the_warnings(tmp_path):
     write_log(tmp_path, "syslog", "")
     (f,) = read_plog(tmp_path, keep=KEEP).files
     assert f.system == "syslog" and f.lines == 0 and "syslog: empty file" in f.warnings
+
+
+def test_a_long_system_log_is_searched_a_part_at_a_time_to_the_same_fields(monkeypatch):
+    lines = ["[Driver] [2025-06-03 08:00:00] [INFO]Driver version=23.0.0 check item passed",
+             "[Driver] [2025-06-03 08:00:01] [INFO]install step 3 of 5", "",
+             "[Driver] [2025-06-03 08:00:02] [ERROR]driver version check failed", "  indented",
+             "[ERROR] DRV(1,npu-smi):2025-06-03-08:00:03.000.000 [dms.c:12] dcmi failed"]
+    whole = system_log.read_all(lines, KEEP)
+    monkeypatch.setattr(system_log, "_AT_ONCE", 2)
+    assert system_log.read_all(lines, KEEP) == whole and whole[1] is None and whole[0] is not None

@@ -19,8 +19,8 @@ from typing import Callable
 from . import flood, scan
 from .bundle import LogFile
 from .encoding import LONG_LINE, LineTexts
-from .haystack import Haystack
 from .grammar import KIND_UNPARSED, BlockState, Fields, parse_header, parse_line
+from .haystack import Haystack
 
 #: Kinds of system log by file name (rotated copies included), whatever folder they lie in.
 NAMES: tuple[tuple[str, re.Pattern], ...] = (
@@ -119,13 +119,21 @@ def read_line(text: str, holds: bool, fails: bool) -> Fields | None:
     return parse_line(text, BlockState())
 
 
+#: Lines whose literals are found at once: their joined text is a copy, so a long log is searched a part at a time.
+_AT_ONCE = 1 << 16
+
+
 def read_all(texts: list[str], keep: tuple[str, ...]) -> list[Fields | None]:
     """The fields of each line of a system log, read alone (None for routine text): the lines holding a literal and
-    those holding a word of failure are found for all of them at once (one compiled pass each, not two regex
+    those holding a word of failure are found for many lines at once (one compiled pass each, not two regex
     searches a line)."""
-    hay = Haystack(texts)
-    holds, fails = set(hay.holding_any(literals(keep))), set(hay.holding_any(WORDS))
-    return [read_line(text, i in holds, i in fails) for i, text in enumerate(texts)]
+    out: list[Fields | None] = []
+    for k in range(0, len(texts), _AT_ONCE):
+        part = texts[k:k + _AT_ONCE]
+        hay = Haystack(part)
+        holds, fails = set(hay.holding_any(literals(keep))), set(hay.holding_any(WORDS))
+        out += [read_line(text, i in holds, i in fails) for i, text in enumerate(part)]
+    return out
 
 
 def select(fd: int, keep: tuple[str, ...]) -> scan.Selection | None:
