@@ -520,3 +520,21 @@ def test_each_quoted_file_gets_its_identity_from_its_path_and_the_lines_quoted_f
     # a plog's name gives its pid; no time quoted, none given
     assert (plog.role, plog.pid, plog.first_time, plog.last_time) == ("host_plog", 4242, None, None)
     assert all((q.source, q.captured_in) == (capture.source, "grep.txt") for q in (host, plog))
+
+
+@pytest.mark.parametrize("line", [
+    "[ERROR] RUNTIME(2082291,python3):2024-07-04-14:14:25.036.721 [stars_engine.cc:1321]2082291 fault",
+    "[INFO] AICPU(3102,aicpu_custom_scheduler):2025-06-03-08:00:00.019.008 [aicpusd_interface.cpp:76] task done",
+    "[ERROR] ME(3187425,ffff8a7fd1e0,python):2024-03-01-10:00:00.000.001 [kernel_runtime.cc:208] x] y",
+    "[0] 12(1,p):2024-03-01-10:00:00.000.001 numbered level and module"])
+def test_an_slog_header_opens_a_line_as_peeling_it_would_say(line):
+    """The re-wrap test takes an slog header for a line of its own at once: what peeling it would have said too."""
+    from dataclasses import replace
+
+    from casebook.reading.grammar import HEADER, opens_line
+    from casebook.reading.paste import PasteState, peel
+    from casebook.reading.rejoin import _opens
+    for state in (PasteState(), PasteState(previous=("grep_file",), grep_files={"plog.log"})):
+        p = peel(line, replace(state, grep_files=set(state.grep_files)))
+        assert HEADER.match(line) and _opens(line, state)
+        assert p.furniture or bool(p.wrappers) or opens_line(p.text)
