@@ -267,3 +267,24 @@ def test_a_kernel_the_framework_cannot_dispatch_for_a_dtype_is_the_op_refusing_i
                          "RuntimeError: \"lerp_kernel_scalar\" not implemented for 'Half'\n"), kb=KB)
     assert t.diagnosis is not None and t.diagnosis.case.id == "op-rejects-dtype"
     assert "lerp_kernel_scalar rejects dtype Half" in [i.text for i in t.diagnosis.for_]
+
+
+@pytest.mark.parametrize("line,op,param,value,allowed", [
+    ("[F  2/ 7 10:11:12.345 ...adapter/nnadapter/src/driver/huawei_ascend_npu/converter/pad.cc:33 ConvertPad] Check "
+     "failed: (std::abs(value) < 1e-6): 3!<1e-06 HuaweiAscendNPU only support constant_values=0 right now, but received",
+     "pad", "constant_values", "3", ("0",)),
+    ("[F  2/ 7 10:11:13.001 ...s/nnadapter/converter/lookup_table_v2.cc:49 ConvertLookupTableV2] Check failed: "
+     "(op->GetAttr<int64_t>(\"padding_idx\") == -1L): 1!==-1 Only support padding_idx = -1",
+     "lookup_table_v2", "padding_idx", "1", ("-1",)),
+    ("cv2.error: OpenCV(4.9.0) /src/opencv/modules/dnn/src/layers/resize_layer.cpp:410: error: (-215:Assertion failed) "
+     "alignCorners == false in function 'initCann'", "resize", "alignCorners", None, ("false",)),
+])
+def test_a_backends_converter_refusing_a_layers_setting_places_the_family_not_an_ops_cause(tmp_path, line, op, param,
+                                                                                           value, allowed):
+    """What a release's converter to the NPU takes (Paddle Lite's NNAdapter, OpenCV's CANN backend) is not what the op
+    supports: the family is placed, and no op case is confirmed on it."""
+    (r,) = extract(read_plog(write_log(tmp_path, "console.log", line + "\n")))
+    assert (r.aspect, r.op, r.param, r.value, r.allowed) == ("converter", op, param, value, allowed)
+    t = triage(tmp_path / "console.log", kb=KB)
+    assert t.family is not None and t.family.family.id == "op-not-supported"
+    assert not [h for h in t.candidates if h.verdict == "confirmed"]

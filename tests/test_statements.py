@@ -58,3 +58,26 @@ def test_a_triage_of_the_kernel_lines_confirms_the_card_held_elsewhere(tmp_path)
     assert t.diagnosis is not None and t.diagnosis.case.id == "device-held-by-another-container"
     assert t.diagnosis.verdict == "confirmed"
     assert all(m.fact != "card_held_by_other_container" for m in t.questions)
+
+
+@pytest.mark.parametrize("line,fact,value", [
+    ("[WARNING] ME(311:281473,MainProcess):2025-06-10-15:02:11.431.000 [mindspore/run_check/_check_version.py:357] "
+     "MindSpore version 2.4.0 and Ascend AI software package (Ascend Data Center Solution)version 8.1 does not match, "
+     "the version of software package expect one of ['8.0']", "mindspore_matches_cann", False),
+    ("[WARNING] ME(311:281473,MainProcess):2025-06-10-15:02:12.102.000 [mindspore/run_check/_check_version.py:375] "
+     "MindSpore version 2.4.0 and \"te\" wheel package version 8.1 does not match.", "mindspore_matches_cann", False),
+    ("[WARNING] ME(311:281473,MainProcess):2025-06-10-15:02:11.000.000 [mindspore/run_check/_check_version.py:348] "
+     "Using custom Ascend AI software package (Ascend Data Center Solution) path, package version checking is skipped.",
+     "mindspore_version_checked", False),
+])
+def test_mindspores_version_check_states_its_finding_at_warning_level(tmp_path, line, fact, value):
+    """A warning that states a cause is evidence: a fact, and a message the cases' signatures read (a line of no error
+    level that an error line's observations would miss)."""
+    path = write_log(tmp_path, "console.log", line + "\nSegmentation fault (core dumped)\n")
+    assert extract(read_plog(path))[fact].value is value
+    t = triage(path)
+    if fact == "mindspore_matches_cann":   # the warning itself is the case's evidence, cited to its line
+        assert t.diagnosis is not None and t.diagnosis.case.id == "mindspore-cann-version-mismatch"
+        assert ("version_check_mismatch", 1) in {(i.id, i.line) for i in t.diagnosis.for_}
+    else:
+        assert t.diagnosis is None or t.diagnosis.case.id != "mindspore-cann-version-mismatch"

@@ -116,6 +116,14 @@ FORMS: tuple[tuple[str, re.Pattern], ...] = (
                          r"\s*(?:but )?(?:should|must) be (?P<allowed>.+)", re.I)),
     ("attribute", re.compile(r"\b(?P<param>[A-Za-z_][\w.]*) (?:is|=):? \[?(?P<value>[^\s\],;]+)\]?,?\s*(?:but )?(?:(?:should|must) "
                              r"(?:be|not be)|(?:currently )?only supports?) (?P<allowed>.+)")),
+    # a backend's converter of a model's layer to the NPU refusing the layer's setting: a glog CHECK that says what it
+    # supports (Paddle Lite's NNAdapter: "Check failed: (op->GetAttr<int64_t>("padding_idx") == -1L): 0!==-1 Only
+    # support padding_idx = -1"), OpenCV's CANN backend asserting in its converter ("(-215:Assertion failed)
+    # sliceSteps.size() == 1 in function 'initCann'"); what the release's converter takes, not what the op does
+    ("converter", re.compile(r"Check failed: \(.*?\): (?P<value>[^!\s]+)![=<>!]=?\S* (?:.*?\s)?[Oo]nly supports? "
+                             r"(?P<param>[A-Za-z_]\w*) ?==? ?(?P<allowed>-?[\w.\"']+)")),
+    ("converter", re.compile(r"\(-215:Assertion failed\) (?P<param>[\w.()\[\]>-]+) ?(?:==|!=|<=|>=|<|>) ?(?P<allowed>\S+) "
+                             r"in function 'initCann'")),
     # a device plugin's kernel check (PaddleCustomDevice: "npu only support mode=constant right now, but received mode
     # is replicate", and the framework's enforce hint "Expected mode == "constant", but received mode:replicate")
     ("attribute", re.compile(r"only supports? (?P<param>[A-Za-z_]\w*) ?= ?(?P<allowed>[\w.\"']+)[^,]{0,40},\s*but received "
@@ -135,16 +143,18 @@ FORMS: tuple[tuple[str, re.Pattern], ...] = (
 KEEP = ("not implemented for", "support list", "supported list", "when layout", "layout is", "not support",
         "unsupported", "Tiling", "tiling", "AclNN_Parameter_Error", "ACLNN_ERR_PARAM", "161002", "should be",
         "must be", "but it is", "only support", "but got", "but received", "Wrong ", "for parameter",
-        "need to broadcast", "incorrect format", "incorrect dtype", "incorrect data", "has not been supported")
+        "need to broadcast", "incorrect format", "incorrect dtype", "incorrect data", "has not been supported",
+        "Only support", "initCann")
 _OP = re.compile(r"\b(aclnn[A-Z]\w+?)(?:GetWorkspaceSize)?\b|\bop\[(?P<bracket>\w+)\]|\b[Oo]p(?:[Tt]ype|[Nn]ame)?\s*[:=]?\s*"
                  r"[\[(](?P<named>[A-Z]\w+)[\])]|/kernels/(?P<kernel>\w+?)_kernel\.cc\b|\b(?P<atb>[A-Z]\w*?Operation)_\d+\b|"
                  r"\boperator name is (?P<operator>\w+)|\"(?P<dispatch>\w+)\" not implemented for |"
-                 r"\bFor '(?P<mindspore>[A-Z]\w+)', ")
+                 r"\bFor '(?P<mindspore>[A-Z]\w+)', |/converter/(?P<converter>\w+)\.cc\b|"
+                 r"/layers/(?P<opencv>\w+?)_layer\.cpp\b")
 #: Aspects whose wordings are common outside the op layer too ("VLLM_USE_V1=1 is not supported", "x's shape
 #: mismatch"): read as an op's complaint only where an op or the op layer's codes stand on the lines around it.
 GENERIC = ("attribute", "shape")
 _OP_LAYER = re.compile(r"EZ1001|E89999|EZ9999|E69999|161002|5610\d\d|Parameter_Error|[Tt]iling|\baclnn|\bop\[|\bIn op\b|"
-                       r"OP_TILING|/kernels/\w+_kernel\.cc|\b\w+Verify failed\b")
+                       r"OP_TILING|/kernels/\w+_kernel\.cc|\b\w+Verify failed\b|/converter/\w+\.cc|\bnnadapter\b|'initCann'")
 #: The levels an op's complaint is logged at.
 COMPLAINT_LEVELS = ("ERROR", "FATAL", "CRITICAL")
 #: How many lines before a complaint the call's own line (`call aclnnX failed`) may stand.

@@ -18,6 +18,12 @@ STATEMENTS: tuple[tuple[str, object, re.Pattern], ...] = (
     # the NPU driver's kernel log when a container opens a card another container holds
     ("card_held_by_other_container", True,
      re.compile(r"(?i)\bdevices? (?:is |are )?(?:used|occupied|in use) by (?:an)?other (?:docker|container)s?\b")),
+    # MindSpore's own version check at import or run_check(): "MindSpore version 2.3.1 and Ascend AI software package
+    # (Ascend Data Center Solution)version 7.5 does not match", the same for its "te" and "hccl" wheels
+    ("mindspore_matches_cann", False,
+     re.compile(r"MindSpore version \S+ and .{0,80}?version \S+ does not match")),
+    # ... or skipped it, for a CANN installed in a path of the user's own
+    ("mindspore_version_checked", False, re.compile(r"package version checking is skipped")),
     # pip's resolver naming a module that a Python package shipped with CANN needs and the interpreter lacks
     ("cann_python_deps_installed", False,
      re.compile(r"^\s*(?:te|tbe|opc-tool|op-compile-tool|auto-tune|schedule-search|dataflow|hccl|hccl-parser|"
@@ -25,13 +31,23 @@ STATEMENTS: tuple[tuple[str, object, re.Pattern], ...] = (
                 r"which is not installed")),
 )
 #: Lines this family reads.
-KEEP = ("occupying", "occupied by", "in use by", "used by other", "which is not installed")
+KEEP = ("occupying", "occupied by", "in use by", "used by other", "which is not installed", "does not match",
+        "version checking is skipped")
+
+
+def positions(log: LogTable) -> list[int]:
+    """Where the lines stating one of the facts are in the log table, ascending: whatever their level (MindSpore
+    states its version check's finding as a WARNING), each is read as a message too, as an error line is."""
+    def build(t: LogTable) -> list[int]:
+        msgs = t.column("msg")
+        return [i for i in t.holding(KEEP) if any(p.search(str(msgs[i])) for _, _, p in STATEMENTS)]
+    return log.derive("statements", build)
 
 
 def extract(log: LogTable) -> dict[str, Fact]:
     """The first line stating each fact, as that fact with its file and line."""
     facts: dict[str, Fact] = {}
-    for file, line, msg in ((r.file, r.line, r.msg) for r in log.picked(log.holding(KEEP))):
+    for file, line, msg in ((r.file, r.line, r.msg) for r in log.picked(positions(log))):
         for name, value, pattern in STATEMENTS:
             if name not in facts and pattern.search(msg):
                 facts[name] = Fact(name, value, "log", file, int(line))

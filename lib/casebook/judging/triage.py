@@ -5,7 +5,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Callable
 
-from ..evidence import errors
+from ..evidence import errors, statements
 from ..evidence.items import Evidence, Fact
 from ..evidence.registry import KEEP, extract_evidence
 from ..knowledge import compat
@@ -38,7 +38,8 @@ class Triage:
 
     def __post_init__(self) -> None:
         # the observations depend on the evidence only; answers change facts, not what the logs show
-        said = errors.positions(self.log)
+        # the error lines, and the lines that state a cause in words at any level (evidence/statements.py)
+        said = sorted(set(errors.positions(self.log)).union(statements.positions(self.log)))
         self._observed = Observed(observations(self.evidence, error_lines(self.log, said)))
         self.rerank()
 

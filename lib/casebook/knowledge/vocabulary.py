@@ -133,6 +133,14 @@ FACTS = {s.name: s for s in (
              "The job ran with MULTI_STREAM_MEMORY_REUSE=0, so memory used by collectives on other streams is "
              "returned late."),
     # environment, op packages and op support: environment-versions, op-binary-compile, op-not-supported
+    FactSpec("npu_graph_mode_on", "bool",
+             "The job captures and replays NPU graphs (vLLM or sglang graph mode, a speculative decoding graph runner)."),
+    FactSpec("mindspore_matches_cann", "bool",
+             "The installed MindSpore and CANN (its software package and its te and hccl wheels) are releases made to "
+             "go together (MindSpore's own version check, or its installation guide's table).", from_logs=True),
+    FactSpec("mindspore_version_checked", "bool",
+             "MindSpore compared the CANN package with its own release at import (not skipped for a custom CANN path).",
+             from_logs=True),
     FactSpec("cann_python_deps_installed", "bool",
              "Every Python package CANN needs at run time (numpy, decorator, sympy, cffi, protobuf, attrs, pyyaml, "
              "psutil, scipy, ...) is installed in the interpreter that runs the job."),
