@@ -104,6 +104,10 @@ def test_the_project_catalogs_hold_every_catalog_and_400_sourced_codes():
      [("EZ9903", "ecode"), ("207000", "runtime")]),
     ("device=0, write_idx=1, read_idx=0, status=0, ret = 500000", [("500000", "runtime")]),
     ("RuntimeError: run_prepared failed with code 507018", [("507018", "runtime")]),   # a framework's own report
+    # the Vision SDK's error tail and a pyACL sample's return value
+    ("Synchronize stream execution failed. (Calling Function = aclrtSynchronizeStream, Code = 507014, Message = "
+     "Unknown error code.)", [("507014", "runtime")]),
+    ("acl.mdl.execute failed ret_int=507011", [("507011", "runtime")]),
 ])
 def test_codes_are_read_after_the_words_that_name_them(line, codes):
     assert codes_in(line) == tuple(codes)

@@ -1,5 +1,5 @@
 """Facts resolved from logs, answers and defaults, and symptom families with their open causes and next question,
-on small made-up inputs, by exact values."""
+on small made-up inputs, by exact values; and lines that place a family on their own."""
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -9,8 +9,10 @@ from casebook.judging.facts import resolve
 from casebook.judging.families import (PRIOR, FamilyVerdict, _answers, _rules_out, judge_families, split_questions,
                                        supported_family)
 from casebook.judging.ranking import CONFIRMED, Observation, Observed, judge
+from casebook.judging.triage import triage
 from casebook.knowledge.kb import Family, KnowledgeBase, KnownCase
 from casebook.knowledge.rules import Condition, Signature
+from conftest import write_log
 
 
 def evidence(facts=(), spmd=None, processes=()):
@@ -250,4 +252,18 @@ def test_a_familys_words_place_a_short_paste(tmp_path, lines, family):
     paste = tmp_path / "paste.txt"
     paste.write_text("\n".join(lines) + "\n", encoding="utf-8")
     t = triage(paste, kb=load_kb())
+    assert t.family is not None and t.family.family.id == family
+
+
+@pytest.mark.parametrize("line,family", [
+    # the runtime's own name for the failure places it: ACL_ERROR_RT_AICORE_EXCEPTION
+    ("[ERROR] Synchronize stream failed,error code is 507015", "aicore-exception"),
+    # hccl_test stops at its communicator's creation with the line and return code of that step
+    ("hccl interface return err ./common/src/hccl_test_common.cc:499, retcode: 11", "hccl-init-failure"),
+    ("[rank1]: RuntimeError: create_config:build/CMakeFiles/torch_npu.dir/compiler_depend.ts:102 HCCL function "
+     "error: hcclCommInitRootInfoConfig(numRanks, &rootInfo, rank, config, &(comm->hcclComm_)), error code is 15",
+     "hccl-init-failure"),
+])
+def test_a_line_of_one_family_places_it_alone(tmp_path, line, family):
+    t = triage(write_log(tmp_path, "console.log", line + "\n"))
     assert t.family is not None and t.family.family.id == family
