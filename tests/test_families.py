@@ -256,8 +256,9 @@ def test_a_familys_words_place_a_short_paste(tmp_path, lines, family):
 
 
 @pytest.mark.parametrize("line,family", [
-    # the runtime's own name for the failure places it: ACL_ERROR_RT_AICORE_EXCEPTION
-    ("[ERROR] Synchronize stream failed,error code is 507015", "aicore-exception"),
+    # the Vision SDK's tail names the code: 507014, an AI Core task that timed out
+    ("Synchronize stream execution failed. (Calling Function = aclrtSynchronizeStream, Code = 507014, Message = "
+     "Unknown error code.)", "aicore-trap-or-timeout"),
     # hccl_test stops at its communicator's creation with the line and return code of that step
     ("hccl interface return err ./common/src/hccl_test_common.cc:499, retcode: 11", "hccl-init-failure"),
     ("[rank1]: RuntimeError: create_config:build/CMakeFiles/torch_npu.dir/compiler_depend.ts:102 HCCL function "

@@ -223,3 +223,14 @@ def test_a_markdown_report_links_its_figures_written_beside_it(confirmed, tmp_pa
         assert (tmp_path / "case-figures" / name).read_bytes().startswith(b"\x89PNG")
     html = report.write(confirmed, tmp_path / "case.html").read_text(encoding="utf-8")
     assert html.count("data:image/png;base64,") == len(pngs)   # the page stands alone
+
+
+def test_a_ticket_lists_the_first_rows_and_says_how_many_more(every_triage):
+    """The incidents of a mixed collection (23) and its other candidates: a ticket shows the first FOLD_ROWS of each
+    and says how many the app and --wide hold besides."""
+    from casebook.presenting.contents import FOLD_ROWS
+    t = every_triage["corpus/modelarts-8rank-job"]
+    md = report.render(t, "md", figures=False)
+    incidents = md.split("*Incidents, first failure first*", 1)[1].split("\n\n", 2)[1]
+    assert len([r for r in incidents.splitlines() if r.startswith("| ")]) == 1 + FOLD_ROWS   # the header and rows
+    assert f"… and {len(t.evidence.incidents) - FOLD_ROWS} more rows (in the app, or with casebook triage --wide)." in md

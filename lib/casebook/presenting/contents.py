@@ -12,7 +12,7 @@ from typing import Callable
 import pandas as pd
 from matplotlib.figure import Figure
 
-from ..judging.ranking import Item
+from ..judging.ranking import RULED_OUT, Item
 from ..judging.triage import Triage
 from ..knowledge.messages import EN, pick, say, words
 from ..reading.entries import printable
@@ -207,6 +207,12 @@ def leading_and_rest(t: Triage) -> list:
     return lead, [h for h in t.candidates if h not in lead]
 
 
+def rest_shown(rest: list) -> list:
+    """Of the candidates past the leading ones, those a ticket lists: the first FOLD_ROWS, and every one an answer
+    ruled out (what the engineer's answers removed stays in view)."""
+    return rest[:FOLD_ROWS] + [h for h in rest[FOLD_ROWS:] if h.verdict == RULED_OUT]
+
+
 def one_line(c: Contents, h) -> str:
     """A hypothesis past the leading ones, in one line: its id, verdict and score (the step shows its title)."""
     return c.say("report.candidate", id=h.case.id, verdict=verdict_words(c.lang, h.verdict), score=f"{h.score:.2f}")
@@ -214,7 +220,12 @@ def one_line(c: Contents, h) -> str:
 
 def more_rows(c: Contents, df: pd.DataFrame) -> list[str]:
     """The sentence under a folded table cut to FOLD_ROWS rows."""
-    return [c.say("report.more_rows", n=len(df) - FOLD_ROWS), ""] if len(df) > FOLD_ROWS else []
+    return more_hidden(c, len(df) - FOLD_ROWS)
+
+
+def more_hidden(c: Contents, hidden: int) -> list[str]:
+    """The sentence under a table or list with `hidden` of its rows left out (none when there are none)."""
+    return [c.say("report.more_rows", n=hidden), ""] if hidden > 0 else []
 
 
 def folds(s: Step) -> list:

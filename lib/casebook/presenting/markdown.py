@@ -10,7 +10,7 @@ import pandas as pd
 from ..knowledge.messages import pick
 from . import similar, tables
 from .contents import (FOLD_ROWS, Contents, answers, box, causes_frame, evidence_lines, files, folds, leading_and_rest,
-                       lists, more_rows, one_line, redact_frame, summary)
+                       lists, more_hidden, more_rows, one_line, redact_frame, rest_shown, summary)
 from .hypotheses import asks, verdict_words
 from .step import QUESTIONS_SHOWN, Step
 
@@ -70,11 +70,12 @@ def _md_step(c: Contents, n: int, s: Step, R) -> list[str]:
     if s.causes:
         out += [f"*{md_text(c.say('root.leading'))}*", ""] + md_table(redact_frame(causes_frame(c, s), R))
     out += [("  " if f.startswith("  ") else "") + f"- {md_log(R(f.strip()))}" for f in s.findings] + [""]
-    for caption, df in s.tables:
-        out += [f"*{md_log(R(caption))}*", ""] + md_table(redact_frame(df, R))
+    for caption, df in s.tables:   # a ticket shows the first rows of a step's table, as of a fold's
+        out += [f"*{md_log(R(caption))}*", ""] + md_table(redact_frame(df.head(FOLD_ROWS), R)) + more_rows(c, df)
     for fold in folds(s):
         out += [f"<details><summary>{md_log(R(fold.caption))}</summary>", ""]
-        out += [f"- {md_log(R(f.strip()))}" for f in fold.findings] + [""]
+        out += [f"- {md_log(R(f.strip()))}" for f in fold.findings[:FOLD_ROWS]] + [""]
+        out += [md_text(x) if x else x for x in more_hidden(c, len(fold.findings) - FOLD_ROWS)]
         for _, df in fold.tables:
             out += md_table(redact_frame(df.head(FOLD_ROWS), R)) + more_rows(c, df)
         if fold.cited:   # the first line of each template shown, as logged
@@ -117,8 +118,11 @@ def markdown(c: Contents, R) -> str:
             out += [f"**{c.say('report.missing')}**", ""]
             out += [f"- {md_text(pick(c.lang, m.ask or m.fact, m.ask_zh))}{'' if m.required else c.say('report.optional')}"
                     for m in h.missing] + [""]
-    out += [f"- {md_text(one_line(c, h))}" for h in rest]
+    # past the leading ones, a line each for the first few: a ticket stays short, the app and --wide hold them all
+    shown = rest_shown(rest)
+    out += [f"- {md_text(one_line(c, h))}" for h in shown]
     out += [""] if rest else []
+    out += [md_text(x) if x else x for x in more_hidden(c, len(rest) - len(shown))]
     if not t.candidates:
         out += [c.say("report.no_candidate"), ""]
     out += [f"## {c.say('report.answers')}", ""]

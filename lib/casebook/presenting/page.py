@@ -10,7 +10,7 @@ from ..knowledge.messages import EN, pick, words
 from . import similar
 from .citation import Cited
 from .contents import (FOLD_ROWS, Contents, answers, box, causes_frame, files, folds, leading_and_rest, lists,
-                       more_rows, one_line, redact_frame, summary)
+                       more_hidden, more_rows, one_line, redact_frame, rest_shown, summary)
 from .hypotheses import asks, verdict_words
 from .step import QUESTIONS_SHOWN, Step
 
@@ -53,11 +53,13 @@ def _html_step(c: Contents, n: int, s: Step, R) -> list[str]:
         body.append(f"<p><i>{_h(c.say('root.leading'))}</i></p>{_html_table(redact_frame(causes_frame(c, s), R))}")
     body.append("<ul>" + "".join(f"<li{_INDENT if f.startswith('  ') else ''}>{_h(R(f.strip()))}</li>"
                                  for f in s.findings) + "</ul>")
-    for caption, df in s.tables:
-        body.append(f"<p><i>{_h(R(caption))}</i></p>{_html_table(redact_frame(df, R))}")
+    for caption, df in s.tables:   # the first rows, as the markdown shows them
+        body.append(f"<p><i>{_h(R(caption))}</i></p>{_html_table(redact_frame(df.head(FOLD_ROWS), R))}"
+                    + "".join(f"<p>{_h(x)}</p>" for x in more_rows(c, df) if x))
     for fold in folds(s):
         body.append(f"<details><summary>{_h(R(fold.caption))}</summary><ul>"
-                    + "".join(f"<li>{_h(R(f.strip()))}</li>" for f in fold.findings) + "</ul>"
+                    + "".join(f"<li>{_h(R(f.strip()))}</li>" for f in fold.findings[:FOLD_ROWS]) + "</ul>"
+                    + "".join(f"<p>{_h(x)}</p>" for x in more_hidden(c, len(fold.findings) - FOLD_ROWS) if x)
                     + "".join(_html_table(redact_frame(df.head(FOLD_ROWS), R)) + "".join(
                         f"<p>{_h(x)}</p>" for x in more_rows(c, df)) for _, df in fold.tables)
                     + ("<pre>" + "\n".join(f"{_h(R(x.where))}: {_h(R(x.text))}" for x in fold.cited[:FOLD_ROWS])
@@ -108,9 +110,11 @@ def page(c: Contents, R) -> str:
             body += [f"<li>{_h(pick(c.lang, m.ask or m.fact, m.ask_zh))}"
                      f"{_h('' if m.required else c.say('report.optional'))}</li>" for m in h.missing]
             body.append("</ul>")
-    if rest:
+    if rest:   # as in the markdown: the first few past the leading ones, and those an answer ruled out
+        shown = rest_shown(rest)
         body.append("<ul>" + "".join(f"<li class='v-{_h(h.verdict)}'>{_h(one_line(c, h))}</li>"
-                                     for h in rest) + "</ul>")
+                                     for h in shown) + "</ul>")
+        body += [f"<p>{_h(x)}</p>" for x in more_hidden(c, len(rest) - len(shown)) if x]
     if not t.candidates:
         body.append(f"<p>{_h(c.say('report.no_candidate'))}</p>")
     body.append(f"<h2>{_h(c.say('report.answers'))}</h2><ul>")
