@@ -75,7 +75,7 @@ def _md_step(c: Contents, n: int, s: Step, R) -> list[str]:
     for fold in folds(s):
         out += [f"<details><summary>{md_log(R(fold.caption))}</summary>", ""]
         out += [f"- {md_log(R(f.strip()))}" for f in fold.findings[:FOLD_ROWS]] + [""]
-        out += [md_text(x) if x else x for x in more_hidden(c, len(fold.findings) - FOLD_ROWS)]
+        out += more_hidden(c, len(fold.findings) - FOLD_ROWS)
         for _, df in fold.tables:
             out += md_table(redact_frame(df.head(FOLD_ROWS), R)) + more_rows(c, df)
         if fold.cited:   # the first line of each template shown, as logged
@@ -122,7 +122,7 @@ def markdown(c: Contents, R) -> str:
     shown = rest_shown(rest)
     out += [f"- {md_text(one_line(c, h))}" for h in shown]
     out += [""] if rest else []
-    out += [md_text(x) if x else x for x in more_hidden(c, len(rest) - len(shown))]
+    out += more_hidden(c, len(rest) - len(shown))
     if not t.candidates:
         out += [c.say("report.no_candidate"), ""]
     out += [f"## {c.say('report.answers')}", ""]
