@@ -35,20 +35,26 @@ KEEP = ("occupying", "occupied by", "in use by", "used by other", "which is not 
         "version checking is skipped")
 
 
+def _stated(log: LogTable) -> list[tuple[int, str, object]]:
+    """(position, fact, value) of every statement the log table's lines make, in line order (built once)."""
+    def build(t: LogTable) -> list[tuple[int, str, object]]:
+        msgs = t.column("msg")
+        return [(i, name, value) for i in t.holding(KEEP) for name, value, pattern in STATEMENTS
+                if pattern.search(str(msgs[i]))]
+    return log.derive("statements", build)
+
+
 def positions(log: LogTable) -> list[int]:
     """Where the lines stating one of the facts are in the log table, ascending: whatever their level (MindSpore
     states its version check's finding as a WARNING), each is read as a message too, as an error line is."""
-    def build(t: LogTable) -> list[int]:
-        msgs = t.column("msg")
-        return [i for i in t.holding(KEEP) if any(p.search(str(msgs[i])) for _, _, p in STATEMENTS)]
-    return log.derive("statements", build)
+    return list(dict.fromkeys(i for i, _, _ in _stated(log)))
 
 
 def extract(log: LogTable) -> dict[str, Fact]:
     """The first line stating each fact, as that fact with its file and line."""
     facts: dict[str, Fact] = {}
-    for file, line, msg in ((r.file, r.line, r.msg) for r in log.picked(positions(log))):
-        for name, value, pattern in STATEMENTS:
-            if name not in facts and pattern.search(msg):
-                facts[name] = Fact(name, value, "log", file, int(line))
+    for i, name, value in _stated(log):
+        if name not in facts:
+            r = log.record(i)
+            facts[name] = Fact(name, value, "log", r.file, int(r.line))
     return facts

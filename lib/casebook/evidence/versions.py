@@ -51,10 +51,10 @@ _NEEDLES = tuple(tuple(need for need in required_all(("(?i)" if p.flags & re.I e
 def extract(log: LogTable) -> dict[str, Fact]:
     """The first version each fact is shown with, stated values before path hints."""
     # each distinct message once, at its first line: an install log repeats its lines on every run of the installer
-    rows, msg = log.rows, _MSG
+    rows = log.rows
     distinct: dict[str, int] = {}   # each message at the position of its first line, without a record made for each
     for i in log.holding(KEEP):
-        distinct.setdefault(rows[i][msg], i)
+        distinct.setdefault(rows[i][_MSG], i)
     msgs = list(distinct)
     files, lines = ([rows[i][k] for i in distinct.values()] for k in (_FILE, _LINE))
     hay = Haystack(msgs)
