@@ -3,7 +3,7 @@
 A template is the line with its variable parts masked: every run of digits with what follows it in a number,
 a time, an address or a version (`2026-05-04-09:00:00.123`, `0x1f80`, `10.0.0.1`, `8.0.RC3`), and long hex
 hashes (`kernel_name=MatMul_5f3a9c…`). The mask is cruder than the unexplained-error miner's (unexplained.py,
-Drain3 over the error lines alone, line by line): it runs over every line of both bundles, INFO lines included,
+a parse tree over the error lines alone, line by line): it runs over every line of both bundles, INFO lines included,
 as one substitution over each file's bytes, about 3 µs a line. A code inside a word is masked with the rest
 (`EZ9999` is `EZ<*>`): the flow compares the shapes of lines, the facts and the error lines compare the values.
 

@@ -1,7 +1,7 @@
 """Errors no matched case explains, grouped into templates, and draft cases made from a template.
 
-Only ERROR lines (and error-block lines) go through Drain3, never the whole log: Drain3 is far slower than
-the targeted regexes the rest of the reader uses, and INFO lines would drown the errors in clusters.
+Only ERROR lines (and error-block lines) are grouped (templates.py), never the whole log: the grouping is far
+slower than the targeted regexes the rest of the reader uses, and INFO lines would drown the errors in clusters.
 Variable tokens (addresses, numbers, ids, times, IPs, paths) are masked before mining, so that one
 message logged on eight devices is one template with a count of eight.
 """
@@ -14,6 +14,7 @@ from pathlib import Path
 import yaml
 
 from ..reading.table import Record
+from .templates import Miner
 
 #: (regex, mask name), applied in order; the mask shows as `<NAME>` in a template.
 MASKS = (
@@ -49,29 +50,18 @@ class Template:
     text: str          #: the first line as logged
 
 
-def _miner():
-    """A Drain3 template miner with our masks (drain3 loads here, when error lines are mined, not at import)."""
-    from drain3 import TemplateMiner
-    from drain3.masking import MaskingInstruction
-    from drain3.template_miner_config import TemplateMinerConfig
-    config = TemplateMinerConfig()
-    config.masking_instructions = [MaskingInstruction(rx, name) for rx, name in MASKS]
-    config.drain_sim_th = 0.5
-    return TemplateMiner(config=config)
-
-
 def mine(errors: list[Record], explained: set[tuple[str, int]] = frozenset()) -> list[Template]:
     """Templates of the error lines not in `explained`, most frequent first (then by first time)."""
     # by time, the untimed lines (a capture's) last
     rows = sorted(errors, key=lambda r: (r.time is None, r.time or "", r.file, r.line))
-    miner = _miner()
+    miner = Miner(MASKS, similarity=0.5)
     first: dict[int, tuple] = {}
     for file, line, time, msg in ((r.file, r.line, r.time, r.msg) for r in rows):
         if (file, line) in explained or not str(msg).strip() or _DECORATION.match(str(msg)):
             continue
-        result = miner.add_log_message(str(msg).strip())
-        first.setdefault(result["cluster_id"], (file, line, time, str(msg).strip()))
-    out = [Template(c.get_template(), c.size, *first[c.cluster_id]) for c in miner.drain.clusters]
+        group = miner.add(str(msg).strip())
+        first.setdefault(id(group), (file, line, time, str(msg).strip()))
+    out = [Template(g.template, g.size, *first[id(g)]) for g in miner.groups]
     return sorted(out, key=lambda t: (-t.count, t.time or "~", t.file, t.line))
 
 
@@ -109,7 +99,7 @@ def coverage(errors: list[Record], explained: set[tuple[str, int]], faults) -> t
 
 def template_regex(template: str) -> str:
     """A regex matching the lines of a template: literal text kept, each mask a run of non-spaces, and any run
-    of spaces as it was logged (Drain3 keeps single spaces between tokens)."""
+    of spaces as it was logged (a template keeps single spaces between tokens)."""
     parts = re.split(r"(<[A-Z]+>|<\*>)", template)
     out = []
     for p in parts:
