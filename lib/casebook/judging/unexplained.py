@@ -11,8 +11,6 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-import yaml
-
 from ..reading.table import Record
 from .templates import Miner
 
@@ -163,6 +161,7 @@ Not written yet.
 
 None yet; a verified case cites public sources.
 """
+    import yaml   # a draft is written on request; a triage never needs PyYAML
     return "---\n" + yaml.safe_dump(front, sort_keys=False, allow_unicode=True, width=110) + "---\n" + body
 
 

@@ -12,10 +12,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-import yaml
 
 from . import cache
-from .document import LOADER
+from .document import yaml_loader
 
 #: The folder of the tables, beside cases/ and families/.
 FOLDER = "compat"
@@ -34,8 +33,9 @@ class Row:
 def read_table(path: Path) -> list[Row]:
     """The rows of one table file, each with its line."""
     text = path.read_text(encoding="utf-8")
-    node = yaml.compose(text, Loader=LOADER)
-    rows = yaml.load(text, Loader=LOADER) or {}
+    yaml, loader = yaml_loader()
+    node = yaml.compose(text, Loader=loader)
+    rows = yaml.load(text, Loader=loader) or {}
     if node is None or not isinstance(rows, dict):
         return []
     seq = next((v for k, v in node.value if k.value == "rows"), None)

@@ -5,11 +5,15 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-import yaml
 
-#: The YAML loader of every knowledge file: libyaml's when PyYAML was built with it (the wheels are), since the KB,
-#: its tables and its counts load in every process that triages and the pure-Python loader is ten times slower.
-LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+def yaml_loader():
+    """PyYAML and the loader of every knowledge file, imported on first use."""
+    # libyaml's loader when PyYAML was built with it (the wheels are): the pure-Python one is ten times slower.
+    # Imported here, not with the module: a triage served from kept copies parses no YAML, and the import costs
+    # every process ~18 ms.
+    import yaml
+    return yaml, getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 @dataclass(frozen=True)
@@ -41,9 +45,10 @@ class KbDocument:
             return
         self.body = m.group(2)
         self.body_line = m.group(1).count("\n") + 3
+        yaml, loader = yaml_loader()
         try:
-            node = yaml.compose(m.group(1), Loader=LOADER)
-            self.data = yaml.load(m.group(1), Loader=LOADER) or {}
+            node = yaml.compose(m.group(1), Loader=loader)
+            self.data = yaml.load(m.group(1), Loader=loader) or {}
         except yaml.YAMLError as e:
             line = getattr(getattr(e, "problem_mark", None), "line", 0) + 2
             self.problem(line, f"front matter is not valid YAML: {getattr(e, 'problem', e)}")
@@ -73,6 +78,7 @@ class KbDocument:
 def _line_map(node, path=(), out=None) -> dict:
     """(key, index, ...) -> 1-based file line, for every node of the front matter."""
     out = {} if out is None else out
+    yaml, _ = yaml_loader()
     if isinstance(node, yaml.MappingNode):
         for k, v in node.value:
             p = path + (k.value,)
@@ -89,6 +95,7 @@ def _line_map(node, path=(), out=None) -> dict:
 def _repeated_keys(node) -> list[tuple[int, str]]:
     """(1-based file line, key) of every key given again in the same mapping of the front matter."""
     out: list[tuple[int, str]] = []
+    yaml, _ = yaml_loader()
     if isinstance(node, yaml.MappingNode):
         seen = set()
         for k, v in node.value:

@@ -11,10 +11,9 @@ import string
 from functools import lru_cache
 from pathlib import Path
 
-import yaml
 
 from . import cache
-from .document import LOADER, Problem
+from .document import Problem, yaml_loader
 
 PATH = Path(__file__).with_name("data") / "messages.yaml"
 LANGS = ("en", "zh")
@@ -36,7 +35,8 @@ def catalog() -> dict[str, dict[str, str]]:
 def _read_catalog(folder: Path) -> dict[str, dict[str, str]]:
     """The catalog parsed from the YAML file."""
     # libyaml's loader where it is built: ten times faster
-    data = yaml.load((folder / PATH.name).read_text(encoding="utf-8"), Loader=LOADER) or {}
+    yaml, loader = yaml_loader()
+    data = yaml.load((folder / PATH.name).read_text(encoding="utf-8"), Loader=loader) or {}
     return {str(k): {lang: str(v.get(lang, "")) for lang in LANGS} if isinstance(v, dict) else {}
             for k, v in data.items()}
 
@@ -120,6 +120,7 @@ def _fields(template: str) -> set[str]:
 def problems(path: Path = PATH) -> list[Problem]:
     """Catalog entries missing a language, or whose languages do not take the same values; with file:line."""
     rel = f"{path.parent.name}/{path.name}"
+    yaml, _ = yaml_loader()
     root = yaml.compose(path.read_text(encoding="utf-8"))
     out = []
     for key_node, value_node in root.value if root is not None else []:

@@ -11,9 +11,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-import yaml
-
-from .document import LOADER
+from . import cache
+from .document import yaml_loader
 
 #: The file of the counts, beside cases/ and families/.
 FILE = "priors.yaml"
@@ -52,15 +51,20 @@ def dump(priors: Priors) -> str:
     """The text of kb/priors.yaml."""
     head = ("# How often each case is the cause its source states, over the real captures (tests/captures), and how\n"
             "# many documented captures each family has. Written by `casebook kb priors tests/captures`.\n")
+    yaml, _ = yaml_loader()
     return head + yaml.safe_dump({"cases": priors.cases, "families": priors.families}, sort_keys=True)
 
 
 @lru_cache(maxsize=4)
 def load(root: Path) -> Priors:
-    """The counts of a knowledge-base folder (none when it has no priors file)."""
+    """The counts of a knowledge-base folder (none when it has no priors file), kept as the knowledge base is."""
     path = Path(root) / FILE
-    if not path.is_file():
-        return Priors()
-    doc = yaml.load(path.read_text(encoding="utf-8"), Loader=LOADER) or {}
+    return cache.kept(Path(root), _read, name="priors", kind=Priors) if path.is_file() else Priors()
+
+
+def _read(root: Path) -> Priors:
+    path = Path(root) / FILE
+    yaml, loader = yaml_loader()
+    doc = yaml.load(path.read_text(encoding="utf-8"), Loader=loader) or {}
     return Priors({str(k): int(v) for k, v in (doc.get("cases") or {}).items()},
                   {str(k): int(v) for k, v in (doc.get("families") or {}).items()})

@@ -11,9 +11,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import yaml
 
-from .document import LOADER, Problem
+from .document import Problem, yaml_loader
 
 #: Format of the records; a new one reseeds every memory, as a change of any file does.
 FORMAT = 1
@@ -68,8 +67,9 @@ def digest(where: Path) -> str:
 
 def lines_of(text: str) -> dict[str, int]:
     """Line (1-based) of each top-level key of a YAML mapping, read only when a problem is to be placed."""
+    yaml, loader = yaml_loader()
     try:
-        node = yaml.compose(text, Loader=LOADER)
+        node = yaml.compose(text, Loader=loader)
     except yaml.YAMLError:
         return {}
     if not isinstance(node, yaml.MappingNode):
@@ -83,9 +83,10 @@ def _text(v) -> str | None:
 
 def read(path: Path, rel: str, problems: list[Problem]) -> Thread | None:
     """One thread file; what is wrong with it goes to `problems` with its line."""
+    yaml, loader = yaml_loader()
     try:
         text = path.read_text(encoding="utf-8")
-        data = yaml.load(text, Loader=LOADER)
+        data = yaml.load(text, Loader=loader)
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as e:
         mark = getattr(e, "problem_mark", None)
         problems.append(Problem(rel, mark.line + 1 if mark else 1, f"unreadable thread: {str(e).splitlines()[0]}"))

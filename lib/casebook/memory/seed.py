@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..knowledge import threads
+from ..knowledge import cache, threads
 from ..knowledge.kb import default_root
 from .case import Case, Resolution
 from .fingerprint import MAX_WORDS, Fingerprint, chip, ops_in, template, words
@@ -42,7 +42,9 @@ def seed(store: Store, folder: Path | None = None, skip: set[str] | frozenset = 
     """Load the threads into the memory unless the ones loaded have the same digest; True when it loaded them.
     `skip` leaves threads out (and makes the digest differ), as the leave-one-out measure does."""
     folder = Path(folder) if folder is not None else default_folder()
-    digest = threads.digest(folder) + (":-" + ",".join(sorted(skip)) if skip else "")
+    # the digest reads every thread file; kept by the folder's names, sizes and times, as the knowledge base is
+    digest = cache.kept(folder, threads.digest, name="threads", kind=str)
+    digest += ":-" + ",".join(sorted(skip)) if skip else ""
     if store.meta(DIGEST) == digest:
         return False
     records = [case(t) for t in threads.load(folder) if t.id not in skip]
