@@ -12,6 +12,7 @@ and the allowed values, with the line that says so.
 from __future__ import annotations
 
 import re
+from functools import cache
 
 from ..reading.grammar import KIND_CONTINUATION
 from ..reading.table import LogTable
@@ -23,121 +24,128 @@ _DT = r"DT_[A-Z0-9_]+"
 _TBE = r"In op(?:\[[\w.]+\])?,?\s*the "
 _TBE_SAID = r"\s*should be\s*(?:one of\s*)?(?P<allowed>.*?),?\s*but actually is\s*\[?(?P<value>[^\]]*)"
 _TBE_PARAM = r"(?:input/output|input|output|parameter)\[(?P<param>.+?)\]"
-#: (aspect, pattern) in order: the first that matches a line names its aspect; groups are optional:
-#: `param`, `value`, `allowed`, `op`.
-FORMS: tuple[tuple[str, re.Pattern], ...] = (
-    ("dtype", re.compile(_TBE + r"dtype of " + _TBE_PARAM + _TBE_SAID)),
-    ("dtype", re.compile(_TBE + _TBE_PARAM + r"'s dtype" + _TBE_SAID)),
-    ("format", re.compile(_TBE + r"format of " + _TBE_PARAM + _TBE_SAID)),
-    ("format", re.compile(_TBE + _TBE_PARAM + r"'s format" + _TBE_SAID)),
-    ("shape", re.compile(_TBE + r"(?:num of )?(?:dimensions|shape|rank) of " + _TBE_PARAM + _TBE_SAID)),
-    ("attribute", re.compile(_TBE + r"(?:value of )?" + _TBE_PARAM + _TBE_SAID)),
-    ("dtype", re.compile(r"(?:Tensor\s+)?(?P<param>[\w.\[\]]+)\s+not implemented for\s+(?P<value>" + _DT
-                         + r")[,.]?\s*should be in dtype support list\s*\[?(?P<allowed>[^\]]*)")),
+
+
+def _form(pattern: str, flags: int = 0) -> tuple[str, int]:
+    return pattern, flags
+
+
+#: (aspect, (regex, flags)) in order: the first that matches a line names its aspect; groups are optional:
+#: `param`, `value`, `allowed`, `op`. Compiled when a line is first read for a complaint (`_starts`): most bundles
+#: hold none, and compiling them all costs a command-line triage ~8 ms.
+FORMS: tuple[tuple[str, tuple[str, int]], ...] = (
+    ("dtype", _form(_TBE + r"dtype of " + _TBE_PARAM + _TBE_SAID)),
+    ("dtype", _form(_TBE + _TBE_PARAM + r"'s dtype" + _TBE_SAID)),
+    ("format", _form(_TBE + r"format of " + _TBE_PARAM + _TBE_SAID)),
+    ("format", _form(_TBE + _TBE_PARAM + r"'s format" + _TBE_SAID)),
+    ("shape", _form(_TBE + r"(?:num of )?(?:dimensions|shape|rank) of " + _TBE_PARAM + _TBE_SAID)),
+    ("attribute", _form(_TBE + r"(?:value of )?" + _TBE_PARAM + _TBE_SAID)),
+    ("dtype", _form(r"(?:Tensor\s+)?(?P<param>[\w.\[\]]+)\s+not implemented for\s+(?P<value>" + _DT
+                    + r")[,.]?\s*should be in dtype support list\s*\[?(?P<allowed>[^\]]*)")),
     # the framework's dispatch of a kernel that has no implementation for the tensors' type (PyTorch's
     # `"lerp_kernel_scalar" not implemented for 'Half'`): the quoted name is the kernel, the type its value
-    ("dtype", re.compile(r"\"\w+\" not implemented for '(?P<value>\w+)'")),
-    ("dtype", re.compile(r"(?P<param>[\w.]+)\s+dtype\s+(?P<value>" + _DT + r")\s+should be in dtype support list"
-                         r"\s*\[?(?P<allowed>[^\]]*)")),
-    ("dtype", re.compile(r"(?P<param>[\w ]{1,60}?)\s+after promote is\s+(?P<value>" + _DT
-                         + r"),? which should be in dtype support list\s*\[?(?P<allowed>[^\]]*)")),
-    ("dtype", re.compile(r"When\s+(?P<cond>.{1,200}?),\s*(?P<param>[\w ]{1,60}?)\s+(?:dtype\s+)?should (?:also )?be\s+"
-                         r"(?P<allowed>\w+)\s+but it is\s+(?P<value>\w+)")),
-    ("dtype", re.compile(r"Expected dtype of (?P<param>[\w.]+) to be (?P<allowed>.+?),? but got (?P<value>\w+)")),
-    ("dtype", re.compile(r"(?P<param>[\w.]+)\s+(?:data ?type|dtype)\s+(?:is\s+|\[)?(?P<value>" + _DT
-                         + r")\]?,?\s*(?:is\s+)?(?:not support|unsupported|invalid)", re.I)),
-    ("dtype", re.compile(r"dtype(?: of (?P<param>[\w.]+))?\s+(?:must|should) be (?:one of\s*)?\[?(?P<allowed>"
-                         + _DT + r"(?:\s*[,|/]\s*" + _DT + r")*)", re.I)),
+    ("dtype", _form(r"\"\w+\" not implemented for '(?P<value>\w+)'")),
+    ("dtype", _form(r"(?P<param>[\w.]+)\s+dtype\s+(?P<value>" + _DT + r")\s+should be in dtype support list"
+                    r"\s*\[?(?P<allowed>[^\]]*)")),
+    ("dtype", _form(r"(?P<param>[\w ]{1,60}?)\s+after promote is\s+(?P<value>" + _DT
+                    + r"),? which should be in dtype support list\s*\[?(?P<allowed>[^\]]*)")),
+    ("dtype", _form(r"When\s+(?P<cond>.{1,200}?),\s*(?P<param>[\w ]{1,60}?)\s+(?:dtype\s+)?should (?:also )?be\s+"
+                    r"(?P<allowed>\w+)\s+but it is\s+(?P<value>\w+)")),
+    ("dtype", _form(r"Expected dtype of (?P<param>[\w.]+) to be (?P<allowed>.+?),? but got (?P<value>\w+)")),
+    ("dtype", _form(r"(?P<param>[\w.]+)\s+(?:data ?type|dtype)\s+(?:is\s+|\[)?(?P<value>" + _DT
+                    + r")\]?,?\s*(?:is\s+)?(?:not support|unsupported|invalid)", re.I)),
+    ("dtype", _form(r"dtype(?: of (?P<param>[\w.]+))?\s+(?:must|should) be (?:one of\s*)?\[?(?P<allowed>"
+                    + _DT + r"(?:\s*[,|/]\s*" + _DT + r")*)", re.I)),
     # a dtype named the way frameworks and ops print it, refused by name: "ChunkGatedDeltaRuleFunction does not
     # support float32", "Invalid x1 or x2 dtype. ... Actual x1 dtype: FLOAT4_E2M1"
-    ("dtype", re.compile(r"(?P<param>[A-Za-z_][\w.]*) (?:does not|doesn't|do not|can ?not) support (?:the )?(?:dtype |data ?type )?"
-                         r"(?P<value>(?:torch\.)?(?:b?float\d*|half|double|u?int\d+|bool|complex\d+|DT_[A-Z0-9_]+|"
-                         r"FLOAT\d*(?:_E\d+M\d+)?|HIFLOAT\d+))\b")),
-    ("dtype", re.compile(r"Invalid (?P<param>[\w ]{1,40}?) dtype\b(?:.*?Actual (?:\w+ )?dtype:? (?P<value>[\w.]+))?")),
-    ("dtype_or_format", re.compile(r"Io input dtype or format is not supported, get io input info is\s*"
-                                   r"(?P<value>.*?)\s*but supported list is:?(?P<allowed>.*)")),
-    ("layout", re.compile(r"(?P<param>[\w.\[\] ]{1,60}?)\s+(?:must|should|only support)\b(?P<allowed>.*?)\s*when\s+"
-                          r"(?:input_?)?layout is\s+(?P<value>\w+)", re.I)),
+    ("dtype", _form(r"(?P<param>[A-Za-z_][\w.]*) (?:does not|doesn't|do not|can ?not) support (?:the )?(?:dtype |data ?type )?"
+                    r"(?P<value>(?:torch\.)?(?:b?float\d*|half|double|u?int\d+|bool|complex\d+|DT_[A-Z0-9_]+|"
+                    r"FLOAT\d*(?:_E\d+M\d+)?|HIFLOAT\d+))\b")),
+    ("dtype", _form(r"Invalid (?P<param>[\w ]{1,40}?) dtype\b(?:.*?Actual (?:\w+ )?dtype:? (?P<value>[\w.]+))?")),
+    ("dtype_or_format", _form(r"Io input dtype or format is not supported, get io input info is\s*"
+                              r"(?P<value>.*?)\s*but supported list is:?(?P<allowed>.*)")),
+    ("layout", _form(r"(?P<param>[\w.\[\] ]{1,60}?)\s+(?:must|should|only support)\b(?P<allowed>.*?)\s*when\s+"
+                     r"(?:input_?)?layout is\s+(?P<value>\w+)", re.I)),
     # the layout as a condition of a shape check: "When layout is TND, queryD(256), keyD(256) and valueD(256) must
     # be same equal 192/128/64": the layout is accepted, the sizes under it are not
-    ("shape", re.compile(r"\bWhen (?P<cond>(?:input_?)?layout is [A-Z]{2,6}\b[^,]{0,80}),\s*"
-                         r"(?P<param>[\w.()\[\], ]{1,80}?)\s+(?:must|should|only support)\b(?P<allowed>.*)", re.I)),
-    ("layout", re.compile(r"(?:input_?)?layout\s+(?:is\s+)?\[?(?P<value>[A-Z]{2,6})\]?,?\s*(?:is\s+)?"
-                          r"(?:not support|unsupported|invalid)", re.I)),
-    ("format", re.compile(r"(?P<param>[\w.]+)\s+format\s+(?:is\s+)?\[?(?P<value>[A-Z][A-Z0-9_]+)\]?,?\s*"
-                          r"(?:is\s+)?(?:not support|unsupported|invalid)", re.I)),
-    ("format", re.compile(r"(?P<param>[\w.]+)\s+format\s+(?:must|should) be\s+(?P<allowed>[A-Z][\w, ]+)", re.I)),
+    ("shape", _form(r"\bWhen (?P<cond>(?:input_?)?layout is [A-Z]{2,6}\b[^,]{0,80}),\s*"
+                    r"(?P<param>[\w.()\[\], ]{1,80}?)\s+(?:must|should|only support)\b(?P<allowed>.*)", re.I)),
+    ("layout", _form(r"(?:input_?)?layout\s+(?:is\s+)?\[?(?P<value>[A-Z]{2,6})\]?,?\s*(?:is\s+)?"
+                     r"(?:not support|unsupported|invalid)", re.I)),
+    ("format", _form(r"(?P<param>[\w.]+)\s+format\s+(?:is\s+)?\[?(?P<value>[A-Z][A-Z0-9_]+)\]?,?\s*"
+                     r"(?:is\s+)?(?:not support|unsupported|invalid)", re.I)),
+    ("format", _form(r"(?P<param>[\w.]+)\s+format\s+(?:must|should) be\s+(?P<allowed>[A-Z][\w, ]+)", re.I)),
     # aclnn's check of several tensors at once: "The formats of self and mat1 should be ND and ND, but the actual
     # formats are [FRACTAL_NZ] and [FRACTAL_NZ]"
-    ("format", re.compile(r"\bformats? of (?P<param>[\w.]+(?:(?:,| and) [\w.]+)*) (?:must|should) be (?P<allowed>.+?),?"
-                          r"\s*but (?:the )?actual formats? (?:are|is) (?P<value>.+)", re.I)),
+    ("format", _form(r"\bformats? of (?P<param>[\w.]+(?:(?:,| and) [\w.]+)*) (?:must|should) be (?P<allowed>.+?),?"
+                     r"\s*but (?:the )?actual formats? (?:are|is) (?P<value>.+)", re.I)),
     # the chip's own refusal first: "Dynamic shape is not supported on this chip" names what the chip lacks, not a
     # shape the op rejects
-    ("platform", re.compile(r"this (?:platform|soc|chip)\s+(?:only support|does not support|not support)\s*"
-                            r"(?P<allowed>.*?)(?:,\s*actual\s*(?P<value>.*))?$", re.I)),
-    ("platform", re.compile(r"(?:not support(?:ed)?|unsupported) (?:on|in) (?:this |current )?(?:platform|soc|chip)\b"
-                            r"[\s:,]*(?P<value>\w.*)?", re.I)),
-    ("shape", re.compile(r"\b(?P<param>head[ _]?(?:dim|size|num)\w*|headDim|headSize|D)\b\s*(?:\(|=|is|:)?\s*"
-                         r"\[?(?P<value>\d+)?\]?\)?,?\s*(?:is\s+)?(?:not support|unsupported|invalid|must|should|"
-                         r"only support)(?:,?\s*(?:only support|should be|must be)\s*)?(?P<allowed>.*)", re.I)),
-    ("shape", re.compile(r"(?:get unsupported|unsupported|invalid|not support(?:ed)?)\s+(?P<param>[\w ]{0,40}?)"
-                         r"\s*shape\b(?P<value>.*)", re.I)),
-    ("shape", re.compile(r"(?P<param>[A-Za-z_][\w.]*)(?:'s)?\s+(?:shape|dim(?:ension)?s?|rank)\s*(?:is\s*)?"
-                         r"(?P<value>\[\[?[^\]]*\]\]?|\(\S*\)|\d+)?,?\s*(?:must|should|is not support|not support|is invalid|"
-                         r"invalid|mismatch)(?P<allowed>.*)", re.I)),
+    ("platform", _form(r"this (?:platform|soc|chip)\s+(?:only support|does not support|not support)\s*"
+                       r"(?P<allowed>.*?)(?:,\s*actual\s*(?P<value>.*))?$", re.I)),
+    ("platform", _form(r"(?:not support(?:ed)?|unsupported) (?:on|in) (?:this |current )?(?:platform|soc|chip)\b"
+                       r"[\s:,]*(?P<value>\w.*)?", re.I)),
+    ("shape", _form(r"\b(?P<param>head[ _]?(?:dim|size|num)\w*|headDim|headSize|D)\b\s*(?:\(|=|is|:)?\s*"
+                    r"\[?(?P<value>\d+)?\]?\)?,?\s*(?:is\s+)?(?:not support|unsupported|invalid|must|should|"
+                    r"only support)(?:,?\s*(?:only support|should be|must be)\s*)?(?P<allowed>.*)", re.I)),
+    ("shape", _form(r"(?:get unsupported|unsupported|invalid|not support(?:ed)?)\s+(?P<param>[\w ]{0,40}?)"
+                    r"\s*shape\b(?P<value>.*)", re.I)),
+    ("shape", _form(r"(?P<param>[A-Za-z_][\w.]*)(?:'s)?\s+(?:shape|dim(?:ension)?s?|rank)\s*(?:is\s*)?"
+                    r"(?P<value>\[\[?[^\]]*\]\]?|\(\S*\)|\d+)?,?\s*(?:must|should|is not support|not support|is invalid|"
+                    r"invalid|mismatch)(?P<allowed>.*)", re.I)),
     # a parameter's allowed values under the other parameters' values: "when weight's dtype is [int4], weight's format
     # is [FRACTAL_NZ], antiquantGroupSize should be 128 or 64"
-    ("attribute", re.compile(r"\b[Ww]hen (?P<cond>[^;]{1,200}?),\s*(?P<param>[A-Za-z_]\w*) (?:should|must) be "
-                             r"(?P<allowed>-?\w+(?:(?:,| or) -?\w+)+)")),
-    ("attribute", re.compile(r"(?P<param>[\w.]+)\s*(?:=|\s+is)\s*\[?(?P<value>-?[\w.]+)\]?,?\s*(?:is\s+)?(?:invalid|"
-                             r"not support|unsupported|out of range)(?P<allowed>.*)", re.I)),
+    ("attribute", _form(r"\b[Ww]hen (?P<cond>[^;]{1,200}?),\s*(?P<param>[A-Za-z_]\w*) (?:should|must) be "
+                        r"(?P<allowed>-?\w+(?:(?:,| or) -?\w+)+)")),
+    ("attribute", _form(r"(?P<param>[\w.]+)\s*(?:=|\s+is)\s*\[?(?P<value>-?[\w.]+)\]?,?\s*(?:is\s+)?(?:invalid|"
+                        r"not support|unsupported|out of range)(?P<allowed>.*)", re.I)),
     # the op's check of one parameter, worded as what it has and what it should have: "Parameter x of has incorrect
     # format ND. It should be NCHW or NCDHW." (the op's name, when printed, stands between "of" and "has"; its dtype
     # twin is read by the same form, see _aspect)
-    ("format", re.compile(r"\b[Pp]arameter (?P<param>\w+) of (?:[\w.]+ )?has (?:an )?incorrect "
-                          r"(?P<what>format|d(?:ata ?)?type) \[?(?P<value>\w+)\]?\.?\s*It should be (?P<allowed>[^.]+)")),
+    ("format", _form(r"\b[Pp]arameter (?P<param>\w+) of (?:[\w.]+ )?has (?:an )?incorrect "
+                     r"(?P<what>format|d(?:ata ?)?type) \[?(?P<value>\w+)\]?\.?\s*It should be (?P<allowed>[^.]+)")),
     # a dtype the framework's NPU path does not take, named as torch prints it: "Float8_e4m3fn has not been supported"
-    ("dtype", re.compile(r"\b(?P<value>Float8_e4m3fn\w*|Float8_e5m2\w*|BFloat16|ComplexFloat|ComplexDouble|ComplexHalf|"
-                         r"UInt(?:16|32|64)) (?:has not been|is not|isn't) supported\b")),
+    ("dtype", _form(r"\b(?P<value>Float8_e4m3fn\w*|Float8_e5m2\w*|BFloat16|ComplexFloat|ComplexDouble|ComplexHalf|"
+                    r"UInt(?:16|32|64)) (?:has not been|is not|isn't) supported\b")),
     # a size the op takes from a set it names: "numHeads / numKvHeads = 8, MLA only support {32, 64, 128}."
-    ("shape", re.compile(r"(?P<param>[A-Za-z_]\w*(?: / [A-Za-z_]\w*)?) = (?P<value>-?\d+), (?:[\w ]{0,40}?)?only "
-                         r"supports? (?P<allowed>\{[^}]*\}|\[[^\]]*\])")),
+    ("shape", _form(r"(?P<param>[A-Za-z_]\w*(?: / [A-Za-z_]\w*)?) = (?P<value>-?\d+), (?:[\w ]{0,40}?)?only "
+                    r"supports? (?P<allowed>\{[^}]*\}|\[[^\]]*\])")),
     # MindSpore's check of two inputs whose shapes must broadcast: "For 'Add', x.shape and y.shape need to broadcast."
-    ("shape", re.compile(r"\bFor '\w+', (?P<param>[\w.]+ and [\w.]+) need to broadcast")),
+    ("shape", _form(r"\bFor '\w+', (?P<param>[\w.]+ and [\w.]+) need to broadcast")),
     # a tensor's shape against the one the op wants: "key layout is BnNBsD, shape [8142,64,8,128] should be equal to
     # [8142,8,64,128]" (the same sizes in another order are a layout, see _aspect)
-    ("shape", re.compile(r"\b(?:(?P<param>[A-Za-z_][\w.]*) layout is (?P<cond>\w+), )?shape (?P<value>\[[\d, ]+\]) "
-                         r"(?:should|must) be (?:equal to )?(?P<allowed>\[[\d, ]+\])")),
+    ("shape", _form(r"\b(?:(?P<param>[A-Za-z_][\w.]*) layout is (?P<cond>\w+), )?shape (?P<value>\[[\d, ]+\]) "
+                    r"(?:should|must) be (?:equal to )?(?P<allowed>\[[\d, ]+\])")),
     # an op plugin's check of one axis: "CrossShapeVerify failed, shape N of query must be one of the {64, 128}, but
     # the value of query[2] is (32)"
-    ("shape", re.compile(r"\bshape (?P<param>\w+ of [\w.]+) (?:must|should) be one of (?:the )?(?P<allowed>\{[^}]*\}),?"
-                         r"\s*but (?:the value of [\w.\[\]]+ is|got) \(?(?P<value>-?\d+)\)?")),
-    ("shape", re.compile(r"\b(?P<param>dim ?num|rank|dims?|shape size) of (?P<what>[\w ]+?) is \[?(?P<value>[\d, ]+)\]?,?"
-                         r"\s*(?:but )?(?:should|must) be (?P<allowed>.+)", re.I)),
-    ("attribute", re.compile(r"\b(?P<param>[A-Za-z_][\w.]*) (?:is|=):? \[?(?P<value>[^\s\],;]+)\]?,?\s*(?:but )?(?:(?:should|must) "
-                             r"(?:be|not be)|(?:currently )?only supports?) (?P<allowed>.+)")),
+    ("shape", _form(r"\bshape (?P<param>\w+ of [\w.]+) (?:must|should) be one of (?:the )?(?P<allowed>\{[^}]*\}),?"
+                    r"\s*but (?:the value of [\w.\[\]]+ is|got) \(?(?P<value>-?\d+)\)?")),
+    ("shape", _form(r"\b(?P<param>dim ?num|rank|dims?|shape size) of (?P<what>[\w ]+?) is \[?(?P<value>[\d, ]+)\]?,?"
+                    r"\s*(?:but )?(?:should|must) be (?P<allowed>.+)", re.I)),
+    ("attribute", _form(r"\b(?P<param>[A-Za-z_][\w.]*) (?:is|=):? \[?(?P<value>[^\s\],;]+)\]?,?\s*(?:but )?(?:(?:should|must) "
+                        r"(?:be|not be)|(?:currently )?only supports?) (?P<allowed>.+)")),
     # a backend's converter of a model's layer to the NPU refusing the layer's setting: a glog CHECK that says what it
     # supports (Paddle Lite's NNAdapter: "Check failed: (op->GetAttr<int64_t>("padding_idx") == -1L): 0!==-1 Only
     # support padding_idx = -1"), OpenCV's CANN backend asserting in its converter ("(-215:Assertion failed)
     # sliceSteps.size() == 1 in function 'initCann'"); what the release's converter takes, not what the op does
-    ("converter", re.compile(r"Check failed: \(.*?\): (?P<value>[^!\s]+)![=<>!]=?\S* (?:.*?\s)?[Oo]nly supports? "
-                             r"(?P<param>[A-Za-z_]\w*) ?==? ?(?P<allowed>-?[\w.\"']+)")),
-    ("converter", re.compile(r"\(-215:Assertion failed\) (?P<param>[\w.()\[\]>-]+) ?(?:==|!=|<=|>=|<|>) ?(?P<allowed>\S+) "
-                             r"in function 'initCann'")),
+    ("converter", _form(r"Check failed: \(.*?\): (?P<value>[^!\s]+)![=<>!]=?\S* (?:.*?\s)?[Oo]nly supports? "
+                        r"(?P<param>[A-Za-z_]\w*) ?==? ?(?P<allowed>-?[\w.\"']+)")),
+    ("converter", _form(r"\(-215:Assertion failed\) (?P<param>[\w.()\[\]>-]+) ?(?:==|!=|<=|>=|<|>) ?(?P<allowed>\S+) "
+                        r"in function 'initCann'")),
     # a device plugin's kernel check (PaddleCustomDevice: "npu only support mode=constant right now, but received mode
     # is replicate", and the framework's enforce hint "Expected mode == "constant", but received mode:replicate")
-    ("attribute", re.compile(r"only supports? (?P<param>[A-Za-z_]\w*) ?= ?(?P<allowed>[\w.\"']+)[^,]{0,40},\s*but received "
-                             r"(?:(?P=param) is )?(?P<value>[\w.\"']+)")),
-    ("attribute", re.compile(r"Expected (?P<param>[A-Za-z_][\w.]*) (?:==|!=|<=|>=|<|>) (?P<allowed>\S+?), but received "
-                             r"(?P=param):(?P<value>\S+?) (?:==|!=|<=|>=|<|>)")),
+    ("attribute", _form(r"only supports? (?P<param>[A-Za-z_]\w*) ?= ?(?P<allowed>[\w.\"']+)[^,]{0,40},\s*but received "
+                        r"(?:(?P=param) is )?(?P<value>[\w.\"']+)")),
+    ("attribute", _form(r"Expected (?P<param>[A-Za-z_][\w.]*) (?:==|!=|<=|>=|<|>) (?P<allowed>\S+?), but received "
+                        r"(?P=param):(?P<value>\S+?) (?:==|!=|<=|>=|<|>)")),
     # an ATB operation's parameter check: "RopeOperation_0 Wrong rotaryCoeff: 128"
-    ("attribute", re.compile(r"\bWrong (?P<param>[A-Za-z_]\w*) ?[:=] ?(?P<value>[^\s,;]+)")),
+    ("attribute", _form(r"\bWrong (?P<param>[A-Za-z_]\w*) ?[:=] ?(?P<value>[^\s,;]+)")),
     # the runtime's check of a launch parameter: "KernelLaunch failed because value 74688 for parameter coreDim is
     # invalid. Expected value: less than or equal to 65535."
-    ("attribute", re.compile(r"\bvalue (?P<value>\S+) for parameter (?P<param>\w+) is invalid\.?"
-                             r"(?:\s*Expected (?:value|range)s?:? (?P<allowed>.+))?")),
-    ("call", re.compile(r"[Tt]iling (?:failed|Failed|func failed)|do tiling failed|TilingFunc failed")),
-    ("call", re.compile(r"AclNN_Parameter_Error|ACLNN_ERR_PARAM_INVALID|error code is 161002")),
+    ("attribute", _form(r"\bvalue (?P<value>\S+) for parameter (?P<param>\w+) is invalid\.?"
+                        r"(?:\s*Expected (?:value|range)s?:? (?P<allowed>.+))?")),
+    ("call", _form(r"[Tt]iling (?:failed|Failed|func failed)|do tiling failed|TilingFunc failed")),
+    ("call", _form(r"AclNN_Parameter_Error|ACLNN_ERR_PARAM_INVALID|error code is 161002")),
 )
 #: Lines this family reads.
 KEEP = ("not implemented for", "support list", "supported list", "when layout", "layout is", "not support",
@@ -220,10 +228,14 @@ NOT_A_CHECK = re.compile(r"op store|Cannot find bin of op|binary_info_config")
 #: How much of a line is read for a complaint: an op's complaint is a sentence, and a line of tens of thousands of
 #: characters (hostile or a dump) must cost no more than a short one.
 MAX_TEXT = 1024
-# a form that opens with a name is tried only where a name can start, so a long run of word characters is not
-# tried at each of its positions
-_STARTS = tuple((aspect, re.compile(r"(?<![\w.])" + p.pattern, p.flags) if p.pattern.startswith(("(?P<param>", "(?:Tensor"))
-                 else p) for aspect, p in FORMS)
+
+
+@cache
+def _starts() -> tuple[tuple[str, re.Pattern], ...]:
+    """The forms compiled; a form that opens with a name is tried only where a name can start, so a long run of
+    word characters is not tried at each of its positions."""
+    return tuple((aspect, re.compile((r"(?<![\w.])" if rx.startswith(("(?P<param>", "(?:Tensor")) else "") + rx, flags))
+                 for aspect, (rx, flags) in FORMS)
 
 
 def read_line(text: str) -> tuple[str, re.Match] | None:
@@ -231,7 +243,7 @@ def read_line(text: str) -> tuple[str, re.Match] | None:
     text = text[:MAX_TEXT]
     if NOT_A_CHECK.search(text):
         return None
-    for aspect, pattern in _STARTS:
+    for aspect, pattern in _starts():
         m = pattern.search(text)
         if m:
             return aspect, m
