@@ -48,13 +48,28 @@ def folder() -> Path:
 
 
 def _stamp(top: Path, skip: tuple[str, ...] = ()) -> list[tuple[str, int, int]]:
-    """(relative path, size, mtime) of every file under `top`, in a fixed order."""
-    out = []
-    for root, dirs, files in os.walk(top):
-        dirs[:] = sorted(d for d in dirs if not (Path(root) == top and d in skip) and d != "__pycache__")
-        for name in sorted(files):
-            st = os.stat(os.path.join(root, name))
-            out.append((os.path.relpath(os.path.join(root, name), top), st.st_size, st.st_mtime_ns))
+    """(relative path, size, mtime) of every file under `top`, in a fixed order (each folder's files by name, then
+    its folders by name); every process that triages stamps the knowledge base, so no path is resolved twice."""
+    out: list[tuple[str, int, int]] = []
+    folders = [(os.fspath(top), "")]
+    while folders:
+        where, rel = folders.pop()
+        try:
+            with os.scandir(where) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except OSError:
+            continue
+        inner = []
+        for e in entries:
+            if e.is_dir(follow_symlinks=False):
+                if e.name != "__pycache__" and not (rel == "" and e.name in skip):
+                    inner.append((e.path, rel + e.name + "/"))
+            elif e.is_dir():   # a link to a folder is not followed, as os.walk does not
+                continue
+            else:
+                st = e.stat()
+                out.append((rel + e.name, st.st_size, st.st_mtime_ns))
+        folders.extend(reversed(inner))
     return out
 
 
