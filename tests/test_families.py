@@ -233,6 +233,26 @@ def test_the_leading_open_cause_real_reports_state_most_is_named_with_the_family
     (["RuntimeError: Only dense CPU tensors can be pinned"], "framework-usage"),
     (["RuntimeError: Cannot run aclop operators during NPU graph capture. Current working aclop is Identity"],
      "framework-usage"),
+    # a compiler's diagnostic about a kernel's own source or the kernel instruction library's headers, whatever its
+    # message says
+    (["/ci/runs/pr996/syncall_binding/syncall_binding_kernel.cpp:96:3: error: no matching function for call to "
+      "'SYNCALL'"], "op-binary-compile"),
+    (["/src/pto-isa/include/pto/common/event.hpp:232:34: error: use of undeclared identifier 'PIPE_FIX'"],
+     "op-binary-compile"),
+    # the op execution's own codes: its tiling refused the inputs (EZ1008), their dtype or format is not the op
+    # prototype's (EZ1009)
+    (["Failed to execute operator Softsign_0. Reason: Failed to execute tiling function."], "op-not-supported"),
+    (["Execution_Error(EZ1009): Failed to execute operator aclnnMoeInitRoutingV3_3915. Reason: The dtype or format of "
+      "the actual input or output parameter of the operator is inconsistent with that defined in the operator "
+      "prototype OpDef."], "op-not-supported"),
+    # the kubelet that cannot give a pod the NPUs its device plugin advertises
+    (["Warning  UnexpectedAdmissionError  kubelet", "  Allocate failed due to no healthy devices present;",
+      "  cannot allocate unhealthy devices huawei.com/Ascend910B4-1"], "environment-versions"),
+    # ACL's own initialisation failing, as the CANN operator repositories' examples print it
+    (["[2026-07-02 10:21:42] aclInit failed. ERROR: 500000"], "environment-versions"),
+    # HCCL's RDMA agent that could not start a device's NIC, and the root info call that failed with it
+    (["HcclGetRootInfo(&hcclID), error code is 19", "ra init failed, return[19] devicePhyId_[4], nicPosition[0]"],
+     "hccl-init-failure"),
     # a build or install step of the stack: the environment, not a job that ran
     (["ld.lld: error: unable to find library -lstdc++fs"], "environment-versions"),
     (["ninja: error: loading 'build.ninja': No such file or directory"], "environment-versions"),

@@ -134,6 +134,8 @@ def test_device_dump_bbox_blank_and_unparsed():
 def test_a_compilers_diagnostic_is_a_console_line_at_its_severity(line, level, msg):
     f = parse_line(line, BlockState())
     assert (f.kind, f.level, f.msg) == (KIND_CONSOLE, level, msg)
+    # the position it names is the compiled code's: the record's source (path and line), as a stack frame's
+    assert f.src == ":".join(line.split(":")[:2])
 
 
 @pytest.mark.parametrize("line", ["2024-01-01 10:00:00: error: not a source position",

@@ -267,6 +267,9 @@ WRAPPED = [
      HEADER),
     ("ERROR:root:" + HEADER, ("python_logging_basic",), {"level": "ERROR"}, HEADER),
     ("ERROR 09-07 01:11:09 [multiproc_executor.py:596] " + HEADER, ("vllm_logging",), {"level": "ERROR"}, HEADER),
+    ("E0419 16:59:47.826516 19842 ascend_direct_transport.cpp:487] " + HEADER, ("glog",), {"level": "ERROR"}, HEADER),
+    ("I0419 16:59:47.796775 19844 real_client.cpp:264] " + HEADER, ("glog",), {"level": "INFO"}, HEADER),
+    ("E20260311 09:41:52.163968  7716 hccl_transport_mem_c.cpp:129] " + HEADER, ("glog",), {"level": "ERROR"}, HEADER),
     ("2025-03-01T10:00:00.123456789Z " + HEADER, ("timestamp",), {}, HEADER),
     ("[pod/train-0/main] " + HEADER, ("kubectl_prefix",), {}, HEADER),
     ("trainer-1  | " + HEADER, ("compose",), {}, HEADER),
@@ -290,6 +293,7 @@ def test_each_wrapper_is_peeled_and_kept(line, wrappers, named, rest):
 UNWRAPPED = [
     "/usr/lib/python3/site-packages/torch_npu/utils/path_manager.py:82: UserWarning: owner does not match",
     "10:00:00 training started",
+    "E0419 the ticket number, no glog time",
     "[rank]: no number",
     "(Worker pid=abc) not a pid",
     "name | value in a table",

@@ -445,6 +445,16 @@ def test_the_function_a_header_names_is_evidence_where_the_message_is_only_value
     assert t.diagnosis is h
 
 
+def test_the_code_position_an_error_line_names_is_observed_as_its_source():
+    from casebook.judging.ranking import observations
+    errors = [Record("b.log", 7, "console", msg="error: use of undeclared identifier 'PIPE_FIX'",
+                     src="pto-isa/include/pto/common/event.hpp:232"),
+              Record("b.log", 9, "console", msg="no position", src=None)]
+    got = observations(SimpleNamespace(aicore_faults=[], codes=[], rejections=[]), errors)
+    assert Observation("source", "pto-isa/include/pto/common/event.hpp:232", errors[0].msg, "b.log", 7) in got
+    assert [o.field for o in got if o.line == 9] == ["message"]
+
+
 def test_a_complaint_that_names_what_the_op_accepts_is_also_observed_as_its_rule():
     """`rejected` is every complaint's aspect; `rejected_rule` only that of a complaint naming its allowed values."""
     from casebook.evidence.items import Rejection
@@ -461,6 +471,22 @@ def test_a_complaint_that_names_what_the_op_accepts_is_also_observed_as_its_rule
     got = [(o.field, o.value, o.line) for o in observations(ev, [])]
     assert got == [("rejected", "shape", 3), ("rejected_rule", "shape", 3), ("rejected", "shape", 9),
                    ("rejected", "shape", 12)]
+
+
+@pytest.mark.parametrize("allowed, rule", [
+    ("be equal except merge axis,shapes:[[1, 3, 80, 80, 2, ], [1, 3, 40, 40, 81, ], ]", False),   # ATC's ConcatD
+    ("be equal to tensor 0 [11]", False),
+    ("be equal to batch size(2)", False),
+    ("be equal to the last element of the query's actual sequence lengths(9)", False),
+    ("be consistent with x1's", False),
+    ("be equal to [8142,8,64,128]", True),      # a shape the op names: its rule
+    ("be one of [64, 128, 256]", True),
+])
+def test_an_allowed_value_that_is_another_input_of_the_call_states_no_rule(allowed, rule):
+    from casebook.evidence.items import Rejection
+    r = Rejection(op="Concat_243", aspect="shape", param="input", value=None, allowed=(allowed,), file="a.log", line=4,
+                  text=f"the input shape dims should {allowed}")
+    assert r.states_rule() is rule
 
 
 def test_a_message_a_paste_broke_over_two_lines_is_also_read_whole():

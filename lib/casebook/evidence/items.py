@@ -9,8 +9,11 @@ from ..knowledge.messages import Note
 
 
 #: An allowed value that is another tensor of the call ("be same with output's shape[[1,64,67]]", "consistent with
-#: x1's"): the op asks its inputs to agree, which says nothing of what it supports.
-_RELATIVE = re.compile(r"\b(?:same (?:with|as)|consistent with|equal (?:to|with) (?:the )?[A-Za-z_]\w*'s)\b", re.I)
+#: x1's", "equal to tensor 0 [11]", "equal to the last element of actualSeqLengths", "equal to batch size(2)",
+#: "equal except merge axis"): the op asks its inputs to agree, which says nothing of what it supports.
+_RELATIVE = re.compile(r"\b(?:same (?:with|as)|consistent with|equal (?:to|with) (?:the )?(?:[A-Za-z_]\w*'s|tensor \d+|"
+                       r"input \d+|(?:first |last )?elements? of|batch ?size\b)|(?:equal|same) except (?:the )?\w+ axis)",
+                       re.I)
 
 
 @dataclass(frozen=True)

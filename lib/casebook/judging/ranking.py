@@ -129,7 +129,7 @@ def observations(evidence: Evidence, errors: list[Record]) -> list[Observation]:
         obs.append(Observation("rejected", r.aspect, r.said(), r.file, r.line))
         if r.states_rule():   # ... naming what it accepts: the call is outside a rule the op states
             obs.append(Observation("rejected_rule", r.aspect, r.said(), r.file, r.line))
-    for at, (file, line, msg, func) in enumerate((r.file, r.line, r.msg, r.func) for r in errors):
+    for at, (file, line, msg, func, src) in enumerate((r.file, r.line, r.msg, r.func, r.src) for r in errors):
         obs.append(Observation("message", msg, msg, file, int(line)))
         # a message a paste broke over two lines ("T(1) should be equal to the last element" / "of the query's actual
         # sequence lengths(9).") is matched whole too, cited by its first line as logged
@@ -140,6 +140,10 @@ def observations(evidence: Evidence, errors: list[Record]) -> list[Observation]:
         # `bs_done_exception_proc_timeout: slot_id=0, ... fault_task=7`)
         if isinstance(func, str) and func:
             obs.append(Observation("function", func, msg, file, int(line)))
+        # the code position an error line names (a compiler's diagnostic: the file it compiled) says what was being
+        # built where the message is the language's own ("no matching function for call to 'SYNCALL'")
+        if isinstance(src, str) and src:
+            obs.append(Observation("source", src, msg, file, int(line)))
     return obs
 
 

@@ -12,8 +12,8 @@ from .literals import Required, required
 from .vocabulary import FACTS
 
 #: Observation fields a signature may test (built by ranking from the evidence).
-SIGNATURE_FIELDS = ("aicore_fault", "error_bits", "op", "kernel", "code", "message", "function", "pc_verdict",
-                    "rejected", "rejected_rule")
+SIGNATURE_FIELDS = ("aicore_fault", "error_bits", "op", "kernel", "code", "message", "function", "source",
+                    "pc_verdict", "rejected", "rejected_rule")
 #: The value an `error_bits` observation takes when a fault's extend triple has no bit set.
 NO_BIT = "none"
 MATCHERS = ("equals", "in", "contains", "regex")

@@ -84,6 +84,10 @@ _PY_LOGGING = re.compile(                                                   # Py
     r"(?:\s*[-|:]\s*(?:[\w./<>-]+(?::[\w<>]+)*:\d+\s*-\s*)?|\s+)")          # separator; some formats add file:line
 _PY_LOGGING_BASIC = re.compile(r"(?P<level>" + _LEVELS + r"):[\w.]+:")            # logging.basicConfig's default format
 _VLLM_LOGGING = re.compile(r"(?P<level>" + _LEVELS + r") \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? \[?[\w./<>-]+:\d+\] ?")  # vLLM
+# Google's glog, the C++ services' logging (Paddle, Mooncake, brpc): `E0419 16:59:47.826516 19842 file.cpp:487] `,
+# its level the first letter, the date with its year in newer releases (`E20260311 09:41:52.163968  7716 ...`)
+_GLOG = re.compile(r"(?P<letter>[IWEF])(?:\d{4})?\d{4} \d\d:\d\d:\d\d\.\d{6} +\d+ [\w./<>-]+:\d+\] ?")
+_GLOG_LEVELS = {"I": "INFO", "W": "WARNING", "E": "ERROR", "F": "ERROR"}
 _TORCHRUN = re.compile(r"\[(?:rank|default)(?P<rank>\d+)\]: ?")
 # Ray actors and vLLM workers: `(pid=1)`, `(RayWorkerWrapper pid=1, ip=10.0.0.1)`, `(VllmWorker TP1 pid=1)`
 _RAY = re.compile(r"\((?:[A-Za-z_][\w.]*(?: [\w.=-]+)* )?pid=(?P<pid>\d+)(?:, ip=[^)\s]+)?\) ?")
@@ -103,6 +107,11 @@ def _prefix(pattern: re.Pattern) -> Callable[[str, PasteState], Cut | None]:
         level = m.groupdict().get("level")
         return Cut(m.end(), level=_LEVEL_NAMES.get(level, level))
     return rule
+
+
+def _glog(line: str, state: PasteState) -> Cut | None:
+    m = _GLOG.match(line)
+    return Cut(m.end(), level=_GLOG_LEVELS[m["letter"]]) if m else None
 
 
 def _torchrun(line: str, state: PasteState) -> Cut | None:
@@ -169,6 +178,7 @@ WRAPPERS: tuple[tuple[str, Callable[[str, PasteState], Cut | None], str, str], .
     ("python_logging", _prefix(_PY_LOGGING), ALWAYS, "[" + _DIGITS),
     ("python_logging_basic", _prefix(_PY_LOGGING_BASIC), ALWAYS, _LEVEL_INITIALS),
     ("vllm_logging", _prefix(_VLLM_LOGGING), ALWAYS, _LEVEL_INITIALS),
+    ("glog", _glog, ALWAYS, "IWEF"),
     ("torchrun", _torchrun, ALWAYS, "["),
     ("ray_worker", _ray, ALWAYS, "("),
     ("compose", _prefix(_COMPOSE), STICKY, _ALNUM),

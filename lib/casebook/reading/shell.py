@@ -49,12 +49,13 @@ def _job_killed(line: str, state: BlockState) -> Fields | None:
 
 
 def _diagnostic(line: str, state: BlockState) -> Fields | None:
-    """A compiler's diagnostic: its severity is the line's level, its message what the compiler says (the source
-    position it names is the compiler's, not the log's)."""
+    """A compiler's diagnostic: its severity is the line's level, its message what the compiler says, its source the
+    position in the code compiled (as a stack frame's is: the code's, not the log's)."""
     m = _DIAGNOSTIC.match(line)
     if not m:
         return None
-    return Fields(KIND_CONSOLE, level=_SEVERITY[m["severity"]], msg=f"{m['severity']}: {m['msg']}")
+    return Fields(KIND_CONSOLE, level=_SEVERITY[m["severity"]], src=f"{m['path']}:{m['line']}",
+                  msg=f"{m['severity']}: {m['msg']}")
 
 
 #: The rules, in the order they are tried.
