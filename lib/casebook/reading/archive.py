@@ -12,14 +12,12 @@ refused as an unsupported compression when it is not.
 from __future__ import annotations
 
 import struct
-import tarfile
-import zipfile
 import zlib
 from pathlib import Path
 from typing import BinaryIO, Iterator
 
-from . import tar_archive, unzstd, zip_archive
-from .decompress import DAMAGE, Counting, Gunzip
+from . import unzstd
+from .decompress import Counting, Gunzip, damage
 from .entries import MEMBER_SEP, stream_member_name
 from .limits import Budget, LimitExceeded, Limits
 from .spool import Member, Spool
@@ -57,6 +55,9 @@ def sniff(path: Path) -> str | None:
 
 def _opens(fh: BinaryIO, kind: str) -> bool:
     """Whether a file with an archive's signature yields anything as that archive (a bare signature does not)."""
+    # tarfile and zipfile load where an archive is met: a folder of plain files never needs them
+    import tarfile
+    import zipfile
     try:
         if kind == "gzip":
             return bool(Gunzip(fh).read(1))
@@ -95,6 +96,7 @@ class Expander:
             return
         if depth == 0:
             self.budget.given += path.stat().st_size
+        from . import tar_archive, zip_archive
         if kind == "zip":
             members = zip_archive.members(path, display, self.spool, self.budget)
         elif kind == "tar":
@@ -131,9 +133,10 @@ class Expander:
         with open(path, "rb") as raw:
             try:
                 head = unpack(raw).read(512)
-            except DAMAGE:
+            except damage():
                 head = b""
         if kind_of(head) == "tar":
+            from . import tar_archive
             yield from tar_archive.members(path, display, self.spool, self.budget, unpack)
             return
         with open(path, "rb") as rawfh:

@@ -7,15 +7,21 @@ by zip_archive.py for deflated and stored entries, and by tar_archive.py to end 
 """
 from __future__ import annotations
 
-import lzma
 import struct
-import tarfile
-import zipfile
 import zlib
+from functools import cache
 from typing import BinaryIO
 
-#: What reading a damaged, truncated or unreadable compressed stream raises.
-DAMAGE = (EOFError, OSError, zlib.error, zipfile.BadZipFile, tarfile.TarError, lzma.LZMAError)
+
+@cache
+def damage() -> tuple[type[BaseException], ...]:
+    """What reading a damaged, truncated or unreadable compressed stream raises."""
+    # the archive modules load here, when an archive is read (an `except damage()` is evaluated only when an exception
+    # reaches it): a bundle of plain files never needs them, and they cost every command-line triage ~20 ms
+    import lzma
+    import tarfile
+    import zipfile
+    return EOFError, OSError, zlib.error, zipfile.BadZipFile, tarfile.TarError, lzma.LZMAError
 #: At most this much output per decompress call, so a bomb cannot take the memory.
 STEP = 1 << 20
 _READ = 1 << 16
@@ -258,7 +264,7 @@ class Ending:
         if self.end is None:
             try:
                 data = self.raw.read(n)
-            except DAMAGE as e:
+            except damage() as e:
                 data, self.error = b"", e
             if data:
                 self.pos += len(data)

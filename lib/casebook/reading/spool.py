@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO, Callable
 
-from .decompress import DAMAGE, reason
+from .decompress import damage, reason
 from .limits import EVERY_LAYER, LimitExceeded
 
 PREFIX = "casebook-spool-"
@@ -77,7 +77,7 @@ class Spool:
                 while True:
                     try:
                         chunk = stream.read(CHUNK)
-                    except DAMAGE as e:
+                    except damage() as e:
                         if not m.size:   # nothing decodes: the entry cannot be read at all
                             m.refused = f"unreadable: damaged compressed data ({reason(e)})"
                             break

@@ -14,7 +14,7 @@ import tarfile
 from pathlib import Path
 from typing import BinaryIO, Callable, Iterator
 
-from .decompress import DAMAGE, Counting, Ending, reason
+from .decompress import Counting, Ending, damage, reason
 from .entries import MEMBER_SEP, DisplayNames, link_refusal, unsafe_name
 from .limits import Budget, LimitExceeded
 from .spool import CHUNK, Member, Spool
@@ -123,7 +123,7 @@ def _to_its_end(unpacked, display: str, budget: Budget) -> BaseException | None:
     try:
         while chunk := unpacked.read(CHUNK):
             budget.spend(len(chunk), display)
-    except DAMAGE as e:
+    except damage() as e:
         return e
     return None
 

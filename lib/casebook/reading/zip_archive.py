@@ -16,7 +16,7 @@ import zlib
 from pathlib import Path
 from typing import BinaryIO, Iterator
 
-from .decompress import DAMAGE, Deflated, Stored, reason
+from .decompress import Deflated, Stored, damage, reason
 from .entries import DisplayNames, link_refusal, unsafe_name
 from .limits import Budget
 from .spool import Member, Spool
@@ -25,7 +25,7 @@ from .spool import Member, Spool
 _OWN_METHODS = (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED)
 _METHODS = _OWN_METHODS + (zipfile.ZIP_BZIP2, zipfile.ZIP_LZMA)
 #: What opening an entry can raise besides DAMAGE: an encrypted or unsupported entry, a bad header.
-_UNREADABLE = DAMAGE + (RuntimeError, NotImplementedError, ValueError, struct.error)
+_UNREADABLE = damage() + (RuntimeError, NotImplementedError, ValueError, struct.error)
 
 
 class _Crc:
