@@ -282,6 +282,7 @@ def test_the_cli_imports_only_what_a_command_uses():
     assert not _imported("triage", "--help") & set(HEAVY)
     # a triage's JSON needs nothing that draws, runs Dask, checks a schema or shows widgets, no DataFrame (its log
     # table is the records themselves) and no Drain3 with its persistence packages (the error lines' templates
-    # are templates.py's); the sample has unexplained error lines, so the miner runs
+    # are templates.py's), and no archive module for a folder of plain files; the sample has unexplained error lines,
+    # so the miner runs
     assert not _imported("triage", str(SAMPLES / "npu-out-of-memory" / "positive-long-batch"), "--json") & {
-        *HEAVY, "jsonpickle", "cachetools"}
+        *HEAVY, "jsonpickle", "cachetools", "tarfile"}
