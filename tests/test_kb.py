@@ -59,7 +59,7 @@ def test_problems_carry_file_and_line(tmp_path):
         (renamed, line_of("severity: urgent"), "severity must be one of low, medium, high, critical, not 'urgent'"),
         # a signature's problems stand on its "- id:" line
         (renamed, line_of("field: error_bitz") - 1, "field must be one of aicore_fault, error_bits, op, kernel, code, "
-                                                    "message, function, pc_verdict, rejected, rejected_rule, not 'error_bitz'"),
+                                                    "message, function, source, pc_verdict, rejected, rejected_rule, not 'error_bitz'"),
         (renamed, line_of('regex: "^(Flash"') - 2, "regex does not compile: missing ), unterminated subpattern at "
                                                    "position 1"),
         (renamed, 2, f"id '{case}' differs from the file name 'renamed'"),
@@ -439,7 +439,7 @@ def test_a_sparse_case_takes_the_defaults_and_a_bad_entry_is_named_at_its_own_li
     assert [(p.file, p.line, p.message.split(";")[0]) for p in kb.problems
             if not p.message.startswith(("missing key", "body lacks"))] == [
         ("kb/families/bare.md", 5, "field must be one of aicore_fault, error_bits, op, kernel, code, message, "
-                                   "function, pc_verdict, rejected, rejected_rule, not 'nope'"),
+                                   "function, source, pc_verdict, rejected, rejected_rule, not 'nope'"),
         ("kb/cases/sparse.md", 5, "unknown fact 'NOPE'"), ("kb/cases/sparse.md", 6, f"fix {must}"),
         ("kb/cases/sparse.md", 7, f"fix_zh {must}")]
     monkeypatch.setenv("CASEBOOK_KB", str(root))
