@@ -11,6 +11,7 @@ import json
 import os
 import re
 import sqlite3
+import time
 import uuid
 from contextlib import contextmanager
 from datetime import datetime, timezone
@@ -101,9 +102,19 @@ class Store:
         path.parent.mkdir(parents=True, exist_ok=True)
         conn = sqlite3.connect(path, timeout=timeout, isolation_level=None, check_same_thread=False)
         conn.execute(f"PRAGMA busy_timeout = {int(timeout * 1000)}")
-        if conn.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
-            # WAL: readers never wait for a writer, and two writers wait for each other instead of failing
-            conn.execute("PRAGMA journal_mode = WAL")
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                if conn.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
+                    # WAL: readers never wait for a writer, and two writers wait for each other instead of failing
+                    conn.execute("PRAGMA journal_mode = WAL")
+                break
+            except sqlite3.OperationalError as e:
+                # several processes opening a new memory at once: the switch to WAL needs the file alone, and SQLite
+                # may refuse it at once rather than wait, so it is tried again until the timeout
+                if "locked" not in str(e).lower() or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.05)
         conn.execute("PRAGMA synchronous = NORMAL")
         return conn
 
