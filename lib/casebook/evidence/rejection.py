@@ -27,6 +27,7 @@ _TBE_PARAM = r"(?:input/output|input|output|parameter)\[(?P<param>.+?)\]"
 
 
 def _form(pattern: str, flags: int = 0) -> tuple[str, int]:
+    """A form's regex and flags, compiled with the others when a line is first read (`_starts`)."""
     return pattern, flags
 
 

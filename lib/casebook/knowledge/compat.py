@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-
 from . import cache
 from .document import yaml_loader
 

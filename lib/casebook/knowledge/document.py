@@ -6,7 +6,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 
-
 def yaml_loader():
     """PyYAML and the loader of every knowledge file, imported on first use."""
     # libyaml's loader when PyYAML was built with it (the wheels are): the pure-Python one is ten times slower.

@@ -11,7 +11,6 @@ import string
 from functools import lru_cache
 from pathlib import Path
 
-
 from . import cache
 from .document import Problem, yaml_loader
 

@@ -63,6 +63,7 @@ def load(root: Path) -> Priors:
 
 
 def _read(root: Path) -> Priors:
+    """The counts parsed from the folder's priors file."""
     path = Path(root) / FILE
     yaml, loader = yaml_loader()
     doc = yaml.load(path.read_text(encoding="utf-8"), Loader=loader) or {}

@@ -11,7 +11,6 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-
 from .document import Problem, yaml_loader
 
 #: Format of the records; a new one reseeds every memory, as a change of any file does.
