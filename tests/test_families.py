@@ -248,6 +248,8 @@ def test_the_leading_open_cause_real_reports_state_most_is_named_with_the_family
     # the kubelet that cannot give a pod the NPUs its device plugin advertises
     (["Warning  UnexpectedAdmissionError  kubelet", "  Allocate failed due to no healthy devices present;",
       "  cannot allocate unhealthy devices huawei.com/Ascend910B4-1"], "environment-versions"),
+    # an ATB operation refusing its inputs at setup (op-plugin's ATB path)
+    (["[rank0]:[E731 07:58:03.605457886 compiler_depend.ts:429] RopeOperation setup failed!"], "op-not-supported"),
     # ACL's own initialisation failing, as the CANN operator repositories' examples print it
     (["[2026-07-02 10:21:42] aclInit failed. ERROR: 500000"], "environment-versions"),
     # HCCL's RDMA agent that could not start a device's NIC, and the root info call that failed with it
