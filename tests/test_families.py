@@ -248,6 +248,10 @@ def test_the_leading_open_cause_real_reports_state_most_is_named_with_the_family
     # the kubelet that cannot give a pod the NPUs its device plugin advertises
     (["Warning  UnexpectedAdmissionError  kubelet", "  Allocate failed due to no healthy devices present;",
       "  cannot allocate unhealthy devices huawei.com/Ascend910B4-1"], "environment-versions"),
+    # the buffers the application hands a model are not the sizes it infers (a dynamic-shape model, an output buffer)
+    (["[ERROR] GE(1234,app):2024-01-02-03:04:05.678.901 [graph_executor.cc:88]1234 CheckInputs: tensor size "
+      "mismatches.expected: 524320, but given 32."], "framework-usage"),
+    (["malloc size must be greater than zero"], "framework-usage"),
     # an ATB operation refusing its inputs at setup (op-plugin's ATB path)
     (["[rank0]:[E731 07:58:03.605457886 compiler_depend.ts:429] RopeOperation setup failed!"], "op-not-supported"),
     # ACL's own initialisation failing, as the CANN operator repositories' examples print it
