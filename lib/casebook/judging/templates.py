@@ -4,8 +4,8 @@ The grouping is Drain's (He, Zhu, Zheng and Lyu, "Drain: An Online Log Parsing A
 ICWS 2017), with the settings the unexplained errors use: a line's tokens are routed by their count, then by the
 first token (a token holding a digit, or one past the width of the tree, goes to the wildcard), and join the most
 similar group of that leaf when at least `similarity` of its fixed tokens agree; the template then keeps the
-tokens all its lines share and writes `<*>` for the rest. It is held to the Drain3 library's results by a test;
-loading it costs nothing beside Drain3's persistence packages (~25 ms of every command-line triage).
+tokens all its lines share and writes `<*>` for the rest. A test holds it to the Drain3 library's groups; unlike
+Drain3, loading it loads no persistence packages (~25 ms of every command-line triage).
 """
 from __future__ import annotations
 
@@ -30,6 +30,7 @@ class Group:
 
 
 def _has_digit(token: str) -> bool:
+    """Whether a token holds a digit (an id, a count, a size: routed to the wildcard)."""
     return any(c.isdigit() for c in token)
 
 
@@ -68,7 +69,8 @@ class Miner:
         leaves = self._leaves.setdefault(len(tokens), {})
         # a line of one token (or none) has no first token to route by beyond its count
         key = tokens[0] if len(tokens) > 1 else None
-        leaf = leaves.get(key) if key in leaves else leaves.get(WILDCARD) if key is not None else None
+        # the first token's own leaf when it has one, else the wildcard's (a count of one token has only its own)
+        leaf = leaves.get(key) if key in leaves or key is None else leaves.get(WILDCARD)
         best = self._closest(leaf or [], tokens)
         if best is not None:
             best.tokens = tuple(t if t == token else WILDCARD for t, token in zip(best.tokens, tokens))
