@@ -239,6 +239,17 @@ def test_the_leading_open_cause_real_reports_state_most_is_named_with_the_family
       "'SYNCALL'"], "op-binary-compile"),
     (["/src/pto-isa/include/pto/common/event.hpp:232:34: error: use of undeclared identifier 'PIPE_FIX'"],
      "op-binary-compile"),
+    # a C++ compiler stopping on the language, with or without the position it names: the source does not build
+    # against the headers it was given (an Ascend C kernel's, an op project's, a library's tiling code)
+    (["error: no matching function for call to 'Duplicate'"], "op-binary-compile"),
+    (["recurrent_kda.cpp:36:34: error: use of undeclared identifier 'DTYPE_STATE'"], "op-binary-compile"),
+    (["tiling_util.cpp:28:18: error: ‘DAV_3510’ is not a member of ‘NpuArch’"], "op-binary-compile"),
+    (["error: invalid use of incomplete type 'class fe::PlatFormInfos'"], "op-binary-compile"),
+    (["error: the range of 1st parameter must be [4, 6]"], "op-binary-compile"),
+    # a header the build names is not on its include path, with or without the compiler's `fatal error:`
+    (["third_party/acl/inc/acl/acl_base.h: No such file or directory"], "environment-versions"),
+    # a platform's own words that the CANN and driver versions do not match
+    (["Cann软件与Ascend驱动版本不匹配"], "environment-versions"),
     # the op execution's own codes: its tiling refused the inputs (EZ1008), their dtype or format is not the op
     # prototype's (EZ1009)
     (["Failed to execute operator Softsign_0. Reason: Failed to execute tiling function."], "op-not-supported"),
