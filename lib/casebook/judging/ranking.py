@@ -163,12 +163,12 @@ class Observed:
         """The groups of observations whose value the signature matches."""
         if id(sig) not in self._hits:
             groups = list(self.groups.get(sig.field, {}).values())
-            if sig.needles is not None:
+            if sig.needles is not None and groups:
                 # only the values holding one of the regex's literals can match: found in one pass over them all
                 texts = self._texts.get(sig.field)
                 if texts is None:
                     texts = self._texts[sig.field] = Haystack([str(g[0].value) for g in groups])
-                groups = [groups[i] for i in texts.holding(sig.needles)]
+                groups = [groups[i] for i in texts.holding(sig.needles)] if texts.may_hold(sig.needles) else []
             self._hits[id(sig)] = [group for group in groups if sig.test(group[0].value)]
         return self._hits[id(sig)]
 

@@ -161,6 +161,12 @@ class Haystack(haystack.Haystack):
     def __init__(self, texts: list[str]) -> None:
         super().__init__(texts, fold=_folded)
 
+    def may_hold(self, need: Required) -> bool:
+        """False only when no text holds one of the alternatives: most signatures of a knowledge base find none of
+        theirs in a bundle's few distinct messages, and are told so without finding where."""
+        joined = self._layout(need.folded)[0]
+        return any(a in joined for a in need.alternatives)
+
     def holding(self, need: Required, within: list[int] | None = None) -> list[int]:
         """Indices, ascending, of the texts that may match: those holding one of the alternatives (of the texts
         `within`, when named: a few texts are tested one by one rather than every occurrence found)."""
