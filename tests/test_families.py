@@ -246,6 +246,14 @@ def test_the_leading_open_cause_real_reports_state_most_is_named_with_the_family
     (["tiling_util.cpp:28:18: error: ‘DAV_3510’ is not a member of ‘NpuArch’"], "op-binary-compile"),
     (["error: invalid use of incomplete type 'class fe::PlatFormInfos'"], "op-binary-compile"),
     (["error: the range of 1st parameter must be [4, 6]"], "op-binary-compile"),
+    # an AI Core function's refusal of half-precision scalar arithmetic (tilelang-ascend's Hadamard kernel)
+    (["error: half precision operation is not allowed in aicore function"], "op-binary-compile"),
+    # a tensor on another device than the communicator it is handed to; a framework's distributed start-up without
+    # the variables its own launcher exports
+    (["AssertionError: this hccl communicator is created to work on npu:0, but the input tensor is on cpu"],
+     "framework-usage"),
+    (["RuntimeError: Environment variables RANK_ID has not been exported, please export variables 'RANK_ID'."],
+     "framework-usage"),
     # a header the build names is not on its include path, with or without the compiler's `fatal error:`
     (["third_party/acl/inc/acl/acl_base.h: No such file or directory"], "environment-versions"),
     # a platform's own words that the CANN and driver versions do not match

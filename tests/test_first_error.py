@@ -112,6 +112,7 @@ def test_a_paste_with_no_error_line_has_the_lines_that_say_it_failed(tmp_path):
     "pyarrow.lib.ArrowInvalid: Index not in dictionary bounds",
     "Operator MoeTokenPermute does not contain parallel layout infer func.",
     "The address for fixpipe to read L0C, read/write L1, and read/write FBUF is not aligned",
+    "The conflict is caused by:",   # pip's resolver giving up, its pins on the lines under it
 ])
 def test_an_argument_check_worded_as_the_rule_it_breaks_is_the_pastes_error(tmp_path, line):
     """An API's own check of an argument says the rule, not "error": it is the failure of a paste that has no other."""
@@ -191,3 +192,17 @@ def test_a_borrowed_time_keeps_the_precision_of_the_line_it_comes_from(tmp_path)
     # the RuntimeError is known to the second only, as the torch_npu line under it: after the plog's µs lines
     assert [(Path(e.file).name, e.line) for e in ordered(log)][3:] == [("train_stdout.log", 1), ("train_stdout.log", 2)]
     assert (Path(extract(log).file).name, extract(log).line) == ("plog-51377_20240611093015224.log", 2)
+
+
+def test_pips_account_of_a_conflict_is_a_pastes_error_and_its_pins_are_read_with_it(tmp_path):
+    """Three lines copied from pip (flagos-ai/FlagTree issue 537, with a release of our own): the account of the
+    conflict is the error, and the pin to a local build under it names the index the install lacks."""
+    from casebook.judging.triage import triage
+    from casebook.knowledge.kb import load_kb
+    paste = tmp_path / "pip.txt"
+    paste.write_text("The conflict is caused by:\n    The user requested torch==2.7.1\n"
+                     "    torch-npu 2.7.1 depends on torch==2.7.1+cpu\n")
+    assert [e.line for e in ordered(read_plog(paste))] == [1]
+    t = triage(paste, kb=load_kb())
+    assert t.diagnosis is not None and t.diagnosis.case.id == "pip-finds-no-matching-distribution"
+    assert any("+cpu" in i.text for i in t.diagnosis.for_)

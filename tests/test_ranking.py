@@ -497,5 +497,6 @@ def test_a_message_a_paste_broke_over_two_lines_is_also_read_whole():
               Record("a.txt", 5, "unparsed", msg="not the next line")]
     got = [(o.value, o.line) for o in observations(SimpleNamespace(aicore_faults=[], codes=[], rejections=[]), errors)
            if o.field == "message"]
-    assert got == [(errors[0].msg, 1), (errors[0].msg + " of the query's actual sequence lengths(9).", 1),
-                   (errors[1].msg, 2), (errors[2].msg, 5)]
+    # the joined message comes after every line alone: a sign that one line shows by itself is cited by that line
+    assert got == [(errors[0].msg, 1), (errors[1].msg, 2), (errors[2].msg, 5),
+                   (errors[0].msg + " of the query's actual sequence lengths(9).", 1)]

@@ -104,6 +104,9 @@ FORMS = [
     ("RuntimeError: Float8_e4m3fn has not been supported", "dtype", None, "Float8_e4m3fn", ()),
     ("EZ9999: numHeads / numKvHeads = 8, MLA only support {32, 64, 128}.[FUNC:CheckMlaAttrs]", "shape",
      "numHeads / numKvHeads", "8", ("32", "64", "128")),
+    # the graph engine that cannot convert a private format to the one an op takes (PaddleCustomDevice PR 380)
+    ("[GraphOpt][Trans][InsertTransByConcec] We do not support trans from NC1HWC0 to ND between Transpose_in_0 and "
+     "Transpose.", "format", None, "NC1HWC0", ("ND",)),
 ]
 
 
@@ -130,6 +133,22 @@ def test_the_op_comes_from_the_call_line_before_the_complaint(tmp_path):
     (r,) = extract(read_plog(path))
     assert (r.op, r.aspect, r.line) == ("aclnnRmsNorm", "dtype_or_format", 3)
     assert r.said() == "aclnnRmsNorm rejects dtype or format x(DT_BFLOAT16, ND)"
+
+
+def test_a_complaint_under_its_error_managers_title_is_read_across_the_lines_of_the_message(tmp_path):
+    # torch_npu's reprint puts the message on the lines under `AclNN_Parameter_Error(EZ1001):` (pytorch/pytorch, an
+    # aclnnIndexPutImpl call refused for DT_COMPLEX64): the complaint is the message's two lines, its op the call's
+    path = write_log(tmp_path, "console.log", "\n".join([
+        "RuntimeError: _index_put_impl_:IndexPutKernelNpuOpApi.cpp:82",
+        "    call aclnnIndexPutImpl failed, error code is 161002",
+        "AclNN_Parameter_Error(EZ1001):",
+        "    Tensor self not implemented for DT_COMPLEX64,",
+        "    should be in dtype support list [DT_FLOAT, DT_INT32, DT_INT64, ...]",
+    ]) + "\n")
+    call, r = extract(read_plog(path))
+    assert (call.aspect, call.line) == ("call", 2)   # the call's own 161002: a parameter error that names nothing yet
+    assert (r.op, r.aspect, r.param, r.value, r.line) == ("aclnnIndexPutImpl", "dtype", "self", "DT_COMPLEX64", 4)
+    assert r.allowed == ("DT_FLOAT", "DT_INT32", "DT_INT64")
 
 
 def test_a_line_that_only_sounds_like_a_complaint_does_not_hide_the_complaint_after_it(tmp_path):

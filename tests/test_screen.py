@@ -42,7 +42,12 @@ def test_a_message_under_its_title_and_code_without_pid_or_time_opens_a_block():
     assert (slashed.kind, slashed.extra["title"]) == (KIND_BLOCK_MSG, "Device_Absent/Abnormal")
     # a word without the catalog's underscore or slash before a code is prose, not a title
     assert read("Hello(EZ1001): x")[0].kind == KIND_UNPARSED
-    assert read("Resource_Error(EE1023):")[0].kind == KIND_UNPARSED   # a title with no message
+    # torch_npu's reprint of a message puts it on the lines under its title: the title opens the block, and those
+    # lines are its message (pytorch/pytorch, an aclnnIndexPutImpl call refused for DT_COMPLEX64)
+    title, said, allowed = read("AclNN_Parameter_Error(EZ1001):", "    Tensor self not implemented for DT_COMPLEX64,",
+                                "    should be in dtype support list [DT_FLOAT, DT_INT32, DT_INT64, ...]")
+    assert (title.kind, title.level, title.code, title.msg) == (KIND_BLOCK_MSG, "ERROR", "EZ1001", "")
+    assert [(f.kind, f.code) for f in (said, allowed)] == [(KIND_BLOCK_LINE, "EZ1001")] * 2
 
 
 def test_a_block_the_paste_began_inside_reads_from_its_call_sites():

@@ -65,6 +65,8 @@ _STATES = re.compile(r"(?i)\b(?:out of (?:device )?memory|not support(?:ed)?|uns
                      r"\bexpected:? ?[\[(]|"
                      # a test tool's own stop (hccl_test: "hccl interface return err ./common/src/...cc:499, retcode: 11")
                      r"return err\b|"
+                     # pip's resolver giving up: its account of the conflict, whose pins follow on their own lines
+                     r"\bconflict is caused by\b|"
                      # the same said in Chinese (a Chinese-locale console, a translated message): failed, error,
                      # does not match, not supported, timed out, abnormal, unable to, cannot find, does not exist
                      r"失败|错误|不匹配|不支持|超时|异常|无法|找不到|不存在|未找到")

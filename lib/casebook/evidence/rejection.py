@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from functools import cache
 
-from ..reading.grammar import KIND_CONTINUATION
+from ..reading.grammar import KIND_BLOCK_LINE, KIND_BLOCK_MSG, KIND_CONTINUATION
 from ..reading.table import LogTable
 from .items import Rejection
 
@@ -80,6 +80,9 @@ FORMS: tuple[tuple[str, tuple[str, int]], ...] = (
     # formats are [FRACTAL_NZ] and [FRACTAL_NZ]"
     ("format", _form(r"\bformats? of (?P<param>[\w.]+(?:(?:,| and) [\w.]+)*) (?:must|should) be (?P<allowed>.+?),?"
                      r"\s*but (?:the )?actual formats? (?:are|is) (?P<value>.+)", re.I)),
+    # the graph engine that cannot put a conversion between two formats in front of an op: the tensor reaches the op
+    # in a private format the op does not take ("We do not support trans from NC1HWC0 to ND between X and Y")
+    ("format", _form(r"\b[Ww]e do not support trans from (?P<value>[A-Z][A-Z0-9_]+) to (?P<allowed>[A-Z][A-Z0-9_]+)\b")),
     # the chip's own refusal first: "Dynamic shape is not supported on this chip" names what the chip lacks, not a
     # shape the op rejects
     ("platform", _form(r"this (?:platform|soc|chip)\s+(?:only support|does not support|not support)\s*"
@@ -255,23 +258,25 @@ def read_line(text: str) -> tuple[str, re.Match] | None:
 SPAN = 3
 
 
-def _windows(msgs, files, levels, pos: int):
+def _windows(msgs, files, levels, kinds, pos: int):
     """The texts a complaint at `pos` may be: the line alone, then joined with the lines after it that carry no
-    header of their own (the rest of a broken paste; every line of a plog has its header)."""
+    header of their own (the rest of a broken paste; every line of a plog has its header) or that go on one
+    error-manager message (its title on a line, the message on the lines under it)."""
     text = msgs[pos]
     yield text
     for i in range(pos + 1, min(pos + SPAN, len(msgs))):
-        if files[i] != files[pos] or levels[i] is not None:
+        same_message = kinds[i] == KIND_BLOCK_LINE and kinds[i - 1] in (KIND_BLOCK_MSG, KIND_BLOCK_LINE)
+        if files[i] != files[pos] or (levels[i] is not None and not same_message):
             return
         text = f"{text} {msgs[i].strip()}"
         yield text
 
 
-def _first_form(msgs, files, levels, pos: int) -> tuple[tuple[str, re.Match] | None, int]:
+def _first_form(msgs, files, levels, kinds, pos: int) -> tuple[tuple[str, re.Match] | None, int]:
     """The first form the lines from `pos` show, and how many lines after `pos` it took; a bare `call` (a
     parameter error that names nothing yet) gives way to what the lines after it name."""
     bare = None
-    for used, text in enumerate(_windows(msgs, files, levels, pos)):
+    for used, text in enumerate(_windows(msgs, files, levels, kinds, pos)):
         found = read_line(text)
         if found is not None and found[0] != "call":
             return found, used
@@ -294,7 +299,7 @@ def extract(log: LogTable) -> list[Rejection]:
         # the complaint starts on the line with the literal, else (a line without a header of its own) on one of
         # the lines just before it
         for pos in range(hit, max(covered, hit - SPAN if levels[hit] is None else hit - 1), -1):
-            found, used = _first_form(msgs, files, levels, pos)
+            found, used = _first_form(msgs, files, levels, kinds, pos)
             if found is not None:
                 break
         else:

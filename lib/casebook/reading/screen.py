@@ -28,8 +28,9 @@ _BLOCK_MSGS = (
     re.compile(r"^\s*\[PID: ?(?P<pid>\d+)\] (?:(?P<ts>" + TS + r") )?(?P<title>[^()]*)\((?P<code>" + ECODE
                + r")\):\s*(?P<msg>.*)$", re.S),
     # Resource_Error(EE1023): msg: the message's title and code without pid or time, as the runtime's own messages
-    # and documents print it (CANN 8)
-    re.compile(r"^\s*(?P<title>[A-Z][A-Za-z]*(?:[_/][A-Za-z]+)+)\((?P<code>" + ECODE + r")\):\s*(?P<msg>\S.*)$", re.S),
+    # and documents print it (CANN 8); torch_npu's reprint may put the message on the lines after the title
+    re.compile(r"^\s*(?P<title>[A-Z][A-Za-z]*(?:[_/][A-Za-z]+)+)\((?P<code>" + ECODE + r")\):\s*(?P<msg>(?:\S.*)?)$",
+               re.S),
     # EZ9999: 2024-07-27-05:01:55.672.958  msg (no pid: CANN 7 releases of early 2024)
     re.compile(r"^\s*(?P<code>" + ECODE + r"): (?P<ts>" + TS + r")\s+(?P<msg>.*)$", re.S),
     # EH9999  msg: a later message of the block, its code repeated before it (CANN 8)
