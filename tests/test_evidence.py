@@ -1,6 +1,6 @@
 """Evidence on the real corpus and on small inline logs: every item points to its file and line."""
 import pytest
-from casebook.evidence.registry import EXTRACTORS, extract_evidence
+from casebook.evidence.registry import EXTRACTORS, KEEP, extract_evidence
 from casebook.knowledge.addresses import (CONSISTENT, CURRENT_SUSPECT, PC_CURRENT_MISMATCH, PC_START_SUSPECT,
                                           UNKNOWN, KernelRange, judge, msaicerr_offset, offset)
 from casebook.knowledge.errcode import bit_table, decode_error_code, decode_triple
@@ -140,6 +140,15 @@ def test_versions_from_log_lines(corpus, tmp_path):
         "torch_npu_version": "2.1.0.post3", "cann_version": "8.0.RC3", "npu_driver_version": "24.1.rc2",
         "firmware_version": "7.5.0.1.220"}
     assert facts["cann_version"].note is None and facts["cann_version"].line == 2   # stated beats the path hint
+    # INFO lines of a plog are kept for what they name a version of, in the spellings logs use; a bare "version"
+    # names none
+    text = (line("Driver Version: 24.1.0", lvl="INFO") + line("NumPy version: 1.26.4", lvl="INFO")
+            + line("socVersion is Ascend910B3", lvl="INFO") + line("te_set_version is deprecated, version=1", lvl="INFO"))
+    log = read_plog(write_log(tmp_path, "plog-101_20260314100000000.log", text), keep=KEEP)
+    facts = extract_evidence(log).facts
+    assert {k: f.value for k, f in facts.items() if k.endswith("version")} == {
+        "npu_driver_version": "24.1.0", "numpy_version": "1.26.4", "soc_version": "Ascend910B3"}
+    assert sorted(log.records["line"]) == [1, 2, 3]
 
 
 def test_two_device_events_are_one_when_their_kind_place_and_code_or_second_agree():

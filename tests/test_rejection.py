@@ -151,6 +151,22 @@ def test_a_complaint_under_its_error_managers_title_is_read_across_the_lines_of_
     assert r.allowed == ("DT_FLOAT", "DT_INT32", "DT_INT64")
 
 
+def test_the_op_is_named_by_the_failing_calls_lines_not_by_another_ops_info_line(tmp_path):
+    # an op's INFO tiling report stands just before the complaint; the call that failed is named under it, as the op
+    # API prints `aclnnXGetWorkspaceSize call failed` (the forms of the RmsNorm sample of op-rejects-dtype)
+    hdr = "[{lvl}] OP(61193,python):2026-08-01-09:13:{s:02d}.040.757 [op_api_common.cpp:521][OP][61356]"
+    path = write_log(tmp_path, "plog-61193_20260801091240367.log", "".join([
+        hdr.format(lvl="INFO", s=28) + 'OpName:[FlashAttentionScoreGrad] "tiling key is 10000000000220130, blockDim is '
+                                       '24"\n',
+        hdr.format(lvl="ERROR", s=47) + "AclNN_Parameter_Error(EZ1001): Io input dtype or format is not supported, get "
+                                        "io input info is x(DT_BFLOAT16, ND) but supported list is:\n",
+        hdr.format(lvl="ERROR", s=47) + "aclnnRmsNormGetWorkspaceSize call failed, please check.\n"]))
+    from casebook.evidence.registry import KEEP
+    for log in (read_plog(path), read_plog(path, keep=KEEP)):   # every line a record, or the lines a triage keeps
+        (r,) = [r for r in extract(log) if r.aspect != "call"]
+        assert (r.op, r.aspect, r.line) == ("aclnnRmsNorm", "dtype_or_format", 2)
+
+
 def test_a_line_that_only_sounds_like_a_complaint_does_not_hide_the_complaint_after_it(tmp_path):
     head = "[ERROR] ASCENDCL(91,python):2026-03-02-10:11:12.101.202 [x.cpp:1]91 F:"
     path = write_log(tmp_path, "plog-91_20260302101112000.log",

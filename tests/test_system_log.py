@@ -158,7 +158,9 @@ def test_a_flood_of_error_lines_in_a_system_log_is_counted_and_named(tmp_path, m
 def test_a_system_log_line_picked_for_a_familys_literal_alone_is_its_text_for_that_family(tmp_path):
     lines = ["[Driver] [2025-06-03 08:00:00] [INFO]Driver version=23.0.0 check item passed",
              "[Driver] [2025-06-03 08:00:01] [INFO]install step 3 of 5",
-             "[Driver] [2025-06-03 08:00:02] [ERROR]driver version check failed"]
+             "[Driver] [2025-06-03 08:00:02] [ERROR]driver version check failed",
+             # a bare key=value `version`, on many lines of an install log, names no version any pattern reads
+             "[Driver] [2025-06-03 08:00:03] [INFO]version=[/usr/local/Ascend/driver/75] check item 2500 passed"]
     write_log(tmp_path / "b", "install/ascend_install.log", "\n".join(lines) + "\n")
     quick = read_plog(tmp_path / "b", keep=KEEP)
     (f,) = quick.files
@@ -168,7 +170,7 @@ def test_a_system_log_line_picked_for_a_familys_literal_alone_is_its_text_for_th
     assert (first["kind"], first["level"], first["time"], first["msg"]) == ("unparsed", None, None, lines[0])
     # a word of failure sends the third to the grammar's rules; the second holds no literal: routine text
     assert system_log.read_all(lines, KEEP) == [Fields(KIND_UNPARSED, msg=lines[0]), None,
-                                                parse_line(lines[2], BlockState())]
+                                                parse_line(lines[2], BlockState()), None]
     assert extract_evidence(quick).facts["npu_driver_version"].value == "23.0.0"
 
 

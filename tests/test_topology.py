@@ -1,5 +1,5 @@
 """Topology across processes, devices, threads and ranks; the cross-rank view of who failed first."""
-from casebook.evidence.registry import extract_evidence
+from casebook.evidence.registry import KEEP, extract_evidence
 from casebook.judging.contract import to_dict, validate
 from casebook.judging.triage import triage
 from casebook.reading.plog import read_plog
@@ -103,3 +103,12 @@ def test_a_pid_in_a_file_name_is_not_a_second_process_when_the_lines_carry_anoth
     topo = extract_evidence(read_plog(tmp_path / "b")).topology
     assert [p.pid for p in topo.processes] == [370]
     assert topo.processes[0].path_devices == {0: "device-0/device-1216_20260101100000000.log"}
+
+
+def test_every_process_that_wrote_a_plog_is_listed_whichever_lines_a_reading_keeps(corpus):
+    # the asys collection's compile workers log INFO and WARNING lines only: a selective reading keeps none of them as
+    # records, a full one keeps them all; both list the same processes
+    quick = extract_evidence(read_plog(corpus / "aicore-gatherv2-asys", keep=KEEP)).topology
+    full = extract_evidence(read_plog(corpus / "aicore-gatherv2-asys", keep=None)).topology
+    assert len(quick.processes) == 26
+    assert [(p.node, p.pid) for p in quick.processes] == [(p.node, p.pid) for p in full.processes]

@@ -152,11 +152,16 @@ FORMS: tuple[tuple[str, tuple[str, int]], ...] = (
     ("call", _form(r"AclNN_Parameter_Error|ACLNN_ERR_PARAM_INVALID|error code is 161002")),
 )
 #: Lines this family reads.
-KEEP = ("not implemented for", "support list", "supported list", "when layout", "layout is", "not support",
-        "unsupported", "Tiling", "tiling", "AclNN_Parameter_Error", "ACLNN_ERR_PARAM", "161002", "should be",
-        "must be", "but it is", "only support", "but got", "but received", "Wrong ", "for parameter",
-        "need to broadcast", "incorrect format", "incorrect dtype", "incorrect data", "has not been supported",
-        "Only support", "initCann")
+READS = ("not implemented for", "support list", "supported list", "when layout", "layout is", "not support",
+         "unsupported", "Tiling", "tiling", "AclNN_Parameter_Error", "ACLNN_ERR_PARAM", "161002", "should be",
+         "must be", "but it is", "only support", "but got", "but received", "Wrong ", "for parameter",
+         "need to broadcast", "incorrect format", "incorrect dtype", "incorrect data", "has not been supported",
+         "Only support", "initCann")
+#: Of those, the lines the reader keeps in big files. An op complains in an ERROR line, which the reader keeps anyway,
+#: or in a line without a header; a line that merely names a tiling is kept when the tiling failed: an op's INFO lines
+#: report their tiling data by the thousand, and none of them is a complaint.
+KEEP = tuple(k for k in READS if k not in ("Tiling", "tiling")) + (
+    "iling failed", "iling Failed", "iling func failed", "TilingFunc failed")
 _OP = re.compile(r"\b(aclnn[A-Z]\w+?)(?:GetWorkspaceSize)?\b|\bop\[(?P<bracket>\w+)\]|\b[Oo]p(?:[Tt]ype|[Nn]ame)?\s*[:=]?\s*"
                  r"[\[(](?P<named>[A-Z]\w+)[\])]|/kernels/(?P<kernel>\w+?)_kernel\.cc\b|\b(?P<atb>[A-Z]\w*?Operation)_\d+\b|"
                  r"\boperator name is (?P<operator>\w+)|\"(?P<dispatch>\w+)\" not implemented for |"
@@ -169,8 +174,10 @@ _OP_LAYER = re.compile(r"EZ1001|E89999|EZ9999|E69999|161002|5610\d\d|Parameter_E
                        r"OP_TILING|/kernels/\w+_kernel\.cc|\b\w+Verify failed\b|/converter/\w+\.cc|\bnnadapter\b|'initCann'")
 #: The levels an op's complaint is logged at.
 COMPLAINT_LEVELS = ("ERROR", "FATAL", "CRITICAL")
-#: How many lines before a complaint the call's own line (`call aclnnX failed`) may stand.
+#: How many lines before a complaint the call's own line (`call aclnnX failed`) may stand, and after it (the op API's
+#: `aclnnXGetWorkspaceSize call failed` under its complaint).
 LOOKBACK = 6
+LOOKAHEAD = 2
 
 
 def _op(texts: list[str]) -> str | None:
@@ -291,7 +298,7 @@ def extract(log: LogTable) -> list[Rejection]:
     # an op complains at ERROR level, or in a paste's lines without a header; an INFO line that says a node "is
     # unknown shape which should be skip" is the graph engine at work; a paste's continuation piece is not read
     # again, since the record it continues holds its text joined to its own
-    hits = [i for i in log.holding(KEEP)
+    hits = [i for i in log.holding(READS)
             if (levels[i] is None or levels[i] in COMPLAINT_LEVELS) and kinds[i] != KIND_CONTINUATION]
     out: list[Rejection] = []
     covered = -1   # a complaint read over several lines is not read again from its later lines
@@ -307,11 +314,16 @@ def extract(log: LogTable) -> list[Rejection]:
         aspect, m = found
         groups = m.groupdict()
         aspect = _aspect(aspect, groups)
-        before = [msgs[i] for i in range(max(0, pos - LOOKBACK), pos + 1) if files[i] == files[pos]]
+        # the op is named by the failing call's lines: an INFO line near it is another op's routine work (a tiling
+        # report), and a reading that keeps only some of a big plog's lines must name the same op as one that keeps all
+        near = [i for i in range(max(0, pos - LOOKBACK), min(len(msgs), pos + used + 1 + LOOKAHEAD))
+                if files[i] == files[pos] and (i == pos or levels[i] is None or levels[i] in COMPLAINT_LEVELS)]
+        before = [msgs[i] for i in near if i <= pos]
+        after = [msgs[i] for i in near if i > pos + used]
         if aspect in GENERIC and _op(before) is None and not any(_OP_LAYER.search(t) for t in (*before, m.string)):
             covered = pos + used
             continue
-        out.append(Rejection(op=_op(before), aspect=aspect, param=_clean(groups.get("param")),
+        out.append(Rejection(op=_op(before) or _op(after[::-1]), aspect=aspect, param=_clean(groups.get("param")),
                              value=_clean(groups.get("value")), allowed=_allowed(groups.get("allowed")),
                              file=files[pos], line=log.column("line")[pos], text=m.string))
         covered = pos + used

@@ -65,6 +65,12 @@ def extract(log: LogTable) -> Topology:
         if int(pid) >= 0:
             node = log.origin(file, src).node
             procs.setdefault((node, int(pid)), ProcessTopology(node=node, pid=int(pid)))
+    # ... and every process that wrote a plog of its own, whichever of its lines a reading kept as records (a big
+    # plog is read selectively: a compile worker that logged only INFO lines is a process of the job all the same)
+    for f in log.files:
+        if f.role == ROLE_HOST_PLOG and f.pid is not None and not f.skipped:
+            pid = aliases.get((f.node, f.pid), f.pid)
+            procs.setdefault((f.node, pid), ProcessTopology(node=f.node, pid=pid))
     # the device-side copy of a process's log (`device-<id>/device-<pid>_<time>.log`) shows it ran on that device;
     # it names no thread, so it is kept apart from `devices` as well; a path a grep prefix quotes shows it too.
     # The pid in a file name is the host's view of the process: when its plog's lines carry another pid (a

@@ -34,11 +34,30 @@ PATTERNS: tuple[tuple[str, re.Pattern, str | None], ...] = (
     ("firmware_version", re.compile(r"Ascend-hdk-\w+-npu-firmware[_-]" + _V, re.I), Note("fact.from_package")),
     ("soc_version", re.compile(r"\bsoc[ _]?version(?: is|:|=)?\s*\[?(?P<v>Ascend\w+)\]?", re.I), None),
 )
+
+
+def _spellings(*phrases: str) -> tuple[str, ...]:
+    """Each phrase as logs write it, every word lower case, capitalised or upper case ("CANN version", "Driver
+    Version", "SOC_VERSION"; "socVersion" from "soc|version")."""
+    out: list[str] = []
+    for phrase in phrases:
+        words, seps = re.split(r"[ _|]", phrase), re.findall(r"[ _|]", phrase)
+        forms = [""]
+        for k, word in enumerate(words):
+            sep = "" if k == 0 or seps[k - 1] == "|" else seps[k - 1]
+            forms = [f + sep + w for f in forms for w in (word, word.capitalize(), word.upper())]
+        out += forms
+    return tuple(dict.fromkeys(out))
+
+
 #: Lines this family reads (the reader keeps them in big files too).
 # each spelling listed: the reader matches literal bytes, and a case-insensitive scan of every line would cost more;
-# a stated CANN version says "version", a path says "CANN-"
-KEEP = ("numpy", "torch_npu", "torch-npu", "Torch_NPU", "Torch-NPU", "CANN-", "Ascend-", "ascend-toolkit", "Version", "version",
-        "VERSION")
+# a stated version is named with what it is the version of ("CANN version", "driver_version": a bare "version", on
+# every line of an install log's key=value records, is read by no pattern), a path says "CANN-"
+KEEP = ("numpy", "torch_npu", "torch-npu", "Torch_NPU", "Torch-NPU", "CANN-", "Ascend-", "ascend-toolkit",
+        "NumPy version", "SoC version", "SoC Version", "SoC_version",
+        *_spellings("numpy version", "cann version", "cann_version", "torch version", "driver version", "driver_version",
+                    "firmware version", "firmware_version", "soc version", "soc_version", "soc|version"))
 
 
 #: Of each pattern, the sets of literals its parts require in turn (a set of one character rules out nearly no line
