@@ -150,22 +150,29 @@ def test_a_triage_reading_counts_empty_lines_without_a_record(tmp_path):
 
 
 def test_a_device_dumps_memory_rows_are_counted_without_a_record(corpus):
-    """The rows of memory words an AI Core exception dump prints are read as the grammar reads them but kept
-    without a record, like INFO lines: the old slog layout's device log has 32,768 of them. The other records, the
-    counts and the role are those of a reading that records every line, and the explorer gets every row back."""
+    """The rows of memory words an AI Core exception dump prints, and the registers no family reads, are read as the
+    grammar reads them but kept without a record, like INFO lines: the old slog layout's device log has 32,768 rows
+    and 1,285 such registers. The other records, the counts and the role are those of a reading that records every
+    line, and the explorer gets every row back."""
     from casebook.evidence.registry import KEEP
     from casebook.reading.backfill import every_record
-    from casebook.reading.device_text import memory_row
+    from casebook.reading.device_text import memory_row, register_row
     folder = corpus / "aicore-old-slog-layout"
     quick, full = read_plog(folder, keep=KEEP), read_plog(folder)
     device = next(f.path for f in full.files if "/device-0/" in f.path)
     rows = full.records[full.records["file"] == device]
     memory = rows[rows["msg"].map(lambda m: memory_row("<exception_print> " + m))]
     assert len(memory) == 32768 and set(memory["kind"]) == {"exception_print"}
+    registers = rows[rows["kind"].eq("exception_print") & rows["msg"].map(
+        lambda m: register_row("<exception_print>" + m) and not any(k in m for k in KEEP))]
+    assert len(registers) == 1285
     kept = quick.records[quick.records["file"] == device]
-    assert set(kept["line"]).isdisjoint(memory["line"])
-    others = rows[~rows["line"].isin(memory["line"]) & rows["kind"].eq("exception_print")]
+    assert set(kept["line"]).isdisjoint(memory["line"]) and set(kept["line"]).isdisjoint(registers["line"])
+    others = rows[~rows["line"].isin(memory["line"]) & ~rows["line"].isin(registers["line"])
+                  & rows["kind"].eq("exception_print")]
     assert list(kept[kept["kind"] == "exception_print"]["line"]) == list(others["line"])
+    # the registers the AI Core family reads stay records: each core's AIC_ERROR, PC_START and CURRENT_PC
+    assert len(kept[kept["msg"].str.match(r"(?:AIC_ERROR|PC_START|CURRENT_PC)=")]) == 48
     view = lambda g: (g.path, g.lines, g.unparsed, g.role, g.first_time, g.last_time, g.device)
     assert [view(f) for f in quick.files] == [view(f) for f in full.files]
     assert len(every_record(quick)[lambda r: r["file"] == device]) == len(rows)
@@ -173,3 +180,8 @@ def test_a_device_dumps_memory_rows_are_counted_without_a_record(corpus):
     assert not memory_row("<exception_print>AIC_ERROR=0x8") and not memory_row("<exception_print>TIME:1, device_id=0")
     assert not memory_row("<exception_print> 0x16500: 0x0 0x0 see the fault")
     assert memory_row("<exception_print> 0x0: 0x1")
+    assert register_row("<exception_print>HWS_REG_AIC_BASE_ADDR[0]=0x6000b0000000")
+    assert register_row("<exception_print>HWS_REG_SQ_STATUS(sq_head)=0x10c0005fe")
+    assert not register_row("<exception_print>HWTS_SLOT_START: slot_id=29")
+    assert not register_row("<exception_print>####AICORE_INFO_START: core_id=0, AI_CORE_INT=0x0")
+    assert not register_row("<exception_print>TIME:2020-09-09-15:22:37.885.071, device_id=0, stream_id=523")

@@ -6,7 +6,7 @@ from collections import Counter
 import pytest
 from casebook.evidence.registry import KEEP
 from casebook.reading import plog, scan
-from casebook.reading.device_text import memory_row
+from casebook.reading.device_text import memory_row, register_row
 from casebook.reading.encoding import split_lines
 from casebook.reading.plog import read_plog
 from casebook.reading.scan import DEVICE, Selection, select
@@ -46,7 +46,7 @@ def model(data: bytes, keep: tuple[str, ...], sample: int = scan.DEVICE_SAMPLE, 
     for no, line in enumerate(lines, start=1):
         m = _HEADER.match(line)
         picked = m is None
-        if picked and dumps and memory_row(line):
+        if picked and dumps and (memory_row(line) or (register_row(line) and not any(k in line for k in keep))):
             sel.dumped += 1
             picked = False
         if m:
@@ -133,6 +133,7 @@ _PIECES = st.sampled_from([
     "device_id=", "device_id=3", "7 ", "TASK_QUEUE_ENABLE", "TASK_QUEUE", "hwts ", "CANN-", "version", "set device",
     "内存", "é", "\t", " ", "]", "(", ")", ":", "0", "x", "\n", "\n\n",
     "<exception_print> 0x", "<exception_print>", " 0x", "1f", "A", ": 0x0", "\n<exception_print> 0x16500: 0x0 0x0\n",
+    "HWS_REG", "_", "[0]", "(sq_head)", "[", "(", "=", "=0x1", "AIC_ERROR=", "PC_START", "\n<exception_print>AIC_ERROR=0x8\n",
 ])
 
 
@@ -146,11 +147,15 @@ def test_scan_agrees_with_its_model(pieces, sample, step, dumps):
 
 def test_a_device_dumps_memory_rows_are_counted_not_picked():
     rows = ["<exception_print> 0x16500: 0x0 0x0 0x1f", "<exception_print> 0x0: 0xA ", "<exception_print> 0x1: 0x",
-            "<exception_print> 0x1:0x0", "<exception_print>0x1: 0x0", "<exception_print> 0x1: 0x0 note", "AIC_ERROR=0x1"]
+            "<exception_print> 0x1:0x0", "<exception_print>0x1: 0x0", "<exception_print> 0x1: 0x0 note", "AIC_ERROR=0x1",
+            # registers: one a family reads (it holds a literal), two it does not, and two that are no register
+            "<exception_print>AIC_ERROR=0x8", "<exception_print>HWS_REG_AIC_BASE_ADDR[0]=0x6000b0000000",
+            "<exception_print>HWS_REG_SQ_STATUS(sq_head)=0x10c0005fe", "<exception_print>HWTS_SLOT_START: slot_id=29",
+            "<exception_print>hws_reg=0x1"]
     data = "\n".join(rows).encode()
-    assert [n for n, _ in select(data, KEEP).picked] == [1, 2, 3, 4, 5, 6, 7]
+    assert [n for n, _ in select(data, KEEP).picked] == list(range(1, 13))
     sel = select(data, KEEP, dumps=True)
-    assert ([n for n, _ in sel.picked], sel.dumped) == ([3, 4, 5, 6, 7], 2)
+    assert ([n for n, _ in sel.picked], sel.dumped) == ([3, 4, 5, 6, 7, 8, 11, 12], 4)
     assert sel == model(data, KEEP, dumps=True)
 
 

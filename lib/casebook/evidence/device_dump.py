@@ -27,8 +27,9 @@ _KINDS = {"aic exception": "aicore_exception", "timeout exception": "hwts_timeou
 _DETAIL = re.compile(r"^(?P<d>[a-z][a-z ]+(?:timeout|error|exception))$", re.I)
 
 
-#: Lines this family reads besides the dumps themselves (the reader keeps them in big files too).
-KEEP = ("hwts ",)
+#: Lines this family reads besides the dumps themselves (the reader keeps them in big files too), and the registers of
+#: a dump it reads (the reader keeps a dump's other registers out of the records: scan.select `dumps`).
+KEEP = ("hwts ", "AIC_ERROR=", "PC_START=", "CURRENT_PC=")
 
 def extract(log: LogTable) -> list[DeviceDump]:
     """Every exception dump in the device logs, with its cores' AIC_ERROR / PC_START / CURRENT_PC."""

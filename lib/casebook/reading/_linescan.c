@@ -246,7 +246,11 @@ static void run(Scan *s)
             known_len = body - TIME_LEN - (p + start);
         }
         int picked = !level && !(s->text && routine_text(p + start, p + end));
-        int dumped = picked && s->dumps && memory_row(p + start, p + end);
+        /* a dump's memory words, and its registers that hold none of the literals (the few a family reads) */
+        Py_ssize_t unused_end;
+        int dumped = picked && s->dumps && (memory_row(p + start, p + end)
+                                            || (register_row(p + start, p + end)
+                                                && !(search_line(&s->search, p, start, end, 1, &unused_end) & 1)));
         if (dumped) {   /* counted, and neither searched nor picked */
             s->dumped++;
             picked = 0;
@@ -412,7 +416,8 @@ PyDoc_STRVAR(scan_doc,
 "of them is left unpicked when an ERROR line picked before has its shape (the line without its numbers);\n"
 "`repeated` counts them. With `release` (only for a memory map of a file), the pages scanned past are let go\n"
 "as the scan goes on (madvise), so the process does not hold the whole file. With `dumps`, a line that is one\n"
-"row of a device dump's memory words (`<exception_print> 0x16500: 0x0 ...`) is not picked; `dumped` counts them.\n"
+"row of a device dump's memory words (`<exception_print> 0x16500: 0x0 ...`), or one of its registers\n"
+"(`<exception_print>NAME[0]=0x...`) that holds none of `literals`, is not picked; `dumped` counts them.\n"
 "The last three counts are given whenever an option is.");
 
 static PyObject *scan(PyObject *module, PyObject *args)

@@ -221,4 +221,28 @@ static int memory_row(const unsigned char *p, const unsigned char *e)
     return words > 0 && q == e;
 }
 
+/* `<exception_print>HWS_REG_AIC_BASE_ADDR[0]=0x6000b0000000`, `<exception_print>HWS_REG_SQ_STATUS(sq_head)=0x1`: one
+ * register of a device dump, its name in capitals, an index or a field in brackets after it (device_text.register_row
+ * is the same rule) */
+static int register_row(const unsigned char *p, const unsigned char *e)
+{
+    static const char lead[] = "<exception_print>";
+    const Py_ssize_t n = sizeof lead - 1;
+    if (e - p < n + 2 || memcmp(p, lead, (size_t)n) != 0)
+        return 0;
+    const unsigned char *q = p + n;
+    if (!(*q >= 'A' && *q <= 'Z'))
+        return 0;
+    while (q < e && ((*q >= 'A' && *q <= 'Z') || is_digit(*q) || *q == '_')) q++;
+    if (q < e && (*q == '[' || *q == '(')) {
+        const unsigned char close = *q == '[' ? ']' : ')';
+        q++;
+        while (q < e && (*q == '_' || is_digit(*q) || (*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z'))) q++;
+        if (q >= e || *q != close)
+            return 0;
+        q++;
+    }
+    return q < e && *q == '=';
+}
+
 #endif

@@ -18,6 +18,9 @@ _EXCEPTION_PRINT = re.compile(r"^<exception_print>(?P<msg>.*)$", re.S)
 #: A row of the memory words a dump prints after its registers (`<exception_print> 0x16500: 0x0 0x0 ...`, the unified
 #: buffer's contents): an AI Core exception prints thousands of them, and no evidence family reads one.
 _MEMORY_ROW = re.compile(r"<exception_print> 0x[0-9a-fA-F]+:(?: 0x[0-9a-fA-F]+)+ *")
+#: One register of a dump (`<exception_print>HWS_REG_AIC_BASE_ADDR[0]=0x6000b0000000`, `...SQ_STATUS(sq_head)=0x1`):
+#: a dump prints a thousand, and the families read a few of them by name (device_dump.KEEP)
+_REGISTER_ROW = re.compile(r"<exception_print>[A-Z][A-Z0-9_]*(?:\[[A-Za-z0-9_]*\]|\([A-Za-z0-9_]*\))?=")
 _BBOX = re.compile(r"^\[(?P<date>\d{4}-\d\d-\d\d-\d\d:\d\d:\d\d\.\d{6})\] (?P<msg>.*)$", re.S)
 #: `[ 3981.402215] msg`: seconds since boot; APEI prints `{4}[Hardware Error]: ...` for each field of a record
 #: `dmesg -T` prints the wall time instead: `[Thu Nov 28 11:56:34 2024] msg`
@@ -55,6 +58,12 @@ _DRIVER_FAILED = re.compile(r"^(?P<func>[A-Za-z_]\w*(?: \w+)*) failed(?:, becaus
 def _exception_print(line: str, state: BlockState) -> Fields | None:
     m = _EXCEPTION_PRINT.match(line)
     return Fields(KIND_EXCEPTION_PRINT, msg=m["msg"].strip()) if m else None
+
+
+def register_row(line: str) -> bool:
+    """Whether a line is one register of a device dump: the scanner's `dumps` test of a register, written in Python
+    (a register the families read holds one of their literals, and is picked for it)."""
+    return _REGISTER_ROW.match(line) is not None
 
 
 def memory_row(line: str) -> bool:

@@ -60,7 +60,7 @@ class Selection:
     index: list[int] = field(default_factory=list)   #: byte offset of lines 1, 1 + INDEX_STEP, ...
     routine: int = 0   #: of a system log's scan (`text`): lines that are no header, picked or not, but routine text
     repeated: int = 0  #: ERROR lines past the `flood` budget left unpicked as repeats (flood.py)
-    dumped: int = 0    #: with `dumps`: rows of a device dump's memory words, left unpicked (device_text.memory_row)
+    dumped: int = 0    #: with `dumps`: a device dump's memory rows and registers no family reads, left unpicked
 
 
 def available() -> bool:
@@ -123,7 +123,8 @@ def select(data: bytes | mmap.mmap, keep: tuple[str, ...], device_sample: int = 
     `most`, TooMany when more lines that are no header than that are to be picked. With `flood`, an ERROR line past
     the first `flood` of them is not picked when one picked before had its shape (flood.py): `repeated`. With
     `release` (`data` a memory map of a file), the pages scanned past are let go as the scan goes on. With `dumps`,
-    a line that is one row of a device dump's memory words (device_text.memory_row) is not picked: `dumped`."""
+    a line that is one row of a device dump's memory words (device_text.memory_row), or one of its registers that
+    holds none of `keep` (device_text.register_row), is not picked: `dumped`."""
     if _linescan is None:
         return None
     step = index_step or INDEX_STEP
