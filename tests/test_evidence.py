@@ -143,7 +143,8 @@ def test_versions_from_log_lines(corpus, tmp_path):
     # INFO lines of a plog are kept for what they name a version of, in the spellings logs use; a bare "version"
     # names none
     text = (line("Driver Version: 24.1.0", lvl="INFO") + line("NumPy version: 1.26.4", lvl="INFO")
-            + line("socVersion is Ascend910B3", lvl="INFO") + line("te_set_version is deprecated, version=1", lvl="INFO"))
+            + line("socVersion is Ascend910B3", lvl="INFO")
+            + line("te_set_version is deprecated, version=1", lvl="INFO"))
     log = read_plog(write_log(tmp_path, "plog-101_20260314100000000.log", text), keep=KEEP)
     facts = extract_evidence(log).facts
     assert {k: f.value for k, f in facts.items() if k.endswith("version")} == {

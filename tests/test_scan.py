@@ -133,7 +133,8 @@ _PIECES = st.sampled_from([
     "device_id=", "device_id=3", "7 ", "TASK_QUEUE_ENABLE", "TASK_QUEUE", "hwts ", "CANN-", "version", "set device",
     "内存", "é", "\t", " ", "]", "(", ")", ":", "0", "x", "\n", "\n\n",
     "<exception_print> 0x", "<exception_print>", " 0x", "1f", "A", ": 0x0", "\n<exception_print> 0x16500: 0x0 0x0\n",
-    "HWS_REG", "_", "[0]", "(sq_head)", "[", "(", "=", "=0x1", "AIC_ERROR=", "PC_START", "\n<exception_print>AIC_ERROR=0x8\n",
+    "HWS_REG", "_", "[0]", "(sq_head)", "[", "(", "=", "=0x1", "AIC_ERROR=", "PC_START",
+    "\n<exception_print>AIC_ERROR=0x8\n",
 ])
 
 
@@ -147,7 +148,8 @@ def test_scan_agrees_with_its_model(pieces, sample, step, dumps):
 
 def test_a_device_dumps_memory_rows_are_counted_not_picked():
     rows = ["<exception_print> 0x16500: 0x0 0x0 0x1f", "<exception_print> 0x0: 0xA ", "<exception_print> 0x1: 0x",
-            "<exception_print> 0x1:0x0", "<exception_print>0x1: 0x0", "<exception_print> 0x1: 0x0 note", "AIC_ERROR=0x1",
+            "<exception_print> 0x1:0x0", "<exception_print>0x1: 0x0", "<exception_print> 0x1: 0x0 note",
+            "AIC_ERROR=0x1",
             # registers: one a family reads (it holds a literal), two it does not, and two that are no register
             "<exception_print>AIC_ERROR=0x8", "<exception_print>HWS_REG_AIC_BASE_ADDR[0]=0x6000b0000000",
             "<exception_print>HWS_REG_SQ_STATUS(sq_head)=0x10c0005fe", "<exception_print>HWTS_SLOT_START: slot_id=29",

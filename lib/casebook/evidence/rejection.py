@@ -82,7 +82,8 @@ FORMS: tuple[tuple[str, tuple[str, int]], ...] = (
                      r"\s*but (?:the )?actual formats? (?:are|is) (?P<value>.+)", re.I)),
     # the graph engine that cannot put a conversion between two formats in front of an op: the tensor reaches the op
     # in a private format the op does not take ("We do not support trans from NC1HWC0 to ND between X and Y")
-    ("format", _form(r"\b[Ww]e do not support trans from (?P<value>[A-Z][A-Z0-9_]+) to (?P<allowed>[A-Z][A-Z0-9_]+)\b")),
+    ("format", _form(r"\b[Ww]e do not support trans from (?P<value>[A-Z][A-Z0-9_]+) "
+                     r"to (?P<allowed>[A-Z][A-Z0-9_]+)\b")),
     # the chip's own refusal first: "Dynamic shape is not supported on this chip" names what the chip lacks, not a
     # shape the op rejects
     ("platform", _form(r"this (?:platform|soc|chip)\s+(?:only support|does not support|not support)\s*"

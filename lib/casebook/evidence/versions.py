@@ -56,8 +56,9 @@ def _spellings(*phrases: str) -> tuple[str, ...]:
 # every line of an install log's key=value records, is read by no pattern), a path says "CANN-"
 KEEP = ("numpy", "torch_npu", "torch-npu", "Torch_NPU", "Torch-NPU", "CANN-", "Ascend-", "ascend-toolkit",
         "NumPy version", "SoC version", "SoC Version", "SoC_version",
-        *_spellings("numpy version", "cann version", "cann_version", "torch version", "driver version", "driver_version",
-                    "firmware version", "firmware_version", "soc version", "soc_version", "soc|version"))
+        *_spellings("numpy version", "cann version", "cann_version", "torch version", "driver version",
+                    "driver_version", "firmware version", "firmware_version", "soc version", "soc_version",
+                    "soc|version"))
 
 
 #: Of each pattern, the sets of literals its parts require in turn (a set of one character rules out nearly no line
