@@ -321,10 +321,11 @@ def extract(log: LogTable) -> list[Rejection]:
                 if files[i] == files[pos] and (i == pos or levels[i] is None or levels[i] in COMPLAINT_LEVELS)]
         before = [msgs[i] for i in near if i <= pos]
         after = [msgs[i] for i in near if i > pos + used]
-        if aspect in GENERIC and _op(before) is None and not any(_OP_LAYER.search(t) for t in (*before, m.string)):
+        op = _op(before)
+        if aspect in GENERIC and op is None and not any(_OP_LAYER.search(t) for t in (*before, m.string)):
             covered = pos + used
             continue
-        out.append(Rejection(op=_op(before) or _op(after[::-1]), aspect=aspect, param=_clean(groups.get("param")),
+        out.append(Rejection(op=op or _op(after[::-1]), aspect=aspect, param=_clean(groups.get("param")),
                              value=_clean(groups.get("value")), allowed=_allowed(groups.get("allowed")),
                              file=files[pos], line=log.column("line")[pos], text=m.string))
         covered = pos + used
