@@ -4,7 +4,7 @@ import re
 import pytest
 from casebook.judging.ranking import Observation, Observed
 from casebook.knowledge.kb import load_kb
-from casebook.knowledge.literals import Haystack, required, required_all
+from casebook.knowledge.literals import Haystack, Index, required, required_all
 from casebook.reading.bundle import Pasted
 from casebook.reading.plog import read_plog
 from conftest import COLLECTIONS, SAMPLES
@@ -159,6 +159,38 @@ def test_observed_hits_are_those_of_testing_every_value():
     for s in _regex_signatures():
         got = [g[0].value for g in Observed(obs).hits(s)]
         assert got == [o.value for o in obs if s.pattern.search(o.value)], s.id
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text(alphabet="abcdeikmsxyzABCKS \u017f\u212a\u0130\u00b5\u03bc|.*0123()[]", max_size=12),
+                min_size=1, max_size=6))
+def test_the_index_says_a_regex_may_match_exactly_where_its_own_literals_say_so(texts):
+    needs = [n for p in (r"ab|cd", r"(?i)ask", r"(?i)x(bc)+y", r"k[0-9]s", r"(?i)\u03bc|cde", r"(?:ab|ba)c", r"(?i)cd")
+             if (n := required(p)) is not None]
+    index, hay = Index(needs), Haystack(texts)
+    possible = index.possible(hay)
+    assert all((id(n) in possible) == hay.may_hold(n) for n in needs)
+
+
+def test_the_index_knows_its_own_requirements_after_a_pickle_and_no_equal_copy():
+    import pickle
+    needs = [required(r"lost heartbeat|Device not found"), required(r"(?i)Stuck Occurred")]
+    index, copy_of = pickle.loads(pickle.dumps((Index(needs), needs)))
+    assert all(index.knows(n) for n in copy_of)   # a kept knowledge base: its signatures and its index together
+    assert not index.knows(required(r"lost heartbeat|Device not found"))   # equal, but not one it was made of
+    assert index.possible(Haystack(["the card lost heartbeat"])) == {id(copy_of[0])}
+
+
+def test_observed_hits_with_the_knowledge_base_index_are_those_without_it():
+    kb = load_kb()
+    obs = [Observation("message", m, m, "f", n) for n, m in enumerate(
+        ["rtKernelLaunch failed", "Heartbeat lost heartbeat", "ok", "LOST HEARTBEAT", "lost heart beat",
+         "EZ9999: Inner Error!", "Tiling failed", "No module named 'torch_npu'"], start=1)]
+    indexed, plain = Observed(obs, kb.needles), Observed(obs)
+    sigs = [s for c in [*kb.cases.values(), *kb.families.values()] for s in [*c.signatures, *c.contradicted_by]
+            if s.matcher == "regex" and s.field != "code"]
+    assert kb.needles["message"].knows(next(s for s in sigs if s.field == "message").needles)
+    assert [indexed.hits(s) for s in sigs] == [plain.hits(s) for s in sigs]
 
 
 def test_a_needle_character_under_ignorecase_is_ascii_or_cjk_without_case_at_each_edge_of_its_range():

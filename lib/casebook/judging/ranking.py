@@ -23,7 +23,7 @@ from datetime import datetime
 from ..evidence.items import ErrorLine, Evidence, Fact, Incident
 from ..knowledge import priors
 from ..knowledge.kb import KnowledgeBase, KnownCase
-from ..knowledge.literals import Haystack
+from ..knowledge.literals import Haystack, Index
 from ..knowledge.rules import NO_BIT, Condition, Signature, bits_only, scoring_units
 from ..reading.fields import KIND_UNPARSED
 from ..reading.table import LogTable, Record
@@ -153,8 +153,10 @@ class Observed:
     """Observations grouped by field and distinct value, in the order first seen: a big bundle repeats one
     message on every rank, and each signature is tested once per distinct value."""
 
-    def __init__(self, obs: list[Observation]):
+    def __init__(self, obs: list[Observation], needles: dict[str, Index] | None = None):
         self.groups: dict[str, dict[object, list[Observation]]] = {}
+        self._needles = needles or {}   # the knowledge base's literal index of each field (kb.needles)
+        self._possible: dict[str, frozenset[int]] = {}
         for o in obs:   # every observed value is a str, an int or a bool (observations())
             self.groups.setdefault(o.field, {}).setdefault(o.value, []).append(o)
         self._hits: dict[int, list[list[Observation]]] = {}
@@ -170,9 +172,19 @@ class Observed:
                 texts = self._texts.get(sig.field)
                 if texts is None:
                     texts = self._texts[sig.field] = Haystack([str(g[0].value) for g in groups])
-                groups = [groups[i] for i in texts.holding(sig.needles)] if texts.may_hold(sig.needles) else []
+                groups = [groups[i] for i in texts.holding(sig.needles)] if self._may_hold(sig, texts) else []
             self._hits[id(sig)] = [group for group in groups if sig.test(group[0].value)]
         return self._hits[id(sig)]
+
+    def _may_hold(self, sig: Signature, texts: Haystack) -> bool:
+        """False only when no value of the signature's field holds one of its literals: told by the field's index
+        (each literal of the knowledge base looked for once), else by the signature's own literals."""
+        index = self._needles.get(sig.field)
+        if index is None or not index.knows(sig.needles):   # a signature made after the index
+            return texts.may_hold(sig.needles)
+        if sig.field not in self._possible:
+            self._possible[sig.field] = index.possible(texts)
+        return id(sig.needles) in self._possible[sig.field]
 
     def lines(self, sig: Signature) -> frozenset[tuple[str, int]]:
         """(file, line) of every observation the signature matches."""

@@ -40,7 +40,7 @@ class Triage:
         # the observations depend on the evidence only; answers change facts, not what the logs show
         # the error lines, and the lines that state a cause in words at any level (evidence/statements.py)
         said = sorted(set(errors.positions(self.log)).union(statements.positions(self.log)))
-        self._observed = Observed(observations(self.evidence, error_lines(self.log, said)))
+        self._observed = Observed(observations(self.evidence, error_lines(self.log, said)), self.kb.needles)
         self.rerank()
 
     def rerank(self) -> None:

@@ -12,6 +12,7 @@ from pathlib import Path
 from .cache import kept
 from .codes import KINDS_BY_SIGHTING, CodeRow, load_tables
 from .document import KbDocument, Problem, sections
+from .literals import Index
 from .rules import SAME_AS, Condition, Signature, check_keys, condition, enum, resolved, signature
 
 CASE_KEYS = {"id", "title", "title_zh", "status", "severity", "action", "summary", "summary_zh", "family", "components",
@@ -113,6 +114,8 @@ class KnowledgeBase:
     codes: dict[str, CodePage] = field(default_factory=dict)
     catalog: list[CodeRow] = field(default_factory=list)   #: every row of the public code catalogs
     problems: list[Problem] = field(default_factory=list)
+    #: by field, the literals of every regex signature (cases', families', contradictions'), made when loaded
+    needles: dict[str, Index] = field(default_factory=dict, repr=False, compare=False)
 
     def code_page(self, code: str, sighting: str | None = None) -> CodePage | None:
         """The page of a code; given what named it in the log (a sighting family of evidence/codes.py), only a
@@ -157,6 +160,7 @@ def _read_kb(root: Path) -> KnowledgeBase:
         if case.family in kb.families:
             kb.families[case.family].causes.append(case.id)
     _resolve_references(kb)
+    kb.needles = _needles(kb)
     rows: list[CodePage] = []
     for path in sorted((root / "codes").glob("*.md")):
         page = _load_code(path, path.relative_to(root.parent).as_posix(), kb.problems, rows)
@@ -178,6 +182,16 @@ def _read_kb(root: Path) -> KnowledgeBase:
             kb.problems.append(Problem(row.path, row.line, f"row of {row.code!r} lists cases {row.cases}, its own page "
                                                            f"{own.path} lists {own.cases}"))
     return kb
+
+
+def _needles(kb: KnowledgeBase) -> dict[str, Index]:
+    """The literal index of each field's regex signatures."""
+    by_field: dict[str, list] = {}
+    for doc in (*kb.cases.values(), *kb.families.values()):
+        for sig in (*doc.signatures, *doc.contradicted_by):
+            if sig.needles is not None:
+                by_field.setdefault(sig.field, []).append(sig.needles)
+    return {name: Index(needs) for name, needs in by_field.items()}
 
 
 def _resolve_references(kb: KnowledgeBase) -> None:

@@ -161,10 +161,14 @@ class Haystack(haystack.Haystack):
     def __init__(self, texts: list[str]) -> None:
         super().__init__(texts, fold=_folded)
 
+    def joined(self, folded: bool) -> str:
+        """The texts joined by newlines (case-folded when `folded`)."""
+        return self._layout(folded)[0]
+
     def may_hold(self, need: Required) -> bool:
         """False only when no text holds one of the alternatives: most signatures of a knowledge base find none of
         theirs in a bundle's few distinct messages, and are told so without finding where."""
-        joined = self._layout(need.folded)[0]
+        joined = self.joined(need.folded)
         return any(a in joined for a in need.alternatives)
 
     def holding(self, need: Required, within: list[int] | None = None) -> list[int]:
@@ -173,3 +177,38 @@ class Haystack(haystack.Haystack):
         if within is None:
             return self.holding_any(need.alternatives, need.folded)
         return [i for i in within if need.may_match(self.texts[i])]
+
+
+class Index:
+    """The literals of many regexes' requirements, each looked for once in a haystack: which regexes may match
+    it is then a set lookup. A knowledge base has some 550 message signatures with 1,100 distinct literals, and a
+    bundle a few dozen distinct messages: one test per literal instead of several per signature."""
+
+    def __init__(self, needs: list[Required]) -> None:
+        # by identity: the requirements are the knowledge base's own objects, and a dataclass's hash is slow
+        self._known = {id(need): need for need in needs}
+        users: dict[tuple[str, bool], list[int]] = {}
+        for key, need in self._known.items():
+            for alt in need.alternatives:
+                users.setdefault((alt, need.folded), []).append(key)
+        self._by_case = {folded: [(alt, tuple(keys)) for (alt, f), keys in users.items() if f is folded]
+                         for folded in (False, True)}
+
+    def __reduce__(self):
+        # made anew when unpickled (a kept knowledge base): identities are not kept across processes
+        return Index, (list(self._known.values()),)
+
+    def knows(self, need: Required) -> bool:
+        """Whether the requirement is one the index was made of."""
+        return self._known.get(id(need)) is need
+
+    def possible(self, hay: Haystack) -> frozenset[int]:
+        """The identities of the known requirements of which some literal is in one of the haystack's texts."""
+        out: set[int] = set()
+        for folded, literals in self._by_case.items():
+            if literals:
+                joined = hay.joined(folded)
+                for alt, keys in literals:
+                    if alt in joined:
+                        out.update(keys)
+        return frozenset(out)
