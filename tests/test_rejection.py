@@ -323,3 +323,26 @@ def test_a_backends_converter_refusing_a_layers_setting_places_the_family_not_an
     t = triage(tmp_path / "console.log", kb=KB)
     assert t.family is not None and t.family.family.id == "op-not-supported"
     assert not [h for h in t.candidates if h.verdict == "confirmed"]
+
+
+def test_a_format_the_ops_tiling_refuses_is_likely_not_confirmed_and_its_parameter_check_confirms(tmp_path):
+    # hicann/ops-nn's BatchNormV3 tiling refused ND, a format the op registers (fixed in the op); a paste puts the
+    # tiling's source position on the line above the message, a plog puts it after the message
+    above = "[batch_norm_v3_tiling_welford_arch35.cpp][GetShapeAttrsInfo]\n" \
+            "Parameter x of has incorrect format ND. It should be NCHW or NCDHW.\n"
+    after = "E89999: input x format NZ is not supported[FUNC:GetShapeAttrsInfo][FILE:foo_tiling.cpp][LINE:91]\n"
+    check = "E89999: input x format NZ is not supported\n"
+    for name, text, stage, verdict in (("above.txt", above, "tiling", "likely"), ("after.txt", after, "tiling", "likely"),
+                                       ("check.txt", check, None, "confirmed")):
+        t = triage(write_log(tmp_path, name, text), kb=KB)
+        assert [r.stage for r in t.evidence.rejections] == [stage], name
+        assert (t.diagnosis.case.id, t.diagnosis.verdict) == ("op-rejects-format-or-layout", verdict), name
+        assert t.family.family.id == "op-not-supported"
+
+
+def test_a_layout_the_tiling_checks_is_the_ops_rule_and_confirms(tmp_path):
+    line = ("RuntimeError: call aclnnFlashAttentionScore failed, detail:EZ1001: actualSeqQLen must not be null when "
+            "input_layout is TND.[FUNC:CheckInputLayout][FILE:fa_tiling.cpp][LINE:742]\n")
+    t = triage(write_log(tmp_path, "paste.txt", line), kb=KB)
+    assert t.evidence.rejections[0].stage == "tiling"
+    assert (t.diagnosis.case.id, t.diagnosis.verdict) == ("op-rejects-format-or-layout", "confirmed")

@@ -294,6 +294,9 @@ class Rejection:
     file: str
     line: int
     text: str
+    #: "tiling" when the complaint is the op's tiling (its words, or the source position it names): a call its
+    #: parameter check let through, refused on a path the tiling does not take
+    stage: str | None = None
 
     def states_rule(self) -> bool:
         """Whether the complaint names values the op accepts, not only another tensor of the same call to agree with

@@ -179,6 +179,8 @@ COMPLAINT_LEVELS = ("ERROR", "FATAL", "CRITICAL")
 #: `aclnnXGetWorkspaceSize call failed` under its complaint).
 LOOKBACK = 6
 LOOKAHEAD = 2
+#: A complaint of the op's tiling: its words, or a source file or function of the tiling named beside it.
+_TILING = re.compile(r"[Tt]iling|TILING")
 
 
 def _op(texts: list[str]) -> str | None:
@@ -325,8 +327,10 @@ def extract(log: LogTable) -> list[Rejection]:
         if aspect in GENERIC and op is None and not any(_OP_LAYER.search(t) for t in (*before, m.string)):
             covered = pos + used
             continue
+        # the complaint's own line and the one just before it (a paste puts the source position above the message)
+        stage = "tiling" if any(_TILING.search(t) for t in (m.string, *before[-2:])) else None
         out.append(Rejection(op=op or _op(after[::-1]), aspect=aspect, param=_clean(groups.get("param")),
                              value=_clean(groups.get("value")), allowed=_allowed(groups.get("allowed")),
-                             file=files[pos], line=log.column("line")[pos], text=m.string))
+                             file=files[pos], line=log.column("line")[pos], text=m.string, stage=stage))
         covered = pos + used
     return out

@@ -126,7 +126,10 @@ def observations(evidence: Evidence, errors: list[Record]) -> list[Observation]:
     for c in evidence.codes:
         obs.append(Observation("code", c.code, c.text, c.file, c.line))
     for r in evidence.rejections:   # the op's own complaint, said in words: op, aspect, value, what it takes
-        obs.append(Observation("rejected", r.aspect, r.said(), r.file, r.line))
+        # a format refused by the tiling passed the formats the op registers (its definition, checked when the op is
+        # selected): the tiling may lack the branch for one of them. A layout is the tiling's own rule to check
+        at = "format_in_tiling" if r.stage == "tiling" and r.aspect == "format" else r.aspect
+        obs.append(Observation("rejected", at, r.said(), r.file, r.line))
         if r.states_rule():   # ... naming what it accepts: the call is outside a rule the op states
             obs.append(Observation("rejected_rule", r.aspect, r.said(), r.file, r.line))
     joined: list[Observation] = []
