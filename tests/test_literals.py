@@ -4,7 +4,7 @@ import re
 import pytest
 from casebook.judging.ranking import Observation, Observed
 from casebook.knowledge.kb import load_kb
-from casebook.knowledge.literals import Haystack, Index, required, required_all
+from casebook.knowledge.literals import _CHUNKED_FROM, Haystack, Index, required, required_all
 from casebook.reading.bundle import Pasted
 from casebook.reading.plog import read_plog
 from conftest import COLLECTIONS, SAMPLES
@@ -168,8 +168,26 @@ def test_the_index_says_a_regex_may_match_exactly_where_its_own_literals_say_so(
     needs = [n for p in (r"ab|cd", r"(?i)ask", r"(?i)x(bc)+y", r"k[0-9]s", r"(?i)\u03bc|cde", r"(?:ab|ba)c", r"(?i)cd")
              if (n := required(p)) is not None]
     index, hay = Index(needs), Haystack(texts)
-    possible = index.possible(hay)
-    assert all((id(n) in possible) == hay.may_hold(n) for n in needs)
+    present = index.present(hay)
+    assert all((id(n) in present.ids) == hay.may_hold(n) for n in needs)
+    # and each requirement's literals the texts hold, no other
+    assert all(present.of(n) == [a for a in n.alternatives if a in hay.joined(n.folded)] for n in needs)
+
+
+def test_the_index_finds_the_same_literals_through_the_compiled_search_on_a_big_bundles_messages():
+    from pathlib import Path
+    kb = load_kb()
+    index = kb.needles["message"]
+    lines = sorted({line for f in sorted(Path(kb.root, "samples").glob("*/*/capture.txt"))
+                    for line in f.read_text(errors="replace").splitlines() if line.strip()})
+    hay = Haystack(lines)
+    # the chunked path, both cases
+    assert all(len(hay.joined(f)) >= _CHUNKED_FROM and hay.compiled(500, f) for f in (False, True))
+    present = index.present(hay)
+    for folded in (False, True):
+        joined = hay.joined(folded)
+        every = {alt for need in index._known.values() if need.folded is folded for alt in need.alternatives}
+        assert present.literals[folded] == {alt for alt in every if alt in joined}
 
 
 def test_the_index_knows_its_own_requirements_after_a_pickle_and_no_equal_copy():
@@ -178,7 +196,7 @@ def test_the_index_knows_its_own_requirements_after_a_pickle_and_no_equal_copy()
     index, copy_of = pickle.loads(pickle.dumps((Index(needs), needs)))
     assert all(index.knows(n) for n in copy_of)   # a kept knowledge base: its signatures and its index together
     assert not index.knows(required(r"lost heartbeat|Device not found"))   # equal, but not one it was made of
-    assert index.possible(Haystack(["the card lost heartbeat"])) == {id(copy_of[0])}
+    assert index.present(Haystack(["the card lost heartbeat"])).ids == {id(copy_of[0])}
 
 
 def test_observed_hits_with_the_knowledge_base_index_are_those_without_it():

@@ -23,7 +23,7 @@ from datetime import datetime
 from ..evidence.items import ErrorLine, Evidence, Fact, Incident
 from ..knowledge import priors
 from ..knowledge.kb import KnowledgeBase, KnownCase
-from ..knowledge.literals import Haystack, Index
+from ..knowledge.literals import Haystack, Index, Present
 from ..knowledge.rules import NO_BIT, Condition, Signature, bits_only, scoring_units
 from ..reading.fields import KIND_UNPARSED
 from ..reading.table import LogTable, Record
@@ -159,7 +159,7 @@ class Observed:
     def __init__(self, obs: list[Observation], needles: dict[str, Index] | None = None):
         self.groups: dict[str, dict[object, list[Observation]]] = {}
         self._needles = needles or {}   # the knowledge base's literal index of each field (kb.needles)
-        self._possible: dict[str, frozenset[int]] = {}
+        self._present: dict[str, Present] = {}
         for o in obs:   # every observed value is a str, an int or a bool (observations())
             self.groups.setdefault(o.field, {}).setdefault(o.value, []).append(o)
         self._hits: dict[int, list[list[Observation]]] = {}
@@ -175,19 +175,26 @@ class Observed:
                 texts = self._texts.get(sig.field)
                 if texts is None:
                     texts = self._texts[sig.field] = Haystack([str(g[0].value) for g in groups])
-                groups = [groups[i] for i in texts.holding(sig.needles)] if self._may_hold(sig, texts) else []
-            self._hits[id(sig)] = [group for group in groups if sig.test(group[0].value)]
+                groups = [groups[i] for i in self._holding(sig, texts)]
+                # each of these holds a literal the regex needs: only the regex is left to run
+                self._hits[id(sig)] = [group for group in groups if sig.pattern.search(str(group[0].value))]
+            else:
+                self._hits[id(sig)] = [group for group in groups if sig.test(group[0].value)]
         return self._hits[id(sig)]
 
-    def _may_hold(self, sig: Signature, texts: Haystack) -> bool:
-        """False only when no value of the signature's field holds one of its literals: told by the field's index
-        (each literal of the knowledge base looked for once), else by the signature's own literals."""
+    def _holding(self, sig: Signature, texts: Haystack) -> list[int]:
+        """Indices of the values that hold one of the signature's literals: with the field's index (each literal of
+        the knowledge base looked for once), only the literals the values hold are searched for, and a signature
+        with none is passed over; else every literal of the signature's."""
         index = self._needles.get(sig.field)
         if index is None or not index.knows(sig.needles):   # a signature made after the index
-            return texts.may_hold(sig.needles)
-        if sig.field not in self._possible:
-            self._possible[sig.field] = index.possible(texts)
-        return id(sig.needles) in self._possible[sig.field]
+            return texts.holding(sig.needles) if texts.may_hold(sig.needles) else []
+        if sig.field not in self._present:
+            self._present[sig.field] = index.present(texts)
+        present = self._present[sig.field]
+        if id(sig.needles) not in present.ids:
+            return []
+        return texts.holding_any(present.of(sig.needles), sig.needles.folded)
 
     def lines(self, sig: Signature) -> frozenset[tuple[str, int]]:
         """(file, line) of every observation the signature matches."""
@@ -324,15 +331,16 @@ def rank(kb: KnowledgeBase, evidence: Evidence, facts: dict[str, Fact], obs: Obs
     observations (made once per bundle: answers change facts, not what the logs show)."""
     causes = [i for i in evidence.incidents if i.role == "cause"]
     timed = sorted((i for i in causes if i.first.time), key=lambda i: i.first.time)
+    # an incident without a time (a screen capture's line) cannot be ordered: nothing is known to come before it
+    untimed = {(i.first.file, i.first.line) for i in causes if not i.first.time}
     hyps = []
     for case in kb.cases.values():
         family = kb.families.get(case.family)
         h = judge(case, obs, facts, tuple(family.signatures) if family else ())
         if h is None:
             continue
-        # an incident without a time (a screen capture's line) cannot be ordered: nothing is known to come before it
-        untimed = any(not i.first.time and (i.first.file, i.first.line) in h.explains for i in causes)
-        if h.verdict == CONFIRMED and timed and not untimed and not explains_incident(h, timed[0], timed):
+        if h.verdict == CONFIRMED and timed and untimed.isdisjoint(h.explains) \
+                and not explains_incident(h, timed[0], timed):
             _unexplained_first_cause(h, timed[0].first)
         hyps.append(h)
     strong = [h for h in hyps if h.verdict in (CONFIRMED, LIKELY)]

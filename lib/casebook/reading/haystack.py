@@ -58,6 +58,16 @@ class Haystack:
             self._bytes[folded] = joined.encode("utf-8", "surrogatepass") if whole and starts else None
         return self._bytes[folded]
 
+    def joined_of(self, indices: list[int], folded: bool = False) -> str:
+        """The texts of `indices` (folded when `folded`), joined by newlines."""
+        joined, starts = self._layout(folded)
+        ends = starts[1:] + [len(joined) + 1]
+        return "\n".join(joined[starts[i]:ends[i] - 1] for i in indices)
+
+    def compiled(self, literals: int, folded: bool = False) -> bool:
+        """Whether a search for that many literals goes through the compiled search (holding_any)."""
+        return len(self._layout(folded)[0]) * literals >= _COMPILED_FROM and self._encoded(folded) is not None
+
     def holding_any(self, literals: Iterable[str], folded: bool = False) -> list[int]:
         """Indices, ascending, of the texts holding one of `literals` (in the folded texts when `folded`)."""
         literals = list(literals)
