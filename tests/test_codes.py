@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 import yaml
 from casebook.evidence import errors
 from casebook.evidence.codes import codes_in
@@ -155,3 +157,18 @@ def test_the_code_a_line_carries_outside_its_message_is_a_sighting_of_its_family
         ("ERR00100", "pta", 1, "call acl api failed"), ("EZ9999", "ecode", 2, "EZ9999: Inner Error!"),
         ("EZ9999", "ecode", 3, "Kernel task happen error, retCode=0x26, [aicore exception]."),
         ("0x26", "retcode", 3, "Kernel task happen error, retCode=0x26, [aicore exception].")]
+
+
+_PIECES = ["error code is ", "ret=", "ERR", "E", "retCode=0x", "InnerCode=0x", "ErrorNo: ", "during AICPU execution, ",
+           "errcode:", "DCMI ", "ret is -8", "system exception code [0x", "507011", "1000", "99", "ab", "(", "]", " "]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(_PIECES), max_size=12))
+def test_the_quick_tests_before_each_codes_pattern_never_drop_a_code(pieces):
+    from casebook.evidence import codes
+    text = "".join(pieces)
+    every = [(c, "ecode") for c in codes._ECODE.findall(text)] + [(c, "runtime") for c in codes._RUNTIME.findall(text)]
+    every += [(c.lower(), "retcode") for c in codes._RETCODE.findall(text)] + [(c, "pta") for c in codes._PTA.findall(text)]
+    every += [(c.lower(), family) for family, pattern in codes._OTHER for c in pattern.findall(text)]
+    assert list(codes._codes(text))[:len(every)] == every

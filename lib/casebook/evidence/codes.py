@@ -6,6 +6,7 @@ import re
 from functools import lru_cache
 
 from ..knowledge import formats
+from ..knowledge.literals import required
 
 _ECODE = re.compile(r"(?<![0-9A-Za-z])(E[0-9A-Z]\d{4})(?![0-9A-Za-z])")
 # "retcode: 507011 ( model execute failed)" is MindSpore's task failure; "errorCode is 507011" a model's, "returned error
@@ -26,6 +27,10 @@ _OTHER = (("runtime_inner", re.compile(r"\bInnerCode=(0x[0-9a-fA-F]+)\b")),
           ("aicpu", re.compile(r"during AICPU execution,.*?\berrcode:(2\d{4})\b")),
           ("dcmi", re.compile(r"(?i)\bdcmi\b.*?\bret is (-8\d{3})\b")),
           ("bbox_exception", re.compile(r"\bsystem exception code \[(0x[0-9a-fA-F]{8})\]")))
+#: The run every runtime code is: a message without one is not searched for the words before it (most are not).
+_RUNTIME_DIGITS = re.compile(r"[1-5]\d{5}")
+#: The literals each other catalog's words hold, tested before its pattern runs.
+_OTHER_NEEDS = tuple(required(pattern.pattern) for _, pattern in _OTHER)
 #: The AI Core error register of an analyzer report (`code : 0x10`), as the catalog's analyzer forms read it.
 _ANALYZER = formats.select("aicore_fault", "analyzer")
 _CODE_SHAPES = {"runtime": re.compile(r"[1-5]\d{5}$"), "retcode": re.compile(r"0x[0-9a-f]+$")}
@@ -43,10 +48,13 @@ def _codes(text: str) -> tuple[tuple[str, str], ...]:
     found: list[tuple[str, str]] = []
     # "report error module_type=5, module_name=EZ9999" is the runtime filing an EZ9999 with the error manager
     found += [(c, "ecode") for c in _ECODE.findall(text)]
-    found += [(c, "runtime") for c in _RUNTIME.findall(text)]
+    if _RUNTIME_DIGITS.search(text):
+        found += [(c, "runtime") for c in _RUNTIME.findall(text)]
     found += [(c.lower(), "retcode") for c in _RETCODE.findall(text)]
-    found += [(c, "pta") for c in _PTA.findall(text)]
-    found += [(c.lower(), family) for family, pattern in _OTHER for c in pattern.findall(text)]
+    if "ERR" in text:
+        found += [(c, "pta") for c in _PTA.findall(text)]
+    found += [(c.lower(), family) for (family, pattern), need in zip(_OTHER, _OTHER_NEEDS)
+              if need is None or need.may_match(text) for c in pattern.findall(text)]
     if (register := _analyzer_register(text)) is not None:
         found.append((register, "aicore_error"))
     if (pair := _catalog_code(text)) is not None and pair not in found:
