@@ -287,6 +287,12 @@ def test_the_leading_open_cause_real_reports_state_most_is_named_with_the_family
      "environment-versions"),
     # Triton's `0 active drivers`: no installed package registered a backend (triton-ascend absent, or shadowed by
     # upstream Triton), placed with the environment's packages though no cause is known yet
+    # the job could not open, set, find or name its device, or its launcher counted none: which devices it may use
+    (["[ERROR] [Init] Acl open device 2 failed."], "environment-versions"),
+    (["RuntimeError: Failed to infer device type, please check your environment."], "environment-versions"),
+    (["ValueError: Total available GPUs 0 is less than total desired GPUs 4."], "environment-versions"),
+    (["RuntimeError: Invalid device ID. Check the number of processes against the devices visible."],
+     "environment-versions"),
     (["  File \"/usr/local/lib/python3.11/site-packages/triton/runtime/driver.py\", line 8, in _create_driver",
       "    raise RuntimeError(f\"{len(actives)} active drivers ({actives}). There should only be one.\")",
       "RuntimeError: 0 active drivers ([]). There should only be one."], "environment-versions"),
