@@ -287,6 +287,12 @@ def test_the_leading_open_cause_real_reports_state_most_is_named_with_the_family
      "environment-versions"),
     # Triton's `0 active drivers`: no installed package registered a backend (triton-ascend absent, or shadowed by
     # upstream Triton), placed with the environment's packages though no cause is known yet
+    # a tensor or a call on another device than the code meant, or on none: the program's own placement
+    (["AssertionError: The values for attribute 'device' do not match: npu:1 != cpu."], "framework-usage"),
+    (["RuntimeError: Could not compute stream ID for 0xffff8b21c6a0 on device -1 (something went wrong)"],
+     "framework-usage"),
+    (["Check failed: (device_names.size() > 0): 0!>0 No device specified."], "framework-usage"),
+    (["RuntimeError: Currently, AutocastCPU only support Bfloat16 as the autocast_cpu_dtype"], "framework-usage"),
     # the job could not open, set, find or name its device, or its launcher counted none: which devices it may use
     (["[ERROR] [Init] Acl open device 2 failed."], "environment-versions"),
     (["RuntimeError: Failed to infer device type, please check your environment."], "environment-versions"),
