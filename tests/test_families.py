@@ -316,6 +316,9 @@ def test_a_familys_words_place_a_short_paste(tmp_path, lines, family):
     # the Vision SDK's tail names the code: 507014, an AI Core task that timed out
     ("Synchronize stream execution failed. (Calling Function = aclrtSynchronizeStream, Code = 507014, Message = "
      "Unknown error code.)", "aicore-trap-or-timeout"),
+    # the runtime's own code for an AI Core or a vector core exception, with no other word of it
+    ("Synchronize stream failed,error code is 507015", "aicore-exception"),
+    ("RuntimeError: NPU function error: device error type 3, error code is 507035", "aicore-exception"),
     # hccl_test stops at its communicator's creation with the line and return code of that step
     ("hccl interface return err ./common/src/hccl_test_common.cc:499, retcode: 11", "hccl-init-failure"),
     ("[rank1]: RuntimeError: create_config:build/CMakeFiles/torch_npu.dir/compiler_depend.ts:102 HCCL function "
