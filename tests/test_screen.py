@@ -48,6 +48,11 @@ def test_a_message_under_its_title_and_code_without_pid_or_time_opens_a_block():
                                 "    should be in dtype support list [DT_FLOAT, DT_INT32, DT_INT64, ...]")
     assert (title.kind, title.level, title.code, title.msg) == (KIND_BLOCK_MSG, "ERROR", "EZ1001", "")
     assert [(f.kind, f.code) for f in (said, allowed)] == [(KIND_BLOCK_LINE, "EZ1001")] * 2
+    # a paste that kept the title alone, without its colon (a disaggregated deployment's HCCL link failure)
+    (bare,) = read("Communication_Error_Get_Socket(EI0006)")
+    assert (bare.kind, bare.level, bare.code, bare.extra["title"], bare.msg) == (
+        KIND_BLOCK_MSG, "ERROR", "EI0006", "Communication_Error_Get_Socket", "")
+    assert read("Communication_Error_Get_Socket(EI0006) and more")[0].kind == KIND_UNPARSED
 
 
 def test_a_block_the_paste_began_inside_reads_from_its_call_sites():

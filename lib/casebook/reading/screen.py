@@ -28,9 +28,10 @@ _BLOCK_MSGS = (
     re.compile(r"^\s*\[PID: ?(?P<pid>\d+)\] (?:(?P<ts>" + TS + r") )?(?P<title>[^()]*)\((?P<code>" + ECODE
                + r")\):\s*(?P<msg>.*)$", re.S),
     # Resource_Error(EE1023): msg: the message's title and code without pid or time, as the runtime's own messages
-    # and documents print it (CANN 8); torch_npu's reprint may put the message on the lines after the title
-    re.compile(r"^\s*(?P<title>[A-Z][A-Za-z]*(?:[_/][A-Za-z]+)+)\((?P<code>" + ECODE + r")\):\s*(?P<msg>(?:\S.*)?)$",
-               re.S),
+    # and documents print it (CANN 8); torch_npu's reprint may put the message on the lines after the title, and a
+    # paste may keep the title alone, without its colon
+    re.compile(r"^\s*(?P<title>[A-Z][A-Za-z]*(?:[_/][A-Za-z]+)+)\((?P<code>" + ECODE + r")\)(?::\s*(?P<msg>(?:\S.*)?)|"
+               r"\s*(?P<bare>))$", re.S),
     # EZ9999: 2024-07-27-05:01:55.672.958  msg (no pid: CANN 7 releases of early 2024)
     re.compile(r"^\s*(?P<code>" + ECODE + r"): (?P<ts>" + TS + r")\s+(?P<msg>.*)$", re.S),
     # EH9999  msg: a later message of the block, its code repeated before it (CANN 8)
@@ -59,7 +60,7 @@ def _block_msg(line: str, state: BlockState) -> Fields | None:
             time = plog_time(d["ts"]) if d.get("ts") else (state.time if m["code"] == state.code else None)
             pid = number(d["pid"]) if d.get("pid") else (state.pid if m["code"] == state.code else None)
             state.open_block(m["code"], pid, time)
-            f = Fields(KIND_BLOCK_MSG, level="ERROR", pid=pid, time=time, code=m["code"], msg=m["msg"].strip())
+            f = Fields(KIND_BLOCK_MSG, level="ERROR", pid=pid, time=time, code=m["code"], msg=(m["msg"] or "").strip())
             if d.get("title"):
                 f.extra["title"] = d["title"].strip()
             return f
