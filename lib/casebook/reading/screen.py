@@ -31,7 +31,7 @@ _BLOCK_MSGS = (
     # and documents print it (CANN 8); torch_npu's reprint may put the message on the lines after the title, and a
     # paste may keep the title alone, without its colon
     re.compile(r"^\s*(?P<title>[A-Z][A-Za-z]*(?:[_/][A-Za-z]+)+)\((?P<code>" + ECODE + r")\)(?::\s*(?P<msg>(?:\S.*)?)|"
-               r"\s*(?P<bare>))$", re.S),
+               r"\s*)$", re.S),
     # EZ9999: 2024-07-27-05:01:55.672.958  msg (no pid: CANN 7 releases of early 2024)
     re.compile(r"^\s*(?P<code>" + ECODE + r"): (?P<ts>" + TS + r")\s+(?P<msg>.*)$", re.S),
     # EH9999  msg: a later message of the block, its code repeated before it (CANN 8)
