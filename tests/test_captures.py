@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from casebook.judging.accuracy import read_expected, score
+from casebook.judging.accuracy import capture_of, read_expected, score
 from casebook.judging.contract import to_dict
 from casebook.judging.expectations import cause_miss, confirmed_miss, reading_misses
 from casebook.judging.triage import triage
@@ -47,7 +47,7 @@ def results() -> dict[str, tuple]:
     """Every capture triaged once: (triage, JSON)."""
     out = {}
     for folder in FOLDERS:
-        t = triage(folder / "capture.txt", kb=KB)
+        t = triage(capture_of(folder), kb=KB)
         out[folder.name] = (t, to_dict(t))
     return out
 
@@ -78,7 +78,9 @@ def test_the_lines_that_carry_text_are_parsed(results, batch):
 
 
 def _blank(folder: Path) -> int:
-    return sum(1 for line in (folder / "capture.txt").read_text(encoding="utf-8", errors="replace").splitlines()
+    given = capture_of(folder)
+    files = sorted(p for p in given.rglob("*") if p.is_file()) if given.is_dir() else [given]
+    return sum(1 for f in files for line in f.read_text(encoding="utf-8", errors="replace").splitlines()
                if not line.strip())
 
 

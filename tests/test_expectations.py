@@ -46,6 +46,24 @@ def test_the_first_error_is_checked_by_its_line_its_words_and_its_code(tmp_path)
     assert reading_misses(folder, {"first_error": None}, set()) == ["no first error found"]
 
 
+def test_a_collections_first_error_is_checked_by_its_file_too(tmp_path):
+    from casebook.judging.accuracy import capture_of
+    folder = tmp_path / "collection"
+    plog = folder / "capture" / "worker-0" / "plog-1.log"
+    plog.parent.mkdir(parents=True)
+    plog.write_text("[INFO] ok\n[ERROR] HCCL(1,python):2025-01-24-11:24:07.476.916 [x.cc:1]1 boom EI0006\n",
+                    encoding="utf-8")
+    (folder / "expect.yaml").write_text(yaml.safe_dump(
+        {"first_error": {"file": "worker-0/plog-1.log", "line": 2, "contains": "boom"}}), encoding="utf-8")
+    assert capture_of(folder) == folder / "capture" and capture_of(tmp_path / "c") == tmp_path / "c" / "capture.txt"
+    got = {"first_error": first(2, "other words", file="worker-0/plog-1.log")}
+    assert reading_misses(folder, got, set()) == []   # the words are in that file's line
+    assert reading_misses(folder, {"first_error": first(2, "boom", file="worker-1/plog-2.log")}, set()) == [
+        "first error read in worker-1/plog-2.log:2, not worker-0/plog-1.log:2"]
+    assert reading_misses(folder, {"first_error": first(1, "ok", file="worker-0/plog-1.log")}, set()) == [
+        "first error read at line 1, not 2"]
+
+
 def test_a_capture_without_a_first_error_wants_none_read(tmp_path):
     folder = capture(tmp_path, {"diagnosis": "undocumented"})
     assert reading_misses(folder, {"first_error": first(3, "line three")}, set()) == [

@@ -1,6 +1,7 @@
 """Accuracy on real captures: each capture's documented cause against what the triage names.
 
-A capture folder holds `capture.txt` (the text as pasted) and `expect.yaml` (the cause its thread states:
+A capture folder holds `capture.txt` (the text as pasted), or `capture/` (a collection of log files as it was
+published, its layout kept), and `expect.yaml` (the cause its source states:
 `diagnosis`, a case id or a slug for a cause the knowledge base does not hold, `undocumented` or `no-failure`;
 optional `accept`, other case ids that are exactly right; `family`, the symptom family or `none`; `batch`,
 the collection round it came in). A capture is scored on four counts:
@@ -110,13 +111,19 @@ def figures(scores: list[Score], batch: str) -> Figures:
                    sum(bool(s.confirmed_wrong) for s in scores))
 
 
+def capture_of(folder: Path) -> Path:
+    """What a capture folder gives the triage: its `capture/` collection when it has one, else its `capture.txt`."""
+    collection = folder / "capture"
+    return collection if collection.is_dir() else folder / "capture.txt"
+
+
 def score_folders(folders: list[Path], kb=None) -> list[Score]:
     """Triage every capture folder and score it."""
     from .contract import to_dict
     from .triage import triage
     out = []
     for folder in folders:
-        t = triage(folder / "capture.txt", kb=kb)
+        t = triage(capture_of(folder), kb=kb)
         out.append(score(read_expected(folder), to_dict(t)))
     return out
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import yaml
 
-from .accuracy import Expected, Score, read_expected, score
+from .accuracy import Expected, Score, capture_of, read_expected, score
 
 
 def expected(folder: Path) -> dict:
@@ -17,8 +17,10 @@ def expected(folder: Path) -> dict:
     return yaml.safe_load((folder / "expect.yaml").read_text(encoding="utf-8")) or {}
 
 
-def _line(folder: Path, no: int) -> str:
-    lines = (folder / "capture.txt").read_text(encoding="utf-8", errors="replace").splitlines()
+def _line(folder: Path, no: int, file: str | None = None) -> str:
+    """Line `no` of the capture's text, or of the file `file` of its collection."""
+    path = capture_of(folder) / file if file else folder / "capture.txt"
+    lines = path.read_text(encoding="utf-8", errors="replace").splitlines() if path.is_file() else []
     return lines[no - 1] if 0 < no <= len(lines) else ""
 
 
@@ -33,7 +35,11 @@ def reading_misses(folder: Path, doc: dict, codes_seen: set[str]) -> list[str]:
         out.append("no first error found")
     elif first is not None:
         cited = got.get("capture_line", got["line"])   # a grep paste cites its source line; the capture's line too
-        if cited != first["line"] or not (first["contains"] in got["text"] or first["contains"] in _line(folder, cited)):
+        file = first.get("file")   # a collection's first error names its file too
+        if file is not None and got.get("file") != file:
+            out.append(f"first error read in {got.get('file')}:{cited}, not {file}:{first['line']}")
+        elif cited != first["line"] or not (first["contains"] in got["text"]
+                                            or first["contains"] in _line(folder, cited, file)):
             out.append(f"first error read at line {cited}, not {first['line']}")
         elif "code" in first and got.get("code") != str(first["code"]):
             out.append(f"the first error's code is not read: want {first['code']}, "
@@ -102,7 +108,7 @@ def gaps(folders: list[Path], kb=None) -> dict[str, dict[str, str] | list[str]]:
     out: dict[str, dict[str, str] | list[str]] = {check: {} for check in CHECKS}
     shown: set[str] = set()
     for folder in folders:
-        t = triage(folder / "capture.txt", kb=kb)
+        t = triage(capture_of(folder), kb=kb)
         for check, reason in misses(folder, to_dict(t), {c.code for c in t.evidence.codes}, set(kb.cases)).items():
             out[check][folder.name] = reason
         shown |= {str(c) for c in expected(folder).get("codes") or []}
