@@ -316,6 +316,13 @@ def test_a_familys_words_place_a_short_paste(tmp_path, lines, family):
     # the Vision SDK's tail names the code: 507014, an AI Core task that timed out
     ("Synchronize stream execution failed. (Calling Function = aclrtSynchronizeStream, Code = 507014, Message = "
      "Unknown error code.)", "aicore-trap-or-timeout"),
+    # HCCL's task exception report of a failed Notify Wait (mind-cluster's fault-diagnosis test plogs), and its
+    # report of a transport to a peer it could not build
+    ("[ERROR] HCCL(4410,python3):2024-04-08-02:55:04.898.194 [task_exception_handler.cc:452][4410][TaskExceptionHandler]"
+     "[Callback]Task run failed, base information is streamID:[3], taskID[765], taskType[Notify Wait], tag[AllReduce_1]",
+     "hccl-timeout"),
+    ("[ERROR] HCCL(903,python3.8):2025-07-30-19:36:56.167.730 [transport_manager.cc:777] [16542][Create][DestLink]"
+     "Transport init error! createLink para:rank[3]-localUserrank[3]-localIpAddr[], dst_rank[0]", "hccl-init-failure"),
     # the runtime's own code for an AI Core or a vector core exception, with no other word of it
     ("Synchronize stream failed,error code is 507015", "aicore-exception"),
     ("RuntimeError: NPU function error: device error type 3, error code is 507035", "aicore-exception"),
@@ -328,3 +335,22 @@ def test_a_familys_words_place_a_short_paste(tmp_path, lines, family):
 def test_a_line_of_one_family_places_it_alone(tmp_path, line, family):
     t = triage(write_log(tmp_path, "console.log", line + "\n"))
     assert t.family is not None and t.family.family.id == family
+
+
+def test_a_failed_notify_wait_task_makes_the_notify_timeout_likely_never_confirmed(tmp_path):
+    # every cause of the family stops a rank at such a wait: the report places the timeout, not its cause
+    line = ("[ERROR] HCCL(4410,python3):2024-04-08-02:55:04.898.194 [task_exception_handler.cc:452][4410]"
+            "[TaskExceptionHandler][Callback]Task run failed, base information is streamID:[3], taskID[765], "
+            "taskType[Notify Wait], tag[AllReduce_1]")
+    t = triage(write_log(tmp_path, "plog-4410_20240408025500000.log", line + "\n"))
+    assert (t.diagnosis.case.id, t.diagnosis.verdict) == ("hccl-notify-wait-timeout", "likely")
+
+
+def test_the_host_drivers_own_lost_heartbeat_line_is_the_lost_heartbeat(tmp_path):
+    # the kernel log (syslog's messages) of the host NPU driver, as mind-cluster's fault-diagnosis tests hold it
+    line = ("Aug  1 08:38:31 node-3 kernel: [ 1197.584409] [ascend] [ERROR] [drv_soft_fault] [heart_beat_judge 318] "
+            "<kworker/5:1H:39365> Heartbeat lost! (device=1; old_count=1104; new_count=1104; lost_count=4; "
+            "total_lost_count=4; total_10s_count=0; total_15s_count 0).")
+    t = triage(write_log(tmp_path, "messages_0x40F84E00", line + "\n"))
+    assert (t.diagnosis.case.id, t.diagnosis.verdict, t.family.family.id) == (
+        "device-heartbeat-lost", "confirmed", "device-lost")
