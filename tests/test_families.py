@@ -344,6 +344,12 @@ def test_a_failed_notify_wait_task_makes_the_notify_timeout_likely_never_confirm
             "taskType[Notify Wait], tag[AllReduce_1]")
     t = triage(write_log(tmp_path, "plog-4410_20240408025500000.log", line + "\n"))
     assert (t.diagnosis.case.id, t.diagnosis.verdict) == ("hccl-notify-wait-timeout", "likely")
+    # the same report of HCCL's AI CPU mode, written by the device's aicpu_scheduler
+    aicpu = ("[ERROR] HCCL(5375,aicpu_scheduler):2025-08-06-23:09:01.834.041 [aicpu_communicator.cc:3083] [5792]"
+             "[TaskException]base information is streamId:149, sqid:153, head:1488, tail:136, type:NOTIFY WAIT, "
+             "localRank:1, remoteRank:0, taskId:26064, notifyId:760, addr1High:0x0, addr1Low:0x0.")
+    t = triage(write_log(tmp_path, "plog-5375_20250806230900000.log", aicpu + "\n"))
+    assert (t.diagnosis.case.id, t.diagnosis.verdict) == ("hccl-notify-wait-timeout", "likely")
 
 
 def test_the_host_drivers_own_lost_heartbeat_line_is_the_lost_heartbeat(tmp_path):
