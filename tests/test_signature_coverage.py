@@ -2,6 +2,7 @@
 of a real capture: a signature no log shows firing is unproved, whatever its regex looks like."""
 
 import yaml
+from casebook.judging.accuracy import capture_of
 from casebook.knowledge.kb import load_kb
 from conftest import ROOT, SAMPLES, triaged
 
@@ -28,7 +29,7 @@ def bundles() -> list[tuple]:
         for sample in sorted(p for p in case.iterdir() if p.is_dir()):
             runs = yaml.safe_load((sample / "expect.yaml").read_text(encoding="utf-8"))["runs"]
             out.append((sample, runs[0].get("facts") or {}))
-    return out + [(folder / "capture.txt", {}) for folder in sorted(p for p in CAPTURES.iterdir() if p.is_dir())]
+    return out + [(capture_of(folder), {}) for folder in sorted(p for p in CAPTURES.iterdir() if p.is_dir())]
 
 
 def test_every_signature_fires_on_a_named_line():

@@ -145,13 +145,19 @@ def test_an_open_case_asks_three_questions_sets_three_causes_side_by_side_and_fo
     assert len(root.questions) > 3 and root.questions_shown == root.questions[:3]
     assert root.questions_more == root.questions[3:]
     assert [c.id for c in root.causes] == t.family.open_causes[:3]
-    assert root.causes[0].for_ and root.causes[0].against, "the leading cause says why and why not"
+    lead = root.causes[0]
+    assert lead.for_ and (lead.against or lead.missing), "the leading cause says why, and why not or what would settle it"
+    # a card says why not exactly where its case has evidence against it
+    by_id = {h.case.id: h for h in t.candidates}
+    assert [bool(c.against) for c in root.causes] == [bool(by_id[c.id].against) if c.id in by_id else False
+                                                      for c in root.causes]
     captions = [f.caption for f in root.folds]
     assert captions == [f"All {len(t.candidates)} candidates", captions[1]] and captions[1].startswith(
         "Unexplained error templates (")
     said = " ".join(root.findings)
     assert t.family.open_causes[3] not in said, "the open causes past the leading three are folded away"
-    assert not [h.case.id for h in t.candidates[3:] if h.case.id in said]
+    shown = {c.id for c in root.causes}   # the family's leading three, wherever the candidates rank them
+    assert not [h.case.id for h in t.candidates[3:] if h.case.id in said and h.case.id not in shown]
 
 
 def test_the_first_question_best_separates_the_leading_causes(every_triage):
