@@ -360,3 +360,14 @@ def test_the_host_drivers_own_lost_heartbeat_line_is_the_lost_heartbeat(tmp_path
     t = triage(write_log(tmp_path, "messages_0x40F84E00", line + "\n"))
     assert (t.diagnosis.case.id, t.diagnosis.verdict, t.family.family.id) == (
         "device-heartbeat-lost", "confirmed", "device-lost")
+
+
+def test_a_device_log_alone_places_the_ai_core_exception_by_the_firmwares_handler(tmp_path):
+    # the 2020 layout's device log, no host plog beside it (hicann/oam-tools's msaicerr test data)
+    device = tmp_path / "slog" / "dev-os-0" / "device-0"
+    device.mkdir(parents=True)
+    (device / "device-0_20201224011054112.log").write_text(
+        "[ERROR] TSCH(-1,null):2020-12-23-17:10:54.121.809 2179 (cpuid:0) ../../tsch/firmware/feature/src/bs/"
+        "ai_core_dispatcher.c:903 aicore_exception_aic_reset: SOC_AIC_SC_REG_RUN_STALL_REG=0x1\n", encoding="utf-8")
+    t = triage(tmp_path)
+    assert t.family is not None and t.family.family.id == "aicore-exception"
