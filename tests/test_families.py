@@ -285,8 +285,6 @@ def test_the_leading_open_cause_real_reports_state_most_is_named_with_the_family
     (["main.cpp:(.text+0x3c): undefined reference to `aclrtDevResLimitType'"], "environment-versions"),
     (["[ERROR]Driver_ko_install failed, details in : /var/log/ascend_seclog/ascend_install.log."],
      "environment-versions"),
-    # Triton's `0 active drivers`: no installed package registered a backend (triton-ascend absent, or shadowed by
-    # upstream Triton), placed with the environment's packages though no cause is known yet
     # a tensor or a call on another device than the code meant, or on none: the program's own placement
     (["AssertionError: The values for attribute 'device' do not match: npu:1 != cpu."], "framework-usage"),
     (["RuntimeError: Could not compute stream ID for 0xffff8b21c6a0 on device -1 (something went wrong)"],
@@ -299,6 +297,8 @@ def test_the_leading_open_cause_real_reports_state_most_is_named_with_the_family
     (["ValueError: Total available GPUs 0 is less than total desired GPUs 4."], "environment-versions"),
     (["RuntimeError: Invalid device ID. Check the number of processes against the devices visible."],
      "environment-versions"),
+    # Triton's `0 active drivers`: no installed package registered a backend (triton-ascend absent, or shadowed by
+    # upstream Triton), placed with the environment's packages though no cause is known yet
     (["  File \"/usr/local/lib/python3.11/site-packages/triton/runtime/driver.py\", line 8, in _create_driver",
       "    raise RuntimeError(f\"{len(actives)} active drivers ({actives}). There should only be one.\")",
       "RuntimeError: 0 active drivers ([]). There should only be one."], "environment-versions"),
