@@ -23,7 +23,7 @@ from datetime import datetime
 from ..evidence.items import ErrorLine, Evidence, Fact, Incident
 from ..knowledge import priors
 from ..knowledge.kb import KnowledgeBase, KnownCase
-from ..knowledge.literals import Haystack, Index, Present
+from ..knowledge.literals import Haystack, Index
 from ..knowledge.rules import NO_BIT, Condition, Signature, bits_only, scoring_units
 from ..reading.fields import KIND_UNPARSED
 from ..reading.table import LogTable, Record
@@ -159,7 +159,6 @@ class Observed:
     def __init__(self, obs: list[Observation], needles: dict[str, Index] | None = None):
         self.groups: dict[str, dict[object, list[Observation]]] = {}
         self._needles = needles or {}   # the knowledge base's literal index of each field (kb.needles)
-        self._present: dict[str, Present] = {}
         for o in obs:   # every observed value is a str, an int or a bool (observations())
             self.groups.setdefault(o.field, {}).setdefault(o.value, []).append(o)
         self._hits: dict[int, list[list[Observation]]] = {}
@@ -174,27 +173,14 @@ class Observed:
                 # only the values holding one of the regex's literals can match: found in one pass over them all
                 texts = self._texts.get(sig.field)
                 if texts is None:
-                    texts = self._texts[sig.field] = Haystack([str(g[0].value) for g in groups])
-                groups = [groups[i] for i in self._holding(sig, texts)]
+                    texts = self._texts[sig.field] = Haystack([str(g[0].value) for g in groups],
+                                                              self._needles.get(sig.field))
+                groups = [groups[i] for i in texts.candidates(sig.needles)]
                 # each of these holds a literal the regex needs: only the regex is left to run
                 self._hits[id(sig)] = [group for group in groups if sig.pattern.search(str(group[0].value))]
             else:
                 self._hits[id(sig)] = [group for group in groups if sig.test(group[0].value)]
         return self._hits[id(sig)]
-
-    def _holding(self, sig: Signature, texts: Haystack) -> list[int]:
-        """Indices of the values that hold one of the signature's literals: with the field's index (each literal of
-        the knowledge base looked for once), only the literals the values hold are searched for, and a signature
-        with none is passed over; else every literal of the signature's."""
-        index = self._needles.get(sig.field)
-        if index is None or not index.knows(sig.needles):   # a signature made after the index
-            return texts.holding(sig.needles) if texts.may_hold(sig.needles) else []
-        if sig.field not in self._present:
-            self._present[sig.field] = index.present(texts)
-        present = self._present[sig.field]
-        if id(sig.needles) not in present.ids:
-            return []
-        return texts.holding_any(present.of(sig.needles), sig.needles.folded)
 
     def lines(self, sig: Signature) -> frozenset[tuple[str, int]]:
         """(file, line) of every observation the signature matches."""

@@ -163,8 +163,22 @@ def _candidates(items: list, folded: bool) -> list[tuple[str, ...]]:
 class Haystack(haystack.Haystack):
     """Many texts searched at once for the literals a regex requires."""
 
-    def __init__(self, texts: list[str]) -> None:
+    def __init__(self, texts: list[str], index: Index | None = None) -> None:
         super().__init__(texts, fold=_folded)
+        self._index = index
+        self._present: Present | None = None   # what of the index's literals the texts hold, found once
+
+    def candidates(self, need: Required) -> list[int]:
+        """Indices, ascending, of the texts that may match: those holding one of the requirement's literals. With an
+        index that knows the requirement (each literal of a knowledge base looked for once), only the literals the
+        texts hold are searched for, and a requirement with none is passed over."""
+        if self._index is None or not self._index.knows(need):   # a requirement made after the index
+            return self.holding(need) if self.may_hold(need) else []
+        if self._present is None:
+            self._present = self._index.present(self)
+        if id(need) not in self._present.ids:
+            return []
+        return self.holding_any(self._present.of(need), need.folded)
 
     def joined(self, folded: bool) -> str:
         """The texts joined by newlines (case-folded when `folded`)."""
