@@ -154,6 +154,16 @@ def test_a_paste_without_error_lines_makes_its_first_failures_errors_up_to_a_bou
     assert lines[:2] == [1, 2] and len(lines) == errors.STATED_PER_FILE and log.lines == n
 
 
+def test_every_line_of_the_captures_that_says_it_failed_holds_a_literal_of_the_wordings():
+    # a paste's lines are searched for the wordings' literals before the regex runs on them: no line the regex
+    # finds may be passed over
+    need = errors._STATES_NEED
+    assert need is not None
+    lines = [line for p in sorted(CAPTURES.glob("*/capture.txt")) for line in p.read_text(errors="replace").splitlines()]
+    said = [line for line in lines if errors._STATES.search(line)]
+    assert len(said) > 1000 and all(need.may_match(line) for line in said)
+
+
 def test_an_argument_rule_in_a_routine_line_is_no_error_when_the_paste_has_its_own(tmp_path):
     leveled = tmp_path / "leveled.txt"
     leveled.write_text("the batch size must be a multiple of 8, using 16\n[ERROR] RUNTIME(1,python):2024-06-11-09:31:42."

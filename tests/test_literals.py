@@ -116,6 +116,39 @@ def test_only_four_letters_outside_ascii_match_an_ascii_letter_ignoring_case_and
             Haystack(["none", f"aX{ch}b"]).holding(required(f"(?i)x{letter}")) == [1]
 
 
+@pytest.mark.parametrize("pattern, exact", [
+    (r"lost heartbeat|Device not found", True),
+    (r"(?i)Stuck Occurred", True),
+    (r"(ab|cd)", True),                                       # a group changes nothing a search answers
+    (r"\bdriver[ _]version", False),                         # a word boundary is more than the literals
+    (r"driver[ _]version", True),                             # two runs, both named
+    (r"(?i)端口被占用|EADDRINUSE", True),
+    (r"x(abc)+y", False),
+    (r"(?:ab|ba)c", False),                                   # two requirements in turn: the regex tells
+    (r"k[0-9]s", False),
+    (r"ab?c", False),                                         # an optional character: kept to the regex
+    (r"(?a)(?i)ask", False),                                  # ASCII folding is not the needles' folding
+    (r"EADDRINUSE|(?i:address in use)", False),               # a part that ignores case folds the rest too
+    (r"lost heartbeat|\d+", False),
+])
+def test_a_regex_of_literals_alone_is_answered_by_them(pattern, exact):
+    need = required(pattern)
+    assert (need is not None and need.exact) == exact
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text(alphabet="abcdeikmsxyzABCKS \u017f\u212a\u0130\u00b5\u03bc|.*0123()[]\n", max_size=12),
+                max_size=6), st.sampled_from([r"ab|cd", r"(?i)ask", r"(?i)sk|KIM", r"(?i)xy|cde", r"(a[bc]|i)",
+                                              r"(?i)端口|Ks"]))
+def test_a_regex_of_literals_alone_matches_exactly_where_they_are(texts, pattern):
+    need = required(pattern)
+    assert need.exact
+    for text in texts:
+        assert need.may_match(text) == bool(re.search(pattern, text)), text
+    truth = [i for i, t in enumerate(texts) if re.search(pattern, t)]
+    assert Haystack(texts).holding(need) == truth
+
+
 def test_folding_never_rules_out_a_match():
     for pattern, text in [(r"(?i)stuck", "STUC\u212a"), (r"(?i)ecc", "ECC"), (r"(?i)sdma", "\u017fDMA"),
                           (r"(?i)aicore", "A\u0130CORE"), (r"(?i)\u03bc", "\u00b5")]:

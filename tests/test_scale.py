@@ -167,6 +167,24 @@ def test_bench_reports_every_figure(tmp_path, capsys):
     assert bench.bundle_files(tmp_path / "b")
 
 
+def test_the_memory_sampler_counts_a_child_process_with_its_parent():
+    # a parent whose child holds 64 MiB: the child is found in the tree and its memory counted with the parent's
+    code = ("import subprocess, sys; c = subprocess.Popen([sys.executable, '-c', "
+            "'import sys; b = bytearray(64 << 20); print(1, flush=True); sys.stdin.read()'], "
+            "stdin=subprocess.PIPE, stdout=subprocess.PIPE); c.stdout.readline(); print(c.pid, flush=True); "
+            "sys.stdin.read(); c.stdin.close(); c.wait()")
+    parent = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        child = int(parent.stdout.readline())
+        tree = bench._tree(parent.pid)
+        assert tree == {parent.pid, child}
+        assert bench._rss(tree) >= bench._rss({parent.pid}) + (64 << 20)
+        assert bench._rss({2 ** 22 + 1}) == 0   # no such process: nothing, not an error
+    finally:
+        parent.stdin.close()
+        parent.wait(timeout=30)
+
+
 def test_cli_synth_and_triage_on_the_dask_engine(tmp_path, capsys):
     assert main(["synth", str(tmp_path / "s"), "--size", "1MB"]) == 0
     assert "files" in capsys.readouterr().out

@@ -45,7 +45,9 @@ class Rule:
 
     def matches(self, text: str) -> bool:
         """Whether the row's pattern is found in the text (a text without the literals it needs is not searched)."""
-        return (self.needs is None or self.needs.may_match(text)) and self.pattern.search(text) is not None
+        if self.needs is None:
+            return self.pattern.search(text) is not None
+        return self.needs.may_match(text) and (self.needs.exact or self.pattern.search(text) is not None)
 
 
 #: The pattern of the row that stands for the format catalog.

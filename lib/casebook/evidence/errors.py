@@ -80,8 +80,9 @@ TOLD_PER_FILE = 64
 #: tens of thousands of lines errors to place, classify and rank, when its first few tell the case.
 STATED_PER_FILE = 1000
 
-#: What every report line holds (one of these literals), read from the regex.
+#: What every report line holds (one of these literals), read from the regex; and every line that says it failed.
 _REPORTS_NEED = required(_REPORTS.pattern)
+_STATES_NEED = required(_STATES.pattern)
 
 
 def records(log: LogTable) -> list[Record]:
@@ -118,8 +119,10 @@ def _build(log: LogTable) -> list[int]:
     # install or kernel log: reading/system_log.py), whose routine lines use those words, and whose failures carry
     # a level or a tool's report
     silent = {file for _, file, _ in pasted} - {files[i] for i in err} - {files[i] for i in taken} - system
-    said = [(i, file, msg) for i, file, msg in pasted
-            if file not in system and i not in taken and _STATES.search(msg)]
+    unsaid = [(i, file, msg) for i, file, msg in pasted if file not in system and i not in taken]
+    if _STATES_NEED is not None:   # the wordings' literals first: one search over them all, the regex on the rest
+        unsaid = [unsaid[k] for k in Haystack([msg for _, _, msg in unsaid]).holding(_STATES_NEED)]
+    said = [(i, file, msg) for i, file, msg in unsaid if _STATES.search(msg)]
     # in a paste that has error lines, a line that says it failed and names the code it failed with ("Kernel task
     # happen error, retCode=0x26", "Call aclrtSetDevice failed, ret[107001]") is a report of its own beside them
     stated, per_file = [], Counter()

@@ -176,8 +176,10 @@ class Observed:
                     texts = self._texts[sig.field] = Haystack([str(g[0].value) for g in groups],
                                                               self._needles.get(sig.field))
                 groups = [groups[i] for i in texts.candidates(sig.needles)]
-                # each of these holds a literal the regex needs: only the regex is left to run
-                self._hits[id(sig)] = [group for group in groups if sig.pattern.search(str(group[0].value))]
+                # each of these holds a literal the regex needs: only the regex is left to run, unless it is
+                # nothing but its literals
+                self._hits[id(sig)] = groups if sig.needles.exact else \
+                    [group for group in groups if sig.pattern.search(str(group[0].value))]
             else:
                 self._hits[id(sig)] = [group for group in groups if sig.test(group[0].value)]
         return self._hits[id(sig)]

@@ -8,6 +8,7 @@ none of them is known not to match.
 """
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -36,10 +37,12 @@ def _literal(code: int, folded: bool) -> bool:
 
 @dataclass(frozen=True)
 class Required:
-    """Every match holds one of `alternatives`; with `folded`, in the lower-cased text."""
+    """Every match holds one of `alternatives`; with `folded`, in the lower-cased text. With `exact`, every text
+    holding one matches too: the regex is nothing but those literals, and need not run (or be compiled)."""
 
     alternatives: tuple[str, ...]
     folded: bool
+    exact: bool = False
 
     def may_match(self, text: str) -> bool:
         """False only when no match of the regex can be in `text`."""
@@ -65,7 +68,38 @@ def required(pattern: str) -> Required | None:
     every = required_all(pattern)
     if not every:
         return None
+    if len(every) == 1 and _is_literals(pattern):
+        return dataclasses.replace(every[0], exact=True)
     return max(every, key=lambda need: _strength(need.alternatives))
+
+
+def _is_literals(pattern: str) -> bool:
+    """Whether `pattern` matches exactly the texts holding one of its literals: a run of literal characters and small
+    classes, or alternatives of such runs, under no flag but IGNORECASE (ASCII and LOCALE fold otherwise than the
+    needles' folding)."""
+    if _parse is None:
+        return False
+    parsed = _parse.parse(pattern)
+    if parsed.state.flags & (_sre.SRE_FLAG_ASCII | _sre.SRE_FLAG_LOCALE):
+        return False
+    folded = bool(parsed.state.flags & _sre.SRE_FLAG_IGNORECASE)
+    items = list(parsed)
+    while len(items) == 1 and items[0][0] is _sre.SUBPATTERN and not items[0][1][1] and not items[0][1][2]:
+        items = list(items[0][1][3])   # a group of its own changes nothing the search answers
+    branches = [list(b) for b in items[0][1][1]] if len(items) == 1 and items[0][0] is _sre.BRANCH else [items]
+    return all(_is_run(branch, folded) for branch in branches)
+
+
+def _is_run(items: list, folded: bool) -> bool:
+    """Whether the items are literal characters and small classes only, branching into no more runs than
+    `_candidates` names (each of them non-empty)."""
+    runs = 1
+    for op, arg in items:
+        chars = _class_chars(op, arg, folded)
+        if not chars or "" in chars:   # an optional character may leave a run empty or short: kept to the regex
+            return False
+        runs *= len(chars)
+    return bool(items) and runs <= _MAX_RUNS
 
 
 def required_all(pattern: str) -> tuple[Required, ...]:

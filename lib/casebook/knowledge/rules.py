@@ -58,9 +58,10 @@ class Signature:
         if self.matcher == "contains":
             return str(self.value) in str(observed)
         text = str(observed)
-        if self.needles is not None and not self.needles.may_match(text):
-            return False
-        return self.pattern.search(text) is not None
+        if self.needles is None:
+            return self.pattern.search(text) is not None
+        # a regex that is nothing but its literals is answered by them alone
+        return self.needles.may_match(text) and (self.needles.exact or self.pattern.search(text) is not None)
 
     @cached_property
     def pattern(self) -> re.Pattern:
