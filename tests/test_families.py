@@ -302,6 +302,8 @@ def test_the_leading_open_cause_real_reports_state_most_is_named_with_the_family
     (["  File \"/usr/local/lib/python3.11/site-packages/triton/runtime/driver.py\", line 8, in _create_driver",
       "    raise RuntimeError(f\"{len(actives)} active drivers ({actives}). There should only be one.\")",
       "RuntimeError: 0 active drivers ([]). There should only be one."], "environment-versions"),
+    # the runtime found no context in the calling thread (a transfer engine's worker, Mooncake's words)
+    (["aclrtGetDevice failed", "rtGetDevMsg execution failed, the context is a null pointer"], "environment-versions"),
 ])
 def test_a_familys_words_place_a_short_paste(tmp_path, lines, family):
     from casebook.judging.triage import triage
@@ -371,3 +373,22 @@ def test_a_device_log_alone_places_the_ai_core_exception_by_the_firmwares_handle
         "ai_core_dispatcher.c:903 aicore_exception_aic_reset: SOC_AIC_SC_REG_RUN_STALL_REG=0x1\n", encoding="utf-8")
     t = triage(tmp_path)
     assert t.family is not None and t.family.family.id == "aicore-exception"
+
+
+@pytest.mark.parametrize("line,diagnosis", [
+    # torch_npu's allocator and a copy found no context in a thread of a process that had set its device up
+    ("RuntimeError: allocate:/usr1/ws/pytorch/torch_npu/csrc/core/npu/NPUCachingAllocator.cpp:1406 NPU error, "
+     "error code is 107002", "setdevice-missing-in-thread"),
+    ('{"detail":"[address=10.0.0.2:41877, pid=9] getDevice:torch_npu/csrc/aten/common/CopyKernel.cpp:41 NPU error, '
+     'error code is 107002', "setdevice-missing-in-thread"),
+    # the same code from the device's set-up is no such proof: which of the two causes is open
+    ("RuntimeError: initDevice:torch_npu/csrc/core/npu/sys_ctrl/npu_sys_ctrl.cpp:191 NPU error, error code is 107002",
+     None),
+])
+def test_a_missing_context_found_after_set_up_is_a_thread_that_never_set_its_device(tmp_path, line, diagnosis):
+    context = "[Error]: The context is empty.\n        Check whether acl.rt.set_context or acl.rt.set_device is called.\n"
+    t = triage(write_log(tmp_path, "console.log", line + "\n" + context))
+    assert t.family.family.id == "environment-versions"
+    assert (t.diagnosis.case.id if t.diagnosis else None) == diagnosis
+    ids = [h.case.id for h in t.candidates[:2]]
+    assert set(ids) == {"setdevice-missing-in-thread", "no-device-context"}
