@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import csv
 import re
-from dataclasses import dataclass
-from functools import cached_property, lru_cache
+from dataclasses import dataclass, field
+from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
@@ -21,6 +21,7 @@ from ..reading.grammar import number
 from ..reading.scan import any_of
 from . import cache
 from .document import Problem
+from .programs import Regex
 
 PATH = "data/formats.tsv"
 _DATA = Path(__file__).resolve().parent / "data"
@@ -87,12 +88,14 @@ class Form:
     source: str
     row: int             #: line in the TSV
     groups: frozenset[str] = frozenset()   #: the regex's named groups
+    #: the regex, which the catalog kept on disk keeps compiled (programs.py)
+    compiled: Regex | None = field(default=None, compare=False, repr=False)
 
-    @cached_property
+    @property
     def pattern(self) -> re.Pattern:
-        """The compiled regex, compiled when a message first holds the form's literal: most forms of the catalog
-        never meet a line of theirs in one bundle, and compiling all of them costs a CLI run ~20 ms."""
-        return re.compile(self.regex)
+        """The compiled regex, made when a message first holds the form's literal: most forms of the catalog never
+        meet a line of theirs in one bundle."""
+        return self.compiled.pattern if self.compiled is not None else re.compile(self.regex)
 
     def read(self, text: str) -> dict[str, str] | None:
         """The values this form takes from one message (the named groups that matched), or None."""
@@ -163,7 +166,7 @@ def parse(text: str, path: str = PATH) -> tuple[tuple[Form, ...], list[Problem]]
         forms.append(Form(r["family"], r["form"], r["part"], None if r["kind"] == "-" else r["kind"],
                           None if r["ids"] == "-" else r["ids"], r["module"], r["level"], r["keep"],
                           pattern.pattern, _expect(r["expect"]), r["example"], r["versions"], r["source"],
-                          row, frozenset(pattern.groupindex)))
+                          row, frozenset(pattern.groupindex), Regex(pattern.pattern, pattern)))
     return tuple(forms), problems
 
 

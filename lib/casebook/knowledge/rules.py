@@ -5,10 +5,10 @@ from __future__ import annotations
 import dataclasses
 import re
 from dataclasses import dataclass
-from functools import cached_property
 
 from .document import KbDocument
 from .literals import Required, required
+from .programs import Regex
 from .vocabulary import FACTS
 
 #: Observation fields a signature may test (built by ranking from the evidence).
@@ -48,6 +48,8 @@ class Signature:
     #: of a `regex` signature: literals one of which every match holds (literals.py), a cheap test before the
     #: regex; read from the pattern when the signature is loaded, so a knowledge base kept on disk keeps them
     needles: Required | None = dataclasses.field(default=None, compare=False, repr=False)
+    #: of a `regex` signature: the regex, which a knowledge base kept on disk keeps compiled (programs.py)
+    regex: Regex | None = dataclasses.field(default=None, compare=False, repr=False)
 
     def test(self, observed: object) -> bool:
         """Does one observed value match?"""
@@ -63,10 +65,10 @@ class Signature:
         # a regex that is nothing but its literals is answered by them alone
         return self.needles.may_match(text) and (self.needles.exact or self.pattern.search(text) is not None)
 
-    @cached_property
+    @property
     def pattern(self) -> re.Pattern:
         """The compiled regex of a `regex` signature."""
-        return re.compile(str(self.value))
+        return self.regex.pattern if self.regex is not None else re.compile(str(self.value))
 
 
 @dataclass(frozen=True)
@@ -150,7 +152,7 @@ def signature(doc: KbDocument, i: int, raw, section: str = "signatures") -> Sign
         problems.append(f"a signature has exactly one of {', '.join(MATCHERS)}")
     elif matchers[0] == "regex":
         try:
-            re.compile(str(raw["regex"]))
+            compiled = re.compile(str(raw["regex"]))
         except re.error as e:
             problems.append(f"regex does not compile: {e}")
     problems += _own_problems(raw)
@@ -164,7 +166,9 @@ def signature(doc: KbDocument, i: int, raw, section: str = "signatures") -> Sign
         doc.problem(where, f"unknown signature key(s) {sorted(unknown)}")
     if section == "contradicted_by" and not raw.get("why"):
         doc.problem(where, _NO_WHY)
-    return _built(raw, raw["field"], m, raw[m], required(str(raw[m])) if m == "regex" else None)
+    if m == "regex":
+        return _built(raw, raw["field"], m, raw[m], required(str(raw[m])), Regex(str(raw[m]), compiled))
+    return _built(raw, raw["field"], m, raw[m])
 
 
 def _same_as(doc: KbDocument, where: int, raw: dict, section: str) -> Signature | None:
@@ -197,11 +201,12 @@ def _own_problems(raw: dict) -> list[str]:
     return problems
 
 
-def _built(raw: dict, field: str, matcher: str, value: object, needles: Required | None = None) -> Signature:
+def _built(raw: dict, field: str, matcher: str, value: object, needles: Required | None = None,
+           regex: Regex | None = None) -> Signature:
     """The signature of a checked front-matter entry, given its test."""
     return Signature(str(raw["id"]), field, matcher, value, raw.get("weight", 1), bool(raw.get("key", False)),
                      str(raw.get("why", "")), str(raw.get("group", "")), bool(raw.get("shared", False)),
-                     bool(raw.get("places", False)), needles)
+                     bool(raw.get("places", False)), needles, regex)
 
 
 def condition(doc: KbDocument, section: str, i: int, raw) -> Condition | None:
