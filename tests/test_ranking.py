@@ -500,3 +500,23 @@ def test_a_message_a_paste_broke_over_two_lines_is_also_read_whole():
     # the joined message comes after every line alone: a sign that one line shows by itself is cited by that line
     assert got == [(errors[0].msg, 1), (errors[1].msg, 2), (errors[2].msg, 5),
                    (errors[0].msg + " of the query's actual sequence lengths(9).", 1)]
+
+
+def test_a_fault_report_without_an_error_bit_speaks_against_the_raced_launch_cache(tmp_path):
+    # the founding sample as it is, and with every errcode triple zeroed: a kernel that met no bad access
+    import shutil
+    from casebook.judging.triage import triage
+    from casebook.knowledge.kb import load_kb
+    kb = load_kb()
+    sample = kb.root / "samples" / "task-queue-shared-cache-race" / "positive-error-level"
+    assert triage(sample, kb=kb).diagnosis.case.id == "task-queue-shared-cache-race"
+    copy = tmp_path / "no-bit"
+    shutil.copytree(sample, copy)
+    zeroed = 0
+    for path in copy.rglob("*.log"):
+        text = path.read_text(encoding="utf-8")
+        zeroed += text.count("errcode:(0, 0x8000, 0)")
+        path.write_text(text.replace("errcode:(0, 0x8000, 0)", "errcode:(0, 0, 0)"), encoding="utf-8")
+    assert zeroed
+    race = triage(copy, kb=kb).candidate("task-queue-shared-cache-race")
+    assert race.verdict == POSSIBLE and "fault_without_error_bit" in [a.id for a in race.against]
