@@ -333,6 +333,19 @@ def test_a_familys_words_place_a_short_paste(tmp_path, lines, family):
     ("[rank1]: RuntimeError: create_config:build/CMakeFiles/torch_npu.dir/compiler_depend.ts:102 HCCL function "
      "error: hcclCommInitRootInfoConfig(numRanks, &rootInfo, rank, config, &(comm->hcclComm_)), error code is 15",
      "hccl-init-failure"),
+    # the forms of the vendor's fault-diagnosis catalog (mind-cluster kg-config): the driver's resource manager, the
+    # runtime's SDMA completion report, HCCL's set-up steps and links in use, the AI CPU side's start
+    ("[ERROR] DRV(20411,python3):2025-03-02-10:11:12.345.678 [trs_res_id.c:210]20411 trs_res_id_alloc: No res. "
+     "(devId=0; tsid=0; res_type=3)", "runtime-resources"),
+    ("[ERROR] RUNTIME(20411,python3):2025-03-02-10:11:12.345.678 [device_error_proc.cc:1120]20411 "
+     "ProcessStarsSdmaErrorInfo:[INIT][DEFAULT]The error from device(chipId:0, dieId:0), serial number is 9, "
+     "cqeStatus=0x3", "sdma-copy-exception"),
+    ("[ERROR] HCCL(20411,python3):2025-03-02-10:11:12.345.678 [topoinfo_exchange_agent.cc:301][20411][Recv]"
+     "[ClusterInfoMsg]receive msg length from fdhandle failed, ret[11]", "hccl-init-failure"),
+    ("[ERROR] HCCL(20411,python3):2025-03-02-10:11:12.345.678 [transport_roce.cc:512][20411][Send][RaWr]send wqe "
+     "failed, ret[-22]", "hccl-link-error"),
+    ("[ERROR] RUNTIME(20411,python3):2025-03-02-10:11:12.345.678 [device.cc:733]20411 Init:Start aicpu executor "
+     "failed, retCode=0x7020010", "aicpu-exception"),
 ])
 def test_a_line_of_one_family_places_it_alone(tmp_path, line, family):
     t = triage(write_log(tmp_path, "console.log", line + "\n"))
