@@ -1,6 +1,7 @@
 """A regex kept in a pickle with its compiled program is the pattern `re.compile` makes, rebuilt without parsing."""
 import pickle
 import re
+import shutil
 
 import pytest
 from casebook.knowledge import formats, programs
@@ -53,7 +54,6 @@ def test_without_the_private_modules_nothing_is_kept_and_everything_compiles(mon
 def test_a_kept_knowledge_base_and_catalog_rebuild_every_regex_as_re_compiles_it(tmp_path, monkeypatch):
     monkeypatch.setenv("CASEBOOK_CACHE", str(tmp_path / "kept"))
     root = tmp_path / "kb"
-    import shutil
     shutil.copytree(default_root(), root, ignore=shutil.ignore_patterns("samples"))
     load_kb(root)
     monkeypatch.setattr(kbmod, "_read_kb", lambda r: pytest.fail("the knowledge base was parsed again"))

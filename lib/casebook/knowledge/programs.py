@@ -71,6 +71,7 @@ def program(source: str) -> tuple | None:
 
 
 def _built(source: str, kept: tuple) -> re.Pattern:
+    """The pattern `_sre.compile` makes of a kept program; ValueError when another matcher version kept it."""
     magic, flags, code, groups, groupindex, indexgroup = kept
     if magic != _sre.MAGIC:
         raise ValueError("another matcher version")
