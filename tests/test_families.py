@@ -302,6 +302,12 @@ def test_the_leading_open_cause_real_reports_state_most_is_named_with_the_family
     (["  File \"/usr/local/lib/python3.11/site-packages/triton/runtime/driver.py\", line 8, in _create_driver",
       "    raise RuntimeError(f\"{len(actives)} active drivers ({actives}). There should only be one.\")",
       "RuntimeError: 0 active drivers ([]). There should only be one."], "environment-versions"),
+    # torch.distributed refuses what the program hands a collective, or the program moves a storage between devices
+    (["RuntimeError: Tensors must be contiguous"], "framework-usage"),
+    (["RuntimeError: trying to initialize the default process group twice!"], "framework-usage"),
+    (["ValueError: Invalid rank 9, rank should be in the interval [0, 7]"], "framework-usage"),
+    (['RuntimeError: Attempted to set the storage of a tensor on device "cpu" to a storage on different device "npu:0".'],
+     "framework-usage"),
     # the runtime found no context in the calling thread (a transfer engine's worker, Mooncake's words)
     (["aclrtGetDevice failed", "rtGetDevMsg execution failed, the context is a null pointer"], "environment-versions"),
 ])
