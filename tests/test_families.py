@@ -411,3 +411,27 @@ def test_a_missing_context_found_after_set_up_is_a_thread_that_never_set_its_dev
     assert (t.diagnosis.case.id if t.diagnosis else None) == diagnosis
     ids = [h.case.id for h in t.candidates[:2]]
     assert set(ids) == {"setdevice-missing-in-thread", "no-device-context"}
+
+
+def test_a_device_daemons_fault_event_is_an_error_line_of_the_device_log_and_places_its_family(tmp_path):
+    # tsdaemon's health event for an AI CPU service process it could not clean up, in the device OS log; and a port's
+    # link-fault flag in a device log (mind-cluster's fault-diagnosis test data, as logged)
+    tsd = write_log(tmp_path / "a", "device-os_20231031164139951.log",
+                    "[EVENT] TDT(4717,tsdaemon):2023-10-31-16:41:39.400.001 [tsdaemon.cpp:900][Start][tid:4717] started\n"
+                    "[EVENT] TDT(4717,tsdaemon):2023-10-31-16:41:39.406.087 [tsdaemon.cpp:1811][RunSpecialProcess]"
+                    "[tid:4717] [TsdEVENT] Event id=0x8c17a005.\n")
+    t = triage(tsd)
+    assert t.evidence.first_error.line == 2 and t.evidence.first_error.code == "0x8c17a005"
+    assert t.family.family.id == "aicpu-exception"
+    port = write_log(tmp_path / "b", "device-1/device-1_20241204162140159.log",
+                     "[EVENT] IMP(-2,IMP): 2024-12-04-08:21:54.994.714 70 (device_id:1 die_id:0) [IMP] present 1, "
+                     "mac_link 1, pcs_link 1, rf_lf 1, pcs_err_cnt 5, pcs_64_66b 4681\n")
+    assert triage(port).family.family.id == "hccl-link-error"
+    # the same event line in a host plog, and a port whose flag is clear, report no fault of a device
+    host = write_log(tmp_path / "c", "plog/plog-4717_20231031164139000.log",
+                     "[EVENT] TDT(4717,python3):2023-10-31-16:41:39.406.087 [tsd.cpp:1811]4717 f: Event id=0x8c17a005.\n")
+    assert triage(host).evidence.first_error is None
+    clear = write_log(tmp_path / "d", "device-1/device-1_20241204162140159.log",
+                      "[EVENT] IMP(-2,IMP): 2024-12-04-08:21:54.994.714 70 (device_id:1 die_id:0) [IMP] present 1, "
+                      "mac_link 1, pcs_link 1, rf_lf 0, pcs_err_cnt 0, pcs_64_66b 4681\n")
+    assert triage(clear).evidence.first_error is None

@@ -57,6 +57,14 @@ def test_corpus_forms(line, level, src, func):
     assert (f.kind, f.level, f.src, f.func) == (KIND_PLOG, level, src, func)
 
 
+def test_a_device_firmware_header_with_a_space_before_its_time():
+    # the device log of a port's firmware (mind-cluster's fault-diagnosis test data): `IMP(-2,IMP): 2024-...`
+    f = parse("[EVENT] IMP(-2,IMP): 2024-12-04-08:21:54.994.714 70 (device_id:1 die_id:0) [IMP] present 1, mac_link 1, "
+              "pcs_link 1, rf_lf 1, pcs_err_cnt 5, pcs_64_66b 4681")
+    assert (f.kind, f.level, f.module, f.pid, f.pname) == (KIND_PLOG, "EVENT", "IMP", -2, "IMP")
+    assert f.time == "2024-12-04T08:21:54.994714" and "rf_lf 1" in f.msg
+
+
 def test_error_manager_block_with_traceback():
     state = BlockState()
     lines = [

@@ -21,12 +21,13 @@ _RETCODE = re.compile(r"retCode=(0x[0-9a-fA-F]+)")
 _PTA = re.compile(r"\b(ERR\d{5})\b")
 #: Codes of other catalogs, each read only after the words that say what it is (a bare hex is an address or a
 #: pid as often as a code): the runtime's inner code, a GE status, the AI CPU scheduler's code, DCMI's return, a
-#: black-box exception id.
+#: black-box exception id, a device daemon's health event id.
 _OTHER = (("runtime_inner", re.compile(r"\bInnerCode=(0x[0-9a-fA-F]+)\b")),
           ("ge", re.compile(r"\bErrorNo: (\d{10})\(")),
           ("aicpu", re.compile(r"during AICPU execution,.*?\berrcode:(2\d{4})\b")),
           ("dcmi", re.compile(r"(?i)\bdcmi\b.*?\bret is (-8\d{3})\b")),
-          ("bbox_exception", re.compile(r"\bsystem exception code \[(0x[0-9a-fA-F]{8})\]")))
+          ("bbox_exception", re.compile(r"\bsystem exception code \[(0x[0-9a-fA-F]{8})\]")),
+          ("device_event", re.compile(r"\bEvent id=(0x[0-9a-fA-F]{8})\b")))
 #: The run every runtime code is: a message without one is not searched for the words before it (most are not).
 _RUNTIME_DIGITS = re.compile(r"[1-5]\d{5}")
 #: The literals each other catalog's words hold, tested before its pattern runs.

@@ -9,7 +9,7 @@ import re
 from collections import Counter
 
 from ..knowledge.literals import Haystack, required
-from ..reading.bundle import ROLE_SCREEN, ROLE_TEXT
+from ..reading.bundle import ROLE_DEVICE_LOG, ROLE_DEVICE_OS_LOG, ROLE_SCREEN, ROLE_TEXT
 from ..reading.table import LogTable, Record
 from .codes import codes_in
 from .items import CodeSighting
@@ -80,6 +80,14 @@ TOLD_PER_FILE = 64
 #: tens of thousands of lines errors to place, classify and rank, when its first few tell the case.
 STATED_PER_FILE = 1000
 
+# A device's own fault events, which its daemons log at EVENT level, not ERROR: a health event id (tsdaemon's
+# `[TsdEVENT] Event id=0x8c17a005.`, a process it could not clean up) and a network port's link-fault flag in the port
+# statistics (`rf_lf 1`, a remote or local fault on the fibre or cable): the lines the vendor's fault-diagnosis
+# catalog reads as the fault
+_DEVICE_FAULT = re.compile(r"\bEvent id=0x[0-9a-fA-F]{8}\b|\brf_lf [12]\b")
+#: Lines besides error lines this family reads (the reader keeps them in big files too).
+KEEP = ("Event id=", "rf_lf")
+
 #: What every report line holds (one of these literals), read from the regex; and every line that says it failed.
 _REPORTS_NEED = required(_REPORTS.pattern)
 _STATES_NEED = required(_STATES.pattern)
@@ -97,6 +105,8 @@ def positions(log: LogTable) -> list[int]:
 
 def _build(log: LogTable) -> list[int]:
     err = log.error_positions()
+    if faults := _device_faults(log):
+        err = sorted(err + faults)
     pastes = _pastes(log)
     if not pastes:
         return err
@@ -136,6 +146,16 @@ def _build(log: LogTable) -> list[int]:
             per_file[file] += 1
             stated.append(at)
     return sorted(err + list(taken) + stated)
+
+
+def _device_faults(log: LogTable) -> list[int]:
+    """Where a device log's EVENT lines report a fault of the device, ascending."""
+    device_side = set(log.in_roles((ROLE_DEVICE_LOG, ROLE_DEVICE_OS_LOG)))
+    if not device_side:
+        return []
+    levels, msgs = log.column("level"), log.column("msg")
+    return [i for i in log.holding(KEEP)
+            if i in device_side and levels[i] == "EVENT" and _DEVICE_FAULT.search(msgs[i] or "")]
 
 
 def is_paste(log: LogTable, file: str) -> bool:

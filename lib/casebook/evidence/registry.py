@@ -34,7 +34,7 @@ EXTRACTORS = {
 #: Lines besides error lines that some family reads: in big files the reader builds records only for error
 #: lines, lines that are not slog headers, and these (reading.plog.read_plog `keep`; the triage passes them).
 _ALL_KEEP = (aicore.KEEP + topology.KEEP + environment.KEEP + ranks.KEEP + versions.KEEP + hardware.KEEP
-             + device_dump.KEEP + rejection.KEEP + statements.KEEP + oom.KEEP)
+             + device_dump.KEEP + rejection.KEEP + statements.KEEP + oom.KEEP + errors.KEEP)
 # a literal holding another one adds nothing to the scan but its cost
 KEEP = tuple(k for k in dict.fromkeys(_ALL_KEEP) if not any(o != k and o in k for o in _ALL_KEEP))
 # a reading of a system log given no literals (the explorer's full reading) looks for these, as a triage's does

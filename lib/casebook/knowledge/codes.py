@@ -43,6 +43,7 @@ KINDS_BY_SIGHTING = {
     "aicpu": ("aicpu",),
     "dcmi": ("dcmi",),
     "bbox_exception": ("bbox_exception",),
+    "device_event": ("device_event",),
     "aicore_error": (),
 }
 

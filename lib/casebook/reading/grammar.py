@@ -30,7 +30,7 @@ __all__ = ["ECODE", "KIND_ATTACHMENT", "KIND_BBOX", "KIND_BLANK", "KIND_BLOCK_HE
 
 HEADER = re.compile(
     r"^\[(?P<level>[A-Z]+|\d+)\]\s*(?P<module>[A-Za-z_][A-Za-z_0-9]*|\d+)"
-    r"\((?P<pid>-?\d+),(?P<pname>[^)]*)\):(?P<ts>" + TS + r")\s?(?P<body>.*)$",
+    r"\((?P<pid>-?\d+),(?P<pname>[^)]*)\): ?(?P<ts>" + TS + r")\s?(?P<body>.*)$",
     re.S,
 )
 #: The same record printed to the console by releases of 2020-2021 (ASCEND_SLOG_PRINT_TO_STDOUT): no process
