@@ -110,6 +110,14 @@ def test_the_project_catalogs_hold_every_catalog_and_400_sourced_codes():
     ("Synchronize stream execution failed. (Calling Function = aclrtSynchronizeStream, Code = 507014, Message = "
      "Unknown error code.)", [("507014", "runtime")]),
     ("acl.mdl.execute failed ret_int=507011", [("507011", "runtime")]),
+    # the runtime's reason words name the code its call returns, in brackets (CANN 6 and later) or bare
+    ("rtDeviceSynchronizeWithTimeout execute failed, reason=[sdma copy error][FUNC:FuncErrorReason][FILE:"
+     "error_message_manage.cc][LINE:53]", [("507013", "runtime")]),
+    ("rtDeviceSynchronizeWithTimeout execution failed, reason=lost heartbeat[FUNC:FuncErrorReason]",
+     [("507010", "runtime")]),
+    ("rtSetDevice execute failed, reason=[device id error]", [("107001", "runtime")]),
+    # a code the line prints is the code: the reason words add none
+    ("synchronize stream failed, runtime result = 507011, reason=[aicore exception]", [("507011", "runtime")]),
 ])
 def test_codes_are_read_after_the_words_that_name_them(line, codes):
     assert codes_in(line) == tuple(codes)
@@ -121,9 +129,17 @@ def test_codes_are_read_after_the_words_that_name_them(line, codes):
     "task_id:20733, errcode:21008, msg:inner error.",      # an errcode outside an AI CPU report
     "kernel name : te_transdata_3a91c07d52e4b8f16_8c2d4a7e19f0b53c",
     "copy failed: 1048576 bytes left",                     # six digits after "failed:" outside the codes' range
+    "rtMalloc execute failed, reason=[some words no release prints]",   # reason words outside the runtime's table
 ])
 def test_a_number_without_the_words_is_no_code(line):
     assert codes_in(line) == ()
+
+
+def test_every_reason_names_a_runtime_code_of_the_catalog_under_its_name():
+    catalog = {row.code: row.name for row in load_kb().catalog if row.catalog == "runtime-codes"}
+    lines = (Path(__file__).parents[1] / "lib/casebook/knowledge/data/runtime-reasons.tsv").read_text().splitlines()
+    rows = [line.split("\t") for line in lines[1:] if line.strip()]
+    assert rows and all(catalog.get(code) == name and source.startswith("https://") for _, code, name, source in rows)
 
 
 def test_every_code_of_the_capture_set_is_in_a_catalog_or_a_known_gap():

@@ -25,6 +25,11 @@ FORMS = [
      ()),
     ("EZ1001: Expected dtype of query to be float16 or bfloat16, but got float32.", "dtype", "query", "float32",
      ("float16", "bfloat16")),
+    # the op API base's checks that every aclnn op shares: one dtype required, a result cast to its output
+    ("[PID: 18973] 2026-07-22-09:27:34.971.824 AclNN_Parameter_Error(EZ1001): Tensor selfRef expected dtype is DT_FLOAT "
+     "but found DT_BFLOAT16", "dtype", "selfRef", "DT_BFLOAT16", ("DT_FLOAT",)),
+    ("AclNN_Parameter_Error(EZ1001): Result type DT_FLOAT can't be cast to the desired output type DT_INT32.", "dtype",
+     None, "DT_FLOAT", ("DT_INT32",)),
     ("E89999: [PID: 7312] 2026-03-02-10:11:12.101.202 op[QuantBatchMatmulV3], this platform only support output "
      "transpose_x1 false and transpose_x2 true, actual [false, false][FUNC:AnalyzeAttrs][FILE:quant_batch_matmul_v3_"
      "tiling.cc][LINE:403]", "platform", None, "false, false", ("output transpose_x1 false", "transpose_x2 true")),

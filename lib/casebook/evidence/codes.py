@@ -6,6 +6,7 @@ import re
 from functools import lru_cache
 
 from ..knowledge import formats
+from ..knowledge.codes import runtime_reasons
 from ..knowledge.literals import required
 
 _ECODE = re.compile(r"(?<![0-9A-Za-z])(E[0-9A-Z]\d{4})(?![0-9A-Za-z])")
@@ -34,6 +35,9 @@ _RUNTIME_DIGITS = re.compile(r"[1-5]\d{5}")
 _OTHER_NEEDS = tuple(required(pattern.pattern) for _, pattern in _OTHER)
 #: The AI Core error register of an analyzer report (`code : 0x10`), as the catalog's analyzer forms read it.
 _ANALYZER = formats.select("aicore_fault", "analyzer")
+#: The runtime's reason for a failed call, in brackets or up to its source mark: the words name the code the call
+#: returns where the line prints none (CANN 6 to 9 write `reason=[X]`, earlier releases `reason=X`).
+_REASON = re.compile(r"\breason=(?:\[([^\[\]]{3,80})\]|([^\[\]]{3,80}?)\s*(?:\[FUNC:|$))")
 _CODE_SHAPES = {"runtime": re.compile(r"[1-5]\d{5}$"), "retcode": re.compile(r"0x[0-9a-f]+$")}
 
 
@@ -60,7 +64,16 @@ def _codes(text: str) -> tuple[tuple[str, str], ...]:
         found.append((register, "aicore_error"))
     if (pair := _catalog_code(text)) is not None and pair not in found:
         found.append(pair)
+    if "reason=" in text and not any(family == "runtime" for _, family in found):
+        found += [(code, "runtime") for code in _reason_codes(text)]
     return tuple(found)
+
+
+def _reason_codes(text: str) -> list[str]:
+    """The runtime codes a line's reason words name (`reason=[sdma copy error]` is 507013)."""
+    table = runtime_reasons()
+    words = (bracketed or bare for bracketed, bare in _REASON.findall(text))
+    return [code for w in words if (code := table.get(w.strip().rstrip(".").lower())) is not None]
 
 
 @lru_cache(maxsize=4096)

@@ -53,6 +53,12 @@ FORMS: tuple[tuple[str, tuple[str, int]], ...] = (
     ("dtype", _form(r"When\s+(?P<cond>.{1,200}?),\s*(?P<param>[\w ]{1,60}?)\s+(?:dtype\s+)?should (?:also )?be\s+"
                     r"(?P<allowed>\w+)\s+but it is\s+(?P<value>\w+)")),
     ("dtype", _form(r"Expected dtype of (?P<param>[\w.]+) to be (?P<allowed>.+?),? but got (?P<value>\w+)")),
+    # the op API base's own checks, shared by every aclnn op: one tensor against the one dtype it must have ("Tensor
+    # selfRef expected dtype is DT_FLOAT but found DT_BFLOAT16"), a result against the output it is written to
+    ("dtype", _form(r"(?:Tensor\s+)?(?P<param>[\w.\[\]]+) expected dtype is (?P<allowed>" + _DT + r") but found (?P<value>"
+                    + _DT + r")")),
+    ("dtype", _form(r"Result type (?P<value>" + _DT + r") can't be cast to the desired output type (?P<allowed>"
+                    + _DT + r")")),
     ("dtype", _form(r"(?P<param>[\w.]+)\s+(?:data ?type|dtype)\s+(?:is\s+|\[)?(?P<value>" + _DT
                     + r")\]?,?\s*(?:is\s+)?(?:not support|unsupported|invalid)", re.I)),
     ("dtype", _form(r"dtype(?: of (?P<param>[\w.]+))?\s+(?:must|should) be (?:one of\s*)?\[?(?P<allowed>"
@@ -157,7 +163,7 @@ READS = ("not implemented for", "support list", "supported list", "when layout",
          "unsupported", "Tiling", "tiling", "AclNN_Parameter_Error", "ACLNN_ERR_PARAM", "161002", "should be",
          "must be", "but it is", "only support", "but got", "but received", "Wrong ", "for parameter",
          "need to broadcast", "incorrect format", "incorrect dtype", "incorrect data", "has not been supported",
-         "Only support", "initCann")
+         "Only support", "initCann", "but found", "desired output type")
 #: Of those, the lines the reader keeps in big files. An op complains in an ERROR line, which the reader keeps anyway,
 #: or in a line without a header; a line that merely names a tiling is kept when the tiling failed: an op's INFO lines
 #: report their tiling data by the thousand, and none of them is a complaint.

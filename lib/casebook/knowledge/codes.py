@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cache
+from importlib import resources
 from pathlib import Path
 
 from .document import Problem
@@ -122,3 +124,16 @@ def _read(path: Path, rel: str, catalog: str, kind: str, problems: list[Problem]
         seen[row["code"]] = no
         out.append(CodeRow(kind=kind, catalog=catalog, path=rel, line=no, **row))
     return out
+
+
+#: The runtime's words for a failure, as its error-reason line prints them (`rtStreamSynchronize execute failed,
+#: reason=[sdma copy error]`), each with the runtime code the call returns: data/runtime-reasons.tsv.
+REASONS = "data/runtime-reasons.tsv"
+
+
+@cache
+def runtime_reasons() -> dict[str, str]:
+    """reason words (lower case) -> the runtime code the failing call returns."""
+    lines = resources.files("casebook.knowledge").joinpath(REASONS).read_text(encoding="utf-8").splitlines()
+    rows = (line.split("\t") for line in lines[1:] if line.strip())
+    return {reason.lower(): code for reason, code, *_ in rows}
