@@ -178,6 +178,20 @@ def test_an_exception_raised_without_a_message_ends_its_traceback_by_name_alone(
     assert parse_line("RuntimeError", BlockState()).kind == KIND_UNPARSED
 
 
+@pytest.mark.parametrize("line,exc", [
+    ("""TypeError("CheckpointConfig.__init__() got an unexpected keyword argument 'strict'")""", "TypeError"),
+    ("""ImportError(''save_model' requires h5py.')""", "ImportError"),
+])
+def test_an_exception_logged_as_its_repr_is_an_error_line(line, exc):
+    f = parse_line(line, BlockState())
+    assert (f.kind, f.level, f.extra["exception"]) == (KIND_PYTHON, "ERROR", exc)
+
+
+@pytest.mark.parametrize("line", ["MyError(x)", "RuntimeError('unclosed", "configure(ValueError('x'))"])
+def test_what_only_looks_like_an_exceptions_repr_is_not_one(line):
+    assert parse_line(line, BlockState()).level is None
+
+
 def test_the_rules_by_first_character_are_kept_for_a_bounded_number_of_characters(monkeypatch):
     """A file of many scripts must not grow the table without end: past the bound, the rules are found anew."""
     from casebook.reading import grammar

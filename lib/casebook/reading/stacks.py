@@ -20,6 +20,9 @@ _PY_EXC = re.compile(r"^(?P<exc>[A-Za-z_][\w.]*(?:Error|Exception|Interrupt|Exit
 #: (`pyarrow.lib.ArrowInvalid: ...`, `socket.gaierror: ...`) or a capitalised word (`StopIteration: ...`, `ArrowInvalid:
 #: ...`); an all-capitals word is a level a log line printed amid the traceback (`WARNING: ...`), not a class
 _PY_ANY_EXC = re.compile(r"^(?P<exc>[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+|[A-Z]\w*[a-z]\w*): (?P<msg>\S.*)$", re.S)
+#: an exception as its repr prints it, where a framework logs `repr(e)` instead of the traceback:
+#: `TypeError("CheckpointConfig.__init__() got an unexpected keyword argument 'strict'")`
+_PY_REPR = re.compile(r"""^(?P<exc>[A-Za-z_][\w.]*(?:Error|Exception))\((?P<q>['"])(?P<msg>.+)(?P=q)\)\s*$""", re.S)
 #: an exception raised without a message ends its traceback with its name alone: `NotImplementedError`
 _PY_BARE_EXC = re.compile(r"^(?P<exc>[A-Za-z_][\w.]*(?:Error|Exception|Interrupt|Exit))\s*$")
 #: what Python prints between the tracebacks of chained exceptions, and before one raised at exit or in a thread
@@ -52,7 +55,8 @@ def py_frame(line: str, state: BlockState) -> Fields | None:
 def py_exception(line: str, state: BlockState) -> Fields | None:
     """`XxxError: msg`; where it ends a traceback, also an exception of another name, or its name alone (elsewhere
     neither is an exception)."""
-    m = _PY_EXC.match(line) or (_PY_ANY_EXC.match(line) or _PY_BARE_EXC.match(line) if state.in_python else None)
+    m = (_PY_EXC.match(line) or _PY_REPR.match(line)
+         or (_PY_ANY_EXC.match(line) or _PY_BARE_EXC.match(line) if state.in_python else None))
     if not m:
         return None
     state.reset()
@@ -156,6 +160,6 @@ def ms_report(line: str, state: BlockState) -> Fields | None:
 
 #: Of these rules, those that read a line only when one of their patterns matches at its start (screen.STARTS).
 STARTS: dict[str, tuple[re.Pattern, ...]] = {
-    "py_traceback": (_PY_TRACEBACK,), "py_frame": (_PY_FRAME,), "py_exception": (_PY_EXC, _PY_ANY_EXC, _PY_BARE_EXC),
+    "py_traceback": (_PY_TRACEBACK,), "py_frame": (_PY_FRAME,), "py_exception": (_PY_EXC, _PY_REPR, _PY_ANY_EXC, _PY_BARE_EXC),
     "py_between": (_PY_BETWEEN,), "py_markers": (_PY_MARKERS,),
 }
