@@ -25,6 +25,8 @@ FORMS = [
      ()),
     ("EZ1001: Expected dtype of query to be float16 or bfloat16, but got float32.", "dtype", "query", "float32",
      ("float16", "bfloat16")),
+    ("## nn.upsample_trilinear3d is not implemented for DT_BFLOAT16", "dtype", "nn.upsample_trilinear3d", "DT_BFLOAT16",
+     ()),
     # the op API base's checks that every aclnn op shares: one dtype required, a result cast to its output
     ("[PID: 18973] 2026-07-22-09:27:34.971.824 AclNN_Parameter_Error(EZ1001): Tensor selfRef expected dtype is DT_FLOAT "
      "but found DT_BFLOAT16", "dtype", "selfRef", "DT_BFLOAT16", ("DT_FLOAT",)),

@@ -41,8 +41,10 @@ FORMS: tuple[tuple[str, tuple[str, int]], ...] = (
     ("format", _form(_TBE + _TBE_PARAM + r"'s format" + _TBE_SAID)),
     ("shape", _form(_TBE + r"(?:num of )?(?:dimensions|shape|rank) of " + _TBE_PARAM + _TBE_SAID)),
     ("attribute", _form(_TBE + r"(?:value of )?" + _TBE_PARAM + _TBE_SAID)),
-    ("dtype", _form(r"(?:Tensor\s+)?(?P<param>[\w.\[\]]+)\s+not implemented for\s+(?P<value>" + _DT
-                    + r")[,.]?\s*should be in dtype support list\s*\[?(?P<allowed>[^\]]*)")),
+    # the support list may be left out where the complaint is quoted ("nn.upsample_trilinear3d is not implemented for
+    # DT_BFLOAT16"); a comma after the dtype says the list follows, on the paste's next line
+    ("dtype", _form(r"(?:Tensor\s+)?(?P<param>[\w.\[\]]+)\s+(?:is\s+)?not implemented for\s+(?P<value>" + _DT
+                    + r")(?:[,.]?\s*should be in dtype support list\s*\[?(?P<allowed>[^\]]*)|(?![\w,]|\s+,))")),
     # the framework's dispatch of a kernel that has no implementation for the tensors' type (PyTorch's
     # `"lerp_kernel_scalar" not implemented for 'Half'`): the quoted name is the kernel, the type its value
     ("dtype", _form(r"\"\w+\" not implemented for '(?P<value>\w+)'")),
