@@ -110,6 +110,7 @@ def test_the_project_catalogs_hold_every_catalog_and_400_sourced_codes():
     ("Synchronize stream execution failed. (Calling Function = aclrtSynchronizeStream, Code = 507014, Message = "
      "Unknown error code.)", [("507014", "runtime")]),
     ("acl.mdl.execute failed ret_int=507011", [("507011", "runtime")]),
+    ("aclnnRecurrentGatedDeltaRuleGetWorkspaceSize failed with aclnnStatus=561103.", [("561103", "runtime")]),
     # the runtime's reason words name the code its call returns, in brackets (CANN 6 and later) or bare
     ("rtDeviceSynchronizeWithTimeout execute failed, reason=[sdma copy error][FUNC:FuncErrorReason][FILE:"
      "error_message_manage.cc][LINE:53]", [("507013", "runtime")]),

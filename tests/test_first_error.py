@@ -134,6 +134,21 @@ def test_a_pasted_line_that_says_it_failed_with_a_code_is_an_error_beside_the_ot
     assert 2 not in [e.line for e in ordered(log)]
 
 
+def test_the_words_above_an_exception_that_says_nothing_are_where_the_paste_starts(tmp_path):
+    """torch_npu prints the op layer's words, then a bare `RuntimeError:`: the words are the failure it reports."""
+    paste = tmp_path / "paste.txt"
+    paste.write_text("OpName:[aclnnRecurrentGatedDeltaRule_1_RecurrentGatedDeltaRule]\n"
+                     "Cannot find bin of op RecurrentGatedDeltaRule, integral key\n"
+                     "RuntimeError:\n"
+                     "aclnnRecurrentGatedDeltaRuleGetWorkspaceSize failed with aclnnStatus=561103.\n")
+    log = read_plog(paste)
+    assert [e.line for e in ordered(log)][:2] == [2, 3]
+    assert "561103" in {c.code for c in codes(log)}
+    # an exception that says what failed keeps the words above it out: they are the console's context, not its start
+    paste.write_text("loading the op library failed, retrying\nRuntimeError: call aclnnAdd failed\n")
+    assert [e.line for e in ordered(read_plog(paste))] == [2]
+
+
 def test_a_console_that_repeats_a_coded_failure_adds_only_its_first_ones(tmp_path):
     """A console that prints such a line at every step does not make each of its lines an error to place."""
     paste = tmp_path / "train.log"

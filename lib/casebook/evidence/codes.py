@@ -14,10 +14,12 @@ _ECODE = re.compile(r"(?<![0-9A-Za-z])(E[0-9A-Z]\d{4})(?![0-9A-Za-z])")
 # code 207000" an application's own report of an ACL call, "rtKernelLaunchWithHandleV2 failed: 507035" the runtime's,
 # "run_prepared failed with code 507018" a framework's; "(Calling Function = aclrtSynchronizeStream, Code = 507014)"
 # the Vision SDK's, "acl.mdl.execute failed ret_int=507011" a pyACL sample's, "aclInit failed. ERROR: 500000" the
-# CANN operator repositories' examples', "Register mem ret:207000." a transfer engine's
+# CANN operator repositories' examples', "Register mem ret:207000." a transfer engine's, "aclnnXGetWorkspaceSize failed
+# with aclnnStatus=561103" an op library's report of the aclnn call it made
 _RUNTIME = re.compile(
     r"(?:ErrCode=|(?i:error ?code)(?: is)?\s*[:=]?\s*|runtime result = |result = |errno:|errno\[|\bret\[|ret ?= ?|"
-    r"error_code=|\bretcode: |\bfailed: |\bfailed with code:? |\bCode = |\bret_int=|\bret: ?|\bERROR: )([1-5]\d{5})\b")
+    r"error_code=|\bretcode: |\bfailed: |\bfailed with code:? |\bCode = |\bret_int=|\bret: ?|\bERROR: |\baclnnStatus ?= ?)"
+    r"([1-5]\d{5})\b")
 _RETCODE = re.compile(r"retCode=(0x[0-9a-fA-F]+)")
 _PTA = re.compile(r"\b(ERR\d{5})\b")
 #: Codes of other catalogs, each read only after the words that say what it is (a bare hex is an address or a

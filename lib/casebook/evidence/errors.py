@@ -75,6 +75,10 @@ _STATES = re.compile(r"(?i)\b(?:out of (?:device )?memory|not support(?:ed)?|uns
 #: error is among the first, and a console that repeats such a line at every step would otherwise make each of its
 #: thousands of lines an error to place and classify.
 TOLD_PER_FILE = 64
+#: How many lines above a paste's first error line, when it is an exception without a message, are read as its start
+#: where they say that something failed.
+LEAD = 2
+_BARE_EXCEPTION = re.compile(r"^\s*[A-Za-z_][\w.]*(?:Error|Exception)\s*:?\s*$")
 #: How many lines that say they failed a paste without any error line makes its errors, per file: a console that
 #: states a failure at every step (a retry loop's "Call aclrtSetDevice failed, ret[107001]") would otherwise make
 #: tens of thousands of lines errors to place, classify and rank, when its first few tell the case.
@@ -133,11 +137,22 @@ def _build(log: LogTable) -> list[int]:
     if _STATES_NEED is not None:   # the wordings' literals first: one search over them all, the regex on the rest
         unsaid = [unsaid[k] for k in Haystack([msg for _, _, msg in unsaid]).holding(_STATES_NEED)]
     said = [(i, file, msg) for i, file, msg in unsaid if _STATES.search(msg)]
+    # an exception that says nothing ("RuntimeError:" alone) reports words a console printed just above it ("Cannot
+    # find bin of op X"): where a paste's first error line is such an exception, the lines right before it are its start
+    lines, msgs, bare = log.column("line"), log.column("msg"), {}
+    wanted = {file for _, file, _ in said}
+    for i in err:   # each file's first error line, for the files that have a line saying it failed
+        if files[i] in wanted and files[i] not in bare:
+            bare[files[i]] = lines[i] if _BARE_EXCEPTION.match(msgs[i] or "") else None
+            if len(bare) == len(wanted):
+                break
     # in a paste that has error lines, a line that says it failed and names the code it failed with ("Kernel task
     # happen error, retCode=0x26", "Call aclrtSetDevice failed, ret[107001]") is a report of its own beside them
     stated, per_file = [], Counter()
     for at, file, msg in said:
-        if file in silent:
+        if bare.get(file) is not None and 0 < bare[file] - lines[at] <= LEAD:
+            stated.append(at)
+        elif file in silent:
             if per_file[file] < STATED_PER_FILE:
                 per_file[file] += 1
                 stated.append(at)
