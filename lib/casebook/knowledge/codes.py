@@ -127,7 +127,8 @@ def _read(path: Path, rel: str, catalog: str, kind: str, problems: list[Problem]
 
 
 #: The runtime's words for a failure, as its error-reason line prints them (`rtStreamSynchronize execute failed,
-#: reason=[sdma copy error]`), each with the runtime code the call returns: data/runtime-reasons.tsv.
+#: reason=[sdma copy error]`), each with the runtime code the call returns and its source: the runtime's error map, or
+#: for a wording of older releases a public log that prints it beside its code: data/runtime-reasons.tsv.
 REASONS = "data/runtime-reasons.tsv"
 
 

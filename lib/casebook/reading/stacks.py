@@ -53,8 +53,8 @@ def py_frame(line: str, state: BlockState) -> Fields | None:
 
 
 def py_exception(line: str, state: BlockState) -> Fields | None:
-    """`XxxError: msg`; where it ends a traceback, also an exception of another name, or its name alone (elsewhere
-    neither is an exception)."""
+    """`XxxError: msg` or its repr `XxxError('msg')`; where it ends a traceback, also an exception of another name, or
+    its name alone (elsewhere neither is an exception)."""
     m = (_PY_EXC.match(line) or _PY_REPR.match(line)
          or (_PY_ANY_EXC.match(line) or _PY_BARE_EXC.match(line) if state.in_python else None))
     if not m:
