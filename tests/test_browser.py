@@ -132,7 +132,8 @@ def _walk_a_real_collection(page, logged: str) -> None:
         goto_step(page, n)
         text = page.locator("body").inner_text()
         assert not FIRST_DIAGNOSIS.search(text) and "plog-48213" not in text, "the first bundle's case is still shown"
-    assert REAL_DIAGNOSIS in app_root(page).locator(".casebook-conclusion").inner_text()
+    # the step's conclusion is re-rendered after the step changes: wait for it rather than read it at once
+    app_root(page).locator(".casebook-conclusion", has_text=REAL_DIAGNOSIS).first.wait_for(timeout=30_000)
     _every_step_reads_cleanly(page)
     _chinese_findings_are_chinese(page, logged)
 
