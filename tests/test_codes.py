@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 import yaml
 from casebook.evidence import errors
 from casebook.evidence.codes import codes_in
-from casebook.knowledge.codes import CATALOGS, COLUMNS, load_tables
+from casebook.knowledge.codes import CATALOGS, COLUMNS, load_tables, reason_rows
 from casebook.knowledge.kb import load_kb
 from casebook.reading.plog import read_plog
 from conftest import write_log
@@ -138,8 +138,7 @@ def test_a_number_without_the_words_is_no_code(line):
 
 def test_every_reason_names_a_runtime_code_of_the_catalog_under_its_name():
     catalog = {row.code: row.name for row in load_kb().catalog if row.catalog == "runtime-codes"}
-    lines = (Path(__file__).parents[1] / "lib/casebook/knowledge/data/runtime-reasons.tsv").read_text().splitlines()
-    rows = [line.split("\t") for line in lines[1:] if line.strip()]
+    rows = reason_rows()
     assert rows and all(catalog.get(code) == name and source.startswith("https://") for _, code, name, source in rows)
 
 

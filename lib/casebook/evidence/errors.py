@@ -114,8 +114,8 @@ def _build(log: LogTable) -> list[int]:
     pastes = _pastes(log)
     if not pastes:
         return err
-    files, errs = log.column("file"), set(err)
-    pasted = [(i, file, msg or "") for i, (file, msg) in enumerate(zip(files, log.column("msg")))
+    files, msgs, errs = log.column("file"), log.column("msg"), set(err)
+    pasted = [(i, file, msg or "") for i, (file, msg) in enumerate(zip(files, msgs))
               if file in pastes and i not in errs]
     # the literals first (the log table's search of its distinct messages, shared with the families), then the
     # reports' regex on the few lines holding one
@@ -139,7 +139,7 @@ def _build(log: LogTable) -> list[int]:
     said = [(i, file, msg) for i, file, msg in unsaid if _STATES.search(msg)]
     # an exception that says nothing ("RuntimeError:" alone) reports words a console printed just above it ("Cannot
     # find bin of op X"): where a paste's first error line is such an exception, the lines right before it are its start
-    lines, msgs, bare = log.column("line"), log.column("msg"), {}
+    lines, bare = log.column("line"), {}
     wanted = {file for _, file, _ in said}
     for i in err:   # each file's first error line, for the files that have a line saying it failed
         if files[i] in wanted and files[i] not in bare:

@@ -133,8 +133,13 @@ REASONS = "data/runtime-reasons.tsv"
 
 
 @cache
+def reason_rows() -> tuple[tuple[str, str, str, str], ...]:
+    """The rows of the reasons table: (reason words, runtime code, its ACL_ERROR_RT_* name, source)."""
+    lines = resources.files("casebook.knowledge").joinpath(REASONS).read_text(encoding="utf-8").splitlines()
+    return tuple(tuple(line.split("\t")) for line in lines[1:] if line.strip())
+
+
+@cache
 def runtime_reasons() -> dict[str, str]:
     """reason words (lower case) -> the runtime code the failing call returns."""
-    lines = resources.files("casebook.knowledge").joinpath(REASONS).read_text(encoding="utf-8").splitlines()
-    rows = (line.split("\t") for line in lines[1:] if line.strip())
-    return {reason.lower(): code for reason, code, *_ in rows}
+    return {reason.lower(): code for reason, code, *_ in reason_rows()}
