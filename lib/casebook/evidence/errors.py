@@ -10,6 +10,7 @@ from collections import Counter
 
 from ..knowledge.literals import Haystack, required
 from ..reading.bundle import ROLE_DEVICE_LOG, ROLE_DEVICE_OS_LOG, ROLE_SCREEN, ROLE_TEXT
+from ..reading.stacks import EXCEPTION_NAME
 from ..reading.table import LogTable, Record
 from .codes import codes_in
 from .items import CodeSighting
@@ -78,7 +79,7 @@ TOLD_PER_FILE = 64
 #: How many lines above a paste's first error line, when it is an exception without a message, are read as its start
 #: where they say that something failed.
 LEAD = 2
-_BARE_EXCEPTION = re.compile(r"^\s*[A-Za-z_][\w.]*(?:Error|Exception)\s*:?\s*$")
+_BARE_EXCEPTION = re.compile(rf"^\s*{EXCEPTION_NAME}\s*:?\s*$")
 #: How many lines that say they failed a paste without any error line makes its errors, per file: a console that
 #: states a failure at every step (a retry loop's "Call aclrtSetDevice failed, ret[107001]") would otherwise make
 #: tens of thousands of lines errors to place, classify and rank, when its first few tell the case.

@@ -23,8 +23,10 @@ _PY_ANY_EXC = re.compile(r"^(?P<exc>[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+|[A-Z]\w*[a-z
 #: an exception as its repr prints it, where a framework logs `repr(e)` instead of the traceback:
 #: `TypeError("CheckpointConfig.__init__() got an unexpected keyword argument 'strict'")`
 _PY_REPR = re.compile(r"""^(?P<exc>[A-Za-z_][\w.]*(?:Error|Exception))\((?P<q>['"])(?P<msg>.+)(?P=q)\)\s*$""", re.S)
+#: the name of an exception class as Python prints it (`NotImplementedError`, `torch.OutOfMemoryError`)
+EXCEPTION_NAME = r"[A-Za-z_][\w.]*(?:Error|Exception|Interrupt|Exit)"
 #: an exception raised without a message ends its traceback with its name alone: `NotImplementedError`
-_PY_BARE_EXC = re.compile(r"^(?P<exc>[A-Za-z_][\w.]*(?:Error|Exception|Interrupt|Exit))\s*$")
+_PY_BARE_EXC = re.compile(rf"^(?P<exc>{EXCEPTION_NAME})\s*$")
 #: what Python prints between the tracebacks of chained exceptions, and before one raised at exit or in a thread
 _PY_BETWEEN = re.compile(r"^(?:During handling of the above exception, another exception occurred:"
                          r"|The above exception was the direct cause of the following exception:"
