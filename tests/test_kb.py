@@ -217,6 +217,33 @@ def test_signature_schema_problems_carry_lines(tmp_path):
     assert any(p.line == contra and "needs a 'why'" in p.message for p in kb.problems)
 
 
+def test_a_term_stands_for_its_words_and_an_unknown_or_malformed_one_is_a_problem_at_its_line(tmp_path):
+    root = tmp_path / "kb"
+    (root / "cases").mkdir(parents=True)
+    (root / "codes").mkdir()
+    source = (ROOT / "kb" / "cases" / "python-package-version-incompatible.md").read_text(encoding="utf-8")
+    (root / "cases" / "python-package-version-incompatible.md").write_text(source, encoding="utf-8")
+    (sig,) = [s for s in load_kb(root).cases["python-package-version-incompatible"].signatures
+              if s.id == "third_party_name_missing"]
+    assert "<<" not in sig.value and "google\\.protobuf" in sig.value
+    assert sig.pattern.search("ImportError: cannot import name 'is_npu_available' from 'accelerate.utils'")
+    assert sig.pattern.search("AttributeError: 'tokenizers.AddedToken' object has no attribute 'special'")
+    assert not sig.pattern.search("cannot import name 'x' from 'torch_npu.utils'")   # not a listed package
+
+    unknown = source.replace("'<<third_party>>(?:\\\\.\\\\w+)+' object", "'<<packages>>(?:\\\\.\\\\w+)+' object", 1)
+    assert unknown != source
+    (root / "cases" / "python-package-version-incompatible.md").write_text(unknown, encoding="utf-8")
+    line = next(i for i, ln in enumerate(unknown.splitlines(), 1) if ln.strip() == "- id: third_party_name_missing")
+    assert (line, "regex names terms the document's `terms` do not hold: packages") in {
+        (p.line, p.message) for p in load_kb(root).problems}
+
+    malformed = source.replace("  third_party: [", "  third-party: [", 1)
+    (root / "cases" / "python-package-version-incompatible.md").write_text(malformed, encoding="utf-8")
+    terms_line = next(i for i, ln in enumerate(malformed.splitlines(), 1) if ln == "terms:")
+    messages = {(p.line, p.message) for p in load_kb(root).problems}
+    assert (terms_line, "terms map a name (letters, digits, _) to a list of words") in messages
+
+
 def _obs(*items) -> list[Observation]:
     return [Observation(f, v, str(v), "plog.log", i + 1) for i, (f, v) in enumerate(items)]
 

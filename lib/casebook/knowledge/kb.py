@@ -13,14 +13,15 @@ from .cache import kept
 from .codes import KINDS_BY_SIGHTING, CodeRow, load_tables
 from .document import KbDocument, Problem, sections
 from .literals import Index
-from .rules import SAME_AS, Condition, Signature, check_keys, condition, enum, resolved, signature
+from .rules import SAME_AS, Condition, Signature, check_keys, condition, enum, resolved, signature, terms
 
 CASE_KEYS = {"id", "title", "title_zh", "status", "severity", "action", "summary", "summary_zh", "family", "components",
-             "codes", "signatures", "contradicted_by", "requires", "against", "supports", "fix", "fix_zh", "references"}
-CASE_REQUIRED = CASE_KEYS - {"supports", "components", "contradicted_by", "family", "summary_zh", "fix_zh"}
+             "codes", "signatures", "contradicted_by", "requires", "against", "supports", "fix", "fix_zh", "references",
+             "terms"}
+CASE_REQUIRED = CASE_KEYS - {"supports", "components", "contradicted_by", "family", "summary_zh", "fix_zh", "terms"}
 FAMILY_KEYS = {"id", "title", "title_zh", "summary", "summary_zh", "signatures", "contradicted_by", "questions",
-               "references"}
-FAMILY_REQUIRED = FAMILY_KEYS - {"contradicted_by", "questions"}
+               "references", "terms"}
+FAMILY_REQUIRED = FAMILY_KEYS - {"contradicted_by", "questions", "terms"}
 FAMILY_SECTIONS = ("Symptom", "How the causes differ", "References")
 CODE_KEYS = {"code", "kind", "title", "title_zh", "meaning", "meaning_zh", "cases", "index", "word", "mask", "maps_to",
              "name", "table"}
@@ -231,8 +232,9 @@ def _load_case(path: Path, rel: str, problems: list[Problem]) -> KnownCase:
     case.action = enum(doc, "action", ACTIONS, "collect-more")
     case.components = [str(c) for c in d.get("components") or []]
     case.codes = [str(c) for c in d.get("codes") or []]
+    named = terms(doc)
     for name in ("signatures", "contradicted_by"):
-        setattr(case, name, [s for i, raw in enumerate(d.get(name) or []) if (s := signature(doc, i, raw, name))])
+        setattr(case, name, [s for i, raw in enumerate(d.get(name) or []) if (s := signature(doc, i, raw, name, named))])
     for name in ("requires", "against", "supports"):
         setattr(case, name, [c for i, raw in enumerate(d.get(name) or []) if (c := condition(doc, name, i, raw))])
     for name in ("fix", "fix_zh"):
@@ -258,8 +260,9 @@ def _load_family(path: Path, rel: str, problems: list[Problem]) -> Family:
         doc.problem(doc.line("id"), f"id {family.id!r} differs from the file name {path.stem!r}")
     for name in ("title", "title_zh", "summary", "summary_zh"):
         setattr(family, name, str(d.get(name, "") or ""))
+    named = terms(doc)
     for name in ("signatures", "contradicted_by"):
-        setattr(family, name, [s for i, raw in enumerate(d.get(name) or []) if (s := signature(doc, i, raw, name))])
+        setattr(family, name, [s for i, raw in enumerate(d.get(name) or []) if (s := signature(doc, i, raw, name, named))])
     family.questions = [c for i, raw in enumerate(d.get("questions") or []) if (c := condition(doc, "questions", i, raw))]
     family.references = _references(doc)
     family.sections = _sections(doc, FAMILY_SECTIONS)

@@ -137,7 +137,30 @@ def enum(doc: KbDocument, key: str, allowed: tuple, default: str) -> str:
     return str(value)
 
 
-def signature(doc: KbDocument, i: int, raw, section: str = "signatures") -> Signature | None:
+#: A term's place in a regex: `<<name>>` (never a regex's own syntax: `(?P<name>` and `(?<=` hold one `<`).
+_TERM = re.compile(r"<<(\w+)>>")
+
+
+def terms(doc: KbDocument) -> dict[str, tuple[str, ...]]:
+    """The document's `terms`: named lists of words its regexes share (a package list several wordings name)."""
+    raw = doc.data.get("terms") or {}
+    if isinstance(raw, dict) and all(isinstance(k, str) and re.fullmatch(r"\w+", k) and isinstance(v, list) and v
+                                     and all(isinstance(w, str) and w for w in v) for k, v in raw.items()):
+        return {k: tuple(v) for k, v in raw.items()}
+    doc.problem(doc.line("terms"), "terms map a name (letters, digits, _) to a list of words")
+    return {}
+
+
+def with_terms(pattern: str, named: dict[str, tuple[str, ...]]) -> tuple[str, list[str]]:
+    """`pattern` with each `<<name>>` replaced by its words as alternatives, and the names it uses that `named`
+    lacks."""
+    unknown = sorted({m.group(1) for m in _TERM.finditer(pattern)} - set(named))
+    return _TERM.sub(lambda m: "(?:" + "|".join(re.escape(w) for w in named.get(m.group(1), ())) + ")", pattern), unknown
+
+
+def signature(doc: KbDocument, i: int, raw, section: str = "signatures",
+              named: dict[str, tuple[str, ...]] | None = None) -> Signature | None:
+    """The signature of a front-matter entry; `named` are the document's terms (`terms`), which its regex may name."""
     where = doc.line(section, i)
     if not isinstance(raw, dict):
         doc.problem(where, "a signature is a mapping")
@@ -151,8 +174,12 @@ def signature(doc: KbDocument, i: int, raw, section: str = "signatures") -> Sign
     if len(matchers) != 1:
         problems.append(f"a signature has exactly one of {', '.join(MATCHERS)}")
     elif matchers[0] == "regex":
+        pattern, unknown_terms = with_terms(str(raw["regex"]), named or {})
+        raw = {**raw, "regex": pattern}
+        if unknown_terms:
+            problems.append(f"regex names terms the document's `terms` do not hold: {', '.join(unknown_terms)}")
         try:
-            compiled = re.compile(str(raw["regex"]))
+            compiled = re.compile(pattern)
         except re.error as e:
             problems.append(f"regex does not compile: {e}")
     problems += _own_problems(raw)
