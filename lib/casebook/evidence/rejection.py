@@ -160,8 +160,8 @@ FORMS: tuple[tuple[str, tuple[str, int]], ...] = (
     # a bound the op states for one input, the value after it where the op prints it: "h0 must be [B,Hv,chunk_num,K,V];
     # h0=[7, 1, 128, 20]", "hidden in should be smaller than hidden out"
     ("bound", _form(r"\b(?P<param>[A-Za-z_][\w.]*(?: [a-z]+)?) (?:should|must) (?:be )?(?P<allowed>(?:smaller|larger|"
-                        r"less|greater|bigger) than(?: or equal to)? [\w.]+(?: [a-z]+\b)?|[<>]=?\s*\d+|\[[^\]]*\])"
-                        r"(?:[;,]\s*(?P=param)\s*=\s*(?P<value>\[[^\]]*\]|[^\s;,]+))?")),
+                    r"less|greater|bigger) than(?: or equal to)? [\w.]+(?: [a-z]+\b)?|[<>]=?\s*\d+|\[[^\]]*\])"
+                    r"(?:[;,]\s*(?P=param)\s*=\s*(?P<value>\[[^\]]*\]|[^\s;,]+))?")),
     ("call", _form(r"[Tt]iling (?:failed|Failed|func failed)|do tiling failed|TilingFunc failed")),
     ("call", _form(r"AclNN_Parameter_Error|ACLNN_ERR_PARAM_INVALID|error code is 161002")),
 )
@@ -176,20 +176,20 @@ READS = ("not implemented for", "support list", "supported list", "when layout",
 #: report their tiling data by the thousand, and none of them is a complaint.
 KEEP = tuple(k for k in READS if k not in ("Tiling", "tiling")) + (
     "iling failed", "iling Failed", "iling func failed", "TilingFunc failed")
+#: A torch_npu or plugin op by its Python name ("npu_chunk_gated_delta_rule_bwd_dhu: h0 must be ...",
+#: "torch.ops._C_ascend.sgmv_expand.default"): it names the op, and marks the op layer as its other names do
+_NPU_OP = r"\b(?P<npu>npu_[a-z]\w*):\s|\btorch\.ops\.(?:npu|_C_ascend|npu_inference|atb)\.(?P<torchop>\w+)"
 _OP = re.compile(r"\b(aclnn[A-Z]\w+?)(?:GetWorkspaceSize)?\b|\bop\[(?P<bracket>\w+)\]|\b[Oo]p(?:[Tt]ype|[Nn]ame)?\s*[:=]?\s*"
                  r"[\[(](?P<named>[A-Z]\w+)[\])]|/kernels/(?P<kernel>\w+?)_kernel\.cc\b|\b(?P<atb>[A-Z]\w*?Operation)_\d+\b|"
                  r"\boperator name is (?P<operator>\w+)|\"(?P<dispatch>\w+)\" not implemented for |"
                  r"\bFor '(?P<mindspore>[A-Z]\w+)', |/converter/(?P<converter>\w+)\.cc\b|"
-                 r"/layers/(?P<opencv>\w+?)_layer\.cpp\b|"
-                 # a torch_npu or plugin op by its Python name: "npu_chunk_gated_delta_rule_bwd_dhu: h0 must be ...",
-                 # "torch.ops._C_ascend.sgmv_expand.default"
-                 r"\b(?P<npu>npu_[a-z]\w*):\s|\btorch\.ops\.(?:npu|_C_ascend|npu_inference|atb)\.(?P<torchop>\w+)")
+                 r"/layers/(?P<opencv>\w+?)_layer\.cpp\b|" + _NPU_OP)
 #: Aspects whose wordings are common outside the op layer too ("VLLM_USE_V1=1 is not supported", "x's shape
 #: mismatch"): read as an op's complaint only where an op or the op layer's codes stand on the lines around it.
 GENERIC = ("attribute", "shape", "bound")
 _OP_LAYER = re.compile(r"EZ1001|E89999|EZ9999|E69999|161002|5610\d\d|Parameter_Error|[Tt]iling|\baclnn|\bop\[|\bIn op\b|"
-                       r"OP_TILING|/kernels/\w+_kernel\.cc|\b\w+Verify failed\b|/converter/\w+\.cc|\bnnadapter\b|'initCann'|"
-                       r"\bnpu_[a-z]\w*:\s|\btorch\.ops\.(?:npu|_C_ascend|npu_inference|atb)\.")
+                       r"OP_TILING|/kernels/\w+_kernel\.cc|\b\w+Verify failed\b|/converter/\w+\.cc|\bnnadapter\b|"
+                       r"'initCann'|" + _NPU_OP)
 #: The levels an op's complaint is logged at.
 COMPLAINT_LEVELS = ("ERROR", "FATAL", "CRITICAL")
 #: How many lines before a complaint the call's own line (`call aclnnX failed`) may stand, and after it (the op API's

@@ -234,7 +234,8 @@ def _load_case(path: Path, rel: str, problems: list[Problem]) -> KnownCase:
     case.codes = [str(c) for c in d.get("codes") or []]
     named = terms(doc)
     for name in ("signatures", "contradicted_by"):
-        setattr(case, name, [s for i, raw in enumerate(d.get(name) or []) if (s := signature(doc, i, raw, name, named))])
+        setattr(case, name, [s for i, raw in enumerate(d.get(name) or [])
+                             if (s := signature(doc, i, raw, name, named))])
     for name in ("requires", "against", "supports"):
         setattr(case, name, [c for i, raw in enumerate(d.get(name) or []) if (c := condition(doc, name, i, raw))])
     for name in ("fix", "fix_zh"):
@@ -262,7 +263,8 @@ def _load_family(path: Path, rel: str, problems: list[Problem]) -> Family:
         setattr(family, name, str(d.get(name, "") or ""))
     named = terms(doc)
     for name in ("signatures", "contradicted_by"):
-        setattr(family, name, [s for i, raw in enumerate(d.get(name) or []) if (s := signature(doc, i, raw, name, named))])
+        setattr(family, name, [s for i, raw in enumerate(d.get(name) or [])
+                             if (s := signature(doc, i, raw, name, named))])
     family.questions = [c for i, raw in enumerate(d.get("questions") or []) if (c := condition(doc, "questions", i, raw))]
     family.references = _references(doc)
     family.sections = _sections(doc, FAMILY_SECTIONS)

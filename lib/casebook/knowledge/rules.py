@@ -155,7 +155,8 @@ def with_terms(pattern: str, named: dict[str, tuple[str, ...]]) -> tuple[str, li
     """`pattern` with each `<<name>>` replaced by its words as alternatives, and the names it uses that `named`
     lacks."""
     unknown = sorted({m.group(1) for m in _TERM.finditer(pattern)} - set(named))
-    return _TERM.sub(lambda m: "(?:" + "|".join(re.escape(w) for w in named.get(m.group(1), ())) + ")", pattern), unknown
+    expanded = _TERM.sub(lambda m: "(?:" + "|".join(re.escape(w) for w in named.get(m.group(1), ())) + ")", pattern)
+    return expanded, unknown
 
 
 def signature(doc: KbDocument, i: int, raw, section: str = "signatures",
