@@ -29,10 +29,15 @@ STATEMENTS: tuple[tuple[str, object, re.Pattern], ...] = (
      re.compile(r"^\s*(?:te|tbe|opc-tool|op-compile-tool|auto-tune|schedule-search|dataflow|hccl|hccl-parser|"
                 r"llm-datadist|op-gen|msobjdump|show-kernel-debug-data) [\w.+-]+ requires [\w.\[\]-]+, "
                 r"which is not installed")),
+    # a CANN package's installer finding that the user cannot write where it installs, warned before it fails to
+    # create a folder there
+    ("install_path_writable", False, re.compile(r"(?i)does not have sufficient permissions")),
+    # pip saying it put a command in a folder the shell does not search
+    ("command_folder_on_path", False, re.compile(r"is installed in '[^']+' which is not on PATH")),
 )
 #: Lines this family reads.
 KEEP = ("occupying", "occupied by", "in use by", "used by other", "which is not installed", "does not match",
-        "version checking is skipped")
+        "version checking is skipped", "sufficient permissions", "which is not on PATH")
 
 
 def _stated(log: LogTable) -> list[tuple[int, str, object]]:

@@ -210,6 +210,10 @@ FACTS = {s.name: s for s in (
     FactSpec("plugin_release_pairs_framework", "bool",
              "The installed plugin (vllm-ascend, MindSpeed, triton-ascend, torch_npu) is the release or commit its "
              "version table pairs with the installed framework (vLLM, Megatron-LM, Triton, torch)."),
+    FactSpec("install_path_writable", "bool",
+             "The user that installs or deploys (a CANN package, a custom op package) can write where it installs."),
+    FactSpec("command_folder_on_path", "bool",
+             "The folder that holds the command the step runs (a pip-installed script's bin folder) is on PATH."),
     FactSpec("torch_npu_is_release_code_names", "bool",
              "The installed torch_npu is the release the failing code, or its framework's installation guide, names."),
 )}
