@@ -32,12 +32,15 @@ STATEMENTS: tuple[tuple[str, object, re.Pattern], ...] = (
     # a CANN package's installer finding that the user cannot write where it installs, warned before it fails to
     # create a folder there
     ("install_path_writable", False, re.compile(r"(?i)does not have sufficient permissions")),
+    # the operating system refusing a bind: whatever the level the framework logs it at, the port was taken
+    ("port_in_use", True, re.compile(r"(?i)\baddress already in use\b|\bEADDRINUSE\b")),
     # pip saying it put a command in a folder the shell does not search
     ("command_folder_on_path", False, re.compile(r"is installed in '[^']+' which is not on PATH")),
 )
 #: Lines this family reads.
 KEEP = ("occupying", "occupied by", "in use by", "used by other", "which is not installed", "does not match",
-        "version checking is skipped", "sufficient permissions", "which is not on PATH")
+        "version checking is skipped", "sufficient permissions", "which is not on PATH", "lready in use",
+        "EADDRINUSE")
 
 
 def _stated(log: LogTable) -> list[tuple[int, str, object]]:

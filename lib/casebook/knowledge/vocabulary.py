@@ -212,6 +212,9 @@ FACTS = {s.name: s for s in (
              "version table pairs with the installed framework (vLLM, Megatron-LM, Triton, torch)."),
     FactSpec("install_path_writable", "bool",
              "The user that installs or deploys (a CANN package, a custom op package) can write where it installs."),
+    FactSpec("port_in_use", "bool",
+             "Another process held the port the step binds when it started (the system answered 'Address already in "
+             "use')."),
     FactSpec("command_folder_on_path", "bool",
              "The folder that holds the command the step runs (a pip-installed script's bin folder) is on PATH."),
     FactSpec("torch_npu_is_release_code_names", "bool",
