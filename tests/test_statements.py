@@ -83,27 +83,27 @@ def test_mindspores_version_check_states_its_finding_at_warning_level(tmp_path, 
         assert t.diagnosis is None or t.diagnosis.case.id != "mindspore-cann-version-mismatch"
 
 
-@pytest.mark.parametrize("lines,fact,case,signature", [
+@pytest.mark.parametrize("lines,fact,value,case,signature", [
     # a CANN package's installer warns that it cannot write where it installs, then fails to create a folder there
     (["[Vendors] [2026-02-11 10:02:33] [WARNING] The directory /opt/Ascend/ascend-toolkit/latest/opp does not have "
       "sufficient permissions. Please check and modify the folder permissions (e.g., using chmod), or use the "
       "--install-path option to specify an installation path and change the environment variable.",
       "[Vendors] [2026-02-11 10:02:33] [ERROR] create /opt/Ascend/ascend-toolkit/latest/opp/vendors/customize/framework "
-      "failed"], "install_path_writable", "file-permission-rejected", "security_check_rejected"),
+      "failed"], "install_path_writable", False, "file-permission-rejected", "security_check_rejected"),
     # pip puts a tool's command in a folder the shell does not search; running it by name then fails
     (["  WARNING: The script ascend-fd is installed in '/usr/local/python3.8/bin' which is not on PATH.",
       "  Consider adding this directory to PATH or, if you prefer to suppress this warning, use "
       "--no-warn-script-location.", "Successfully installed ascend-faultdiag-26.1.0"],
-     "command_folder_on_path", "command-not-found-on-path", "installed_off_path"),
+     "command_folder_on_path", False, "command-not-found-on-path", "installed_off_path"),
     # the system refusing a bind, logged at no level above the framework's ERROR that follows (MindSpore's cluster)
     (["Failed to call bind, url: 127.0.0.1:8118 Address already in use",
       "[ERROR] DISTRIBUTED(52,ffff8a2150f0,python):2026-01-08-09:12:41.310.214 [mindspore/ccsrc/distributed/cluster/"
       "topology/meta_server_node.cc:114] InitTCPServer] Failed to init the tcp server"],
-     "port_in_use", "port-already-in-use", "bind_address_in_use"),
+     "port_in_use", True, "port-already-in-use", "bind_address_in_use"),
 ])
-def test_a_warning_that_states_where_a_step_will_fail_is_its_cause(tmp_path, lines, fact, case, signature):
+def test_a_warning_that_states_where_a_step_will_fail_is_its_cause(tmp_path, lines, fact, value, case, signature):
     path = write_log(tmp_path, "console.log", "\n".join(lines) + "\n")
-    assert extract(read_plog(path))[fact].value is (fact == "port_in_use")
+    assert extract(read_plog(path))[fact].value is value
     t = triage(path)
     assert t.diagnosis is not None and t.diagnosis.case.id == case
     assert (signature, 1) in {(i.id, i.line) for i in t.diagnosis.for_}
