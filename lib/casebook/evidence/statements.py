@@ -37,7 +37,8 @@ STATEMENTS: tuple[tuple[str, object, re.Pattern], ...] = (
     # pip saying it put a command in a folder the shell does not search
     ("command_folder_on_path", False, re.compile(r"is installed in '[^']+' which is not on PATH")),
 )
-#: Lines this family reads.
+#: Lines this family reads (the literals keep their case: "lready in use" holds both "Address already in use" and
+#: the lower-case "address already in use" some frameworks print).
 KEEP = ("occupying", "occupied by", "in use by", "used by other", "which is not installed", "does not match",
         "version checking is skipped", "sufficient permissions", "which is not on PATH", "lready in use",
         "EADDRINUSE")
