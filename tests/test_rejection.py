@@ -120,6 +120,14 @@ FORMS = [
      "chunk_num=1", "bound", "h0", "7, 1, 128, 20", ("B", "Hv", "chunk_num", "K", "V")),
     ("RuntimeError: hidden in should be smaller than hidden out", "bound", "hidden in", None,
      ("smaller than hidden out",)),
+    # an aclnn check that lists the values it takes (hicann/ops-math's KlDiv reduction check)
+    ("[aclnn_kl_div.cpp:119][NNOP][CheckReduction][2915530] errno[161002] OpName:[aclnnKlDiv_7] Invalid reduction "
+     "value: 100. Allowed values are 0 (None), 1 (Mean), 2 (Sum), 3 (Batchmean).", "attribute", "reduction", "100",
+     ("0 (None)", "1 (Mean)", "2 (Sum)", "3 (Batchmean)")),
+    # the tiling's refusal in the launcher's words and in the tiling's own (hicann/ops-nn, Softsign and
+    # INTrainingReduceV2 on Ascend 950)
+    ("Failed to execute operator Softsign_0. Reason: Failed to execute tiling function.", "call", None, None, ()),
+    ("EZ9999: sub-R tiling requires N, C, R and N*C to fit in uint32: N=1 C=1 R=4294967296.", "call", None, None, ()),
 ]
 
 
@@ -274,6 +282,9 @@ def test_a_bound_without_an_op_beside_it_is_not_an_ops_complaint(tmp_path):
     ("RuntimeError: ({'errCode': 'E80012', 'op_name': 'reduce_sum_d', 'param_name': 'x', 'min_value': 0, "
      "'max_value': 8, 'real_value': 9}, 'In op, the num of dimensions of input/output[x] should be in the range of "
      "[0, 8], but actually is [9].')", "aclnn-tiling-unsupported-shape"),
+    # the launcher's words for a failed tiling, under the op's own error line (hicann/ops-nn, Softsign)
+    ("[ERROR] errno[476409922] OpName:[Softsign_0]\nFailed to execute operator Softsign_0. Reason: Failed to execute "
+     "tiling function.", "aclnn-tiling-unsupported-shape"),
 ])
 def test_pasted_refusals_of_sizes_and_shapes_name_their_cause_and_family(tmp_path, text, case):
     t = triage(write_log(tmp_path, "paste.txt", text + "\n"), kb=KB)

@@ -162,7 +162,14 @@ FORMS: tuple[tuple[str, tuple[str, int]], ...] = (
     ("bound", _form(r"\b(?P<param>[A-Za-z_][\w.]*(?: [a-z]+)?) (?:should|must) (?:be )?(?P<allowed>(?:smaller|larger|"
                     r"less|greater|bigger) than(?: or equal to)? [\w.]+(?: [a-z]+\b)?|[<>]=?\s*\d+|\[[^\]]*\])"
                     r"(?:[;,]\s*(?P=param)\s*=\s*(?P<value>\[[^\]]*\]|[^\s;,]+))?")),
-    ("call", _form(r"[Tt]iling (?:failed|Failed|func failed)|do tiling failed|TilingFunc failed")),
+    # an aclnn check that names the values it takes: "Invalid reduction value: 100. Allowed values are 0 (None), 1
+    # (Mean), 2 (Sum), 3 (Batchmean)."
+    ("attribute", _form(r"\bInvalid (?P<param>[A-Za-z_][\w ]{0,30}?) value:? (?P<value>[^\s,;]+?)\.?\s*(?:Allowed|"
+                        r"Supported|Valid) values? (?:are|is):? (?P<allowed>.+)")),
+    # the tiling's refusal, in the launcher's words ("Failed to execute tiling function") or the tiling's own ("sub-R
+    # tiling requires N, C, R and N*C to fit in uint32")
+    ("call", _form(r"[Tt]iling (?:failed|Failed|func failed)|do tiling failed|TilingFunc failed|"
+                   r"[Ff]ailed to execute tiling function|\btiling requires\b")),
     ("call", _form(r"AclNN_Parameter_Error|ACLNN_ERR_PARAM_INVALID|error code is 161002")),
 )
 #: Lines this family reads.
@@ -170,12 +177,12 @@ READS = ("not implemented for", "support list", "supported list", "when layout",
          "unsupported", "Tiling", "tiling", "AclNN_Parameter_Error", "ACLNN_ERR_PARAM", "161002", "should be",
          "must be", "but it is", "only support", "but got", "but received", "Wrong ", "for parameter",
          "need to broadcast", "incorrect format", "incorrect dtype", "incorrect data", "has not been supported",
-         "Only support", "initCann", "but found", "desired output type")
+         "Only support", "initCann", "but found", "desired output type", "alues are", "llowed value")
 #: Of those, the lines the reader keeps in big files. An op complains in an ERROR line, which the reader keeps anyway,
 #: or in a line without a header; a line that merely names a tiling is kept when the tiling failed: an op's INFO lines
 #: report their tiling data by the thousand, and none of them is a complaint.
 KEEP = tuple(k for k in READS if k not in ("Tiling", "tiling")) + (
-    "iling failed", "iling Failed", "iling func failed", "TilingFunc failed")
+    "iling failed", "iling Failed", "iling func failed", "TilingFunc failed", "execute tiling", "tiling requires")
 #: A torch_npu or plugin op by its Python name ("npu_chunk_gated_delta_rule_bwd_dhu: h0 must be ...",
 #: "torch.ops._C_ascend.sgmv_expand.default"): it names the op, and marks the op layer as its other names do
 _NPU_OP = r"\b(?P<npu>npu_[a-z]\w*):\s|\btorch\.ops\.(?:npu|_C_ascend|npu_inference|atb)\.(?P<torchop>\w+)"
