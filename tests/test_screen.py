@@ -73,6 +73,9 @@ def test_a_block_the_paste_began_inside_reads_from_its_call_sites():
     assert (f.kind, f.src) == (KIND_BLOCK_LINE, "stream.cc:1512")
     # a bracket pair that is not the call site is no block line
     assert read("see [FUNC:x] in the docs")[0].kind == KIND_UNPARSED
+    # ait's benchmark FAQ (a screen capture read by OCR): the `][` between function and file is lost
+    (f,) = read("Task index:0 init failed, ret:-1.[FUNC:InitTaskInfo  FILE:davinci model.cc][LINE:3593] ")
+    assert (f.kind, f.level, f.src, f.func) == (KIND_BLOCK_LINE, "ERROR", "davinci model.cc:3593", "InitTaskInfo")
 
 
 def test_a_traceback_marker_at_column_zero_opens_a_block():

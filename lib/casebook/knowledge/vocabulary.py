@@ -219,6 +219,9 @@ FACTS = {s.name: s for s in (
              "The folder that holds the command the step runs (a pip-installed script's bin folder) is on PATH."),
     FactSpec("torch_npu_is_release_code_names", "bool",
              "The installed torch_npu is the release the failing code, or its framework's installation guide, names."),
+    FactSpec("om_model_soc_matches_device", "bool",
+             "The SoC an offline model (.om) was converted for (atc --soc_version) is the SoC of the device that runs "
+             "it (npu-smi info)."),
     FactSpec("model_variant_supported_by_release", "bool",
              "The model (its architecture, its checkpoint's quantisation format, its kinds of layer) is on the "
              "supported-model list of the installed plugin or framework release."),

@@ -37,9 +37,11 @@ _BLOCK_MSGS = (
     # EH9999  msg: a later message of the block, its code repeated before it (CANN 8)
     re.compile(r"^(?P<code>" + ECODE + r") {2,}(?P<msg>\S.*)$", re.S),
 )
-#: `msg[FUNC:ReportCallError][FILE:log_inner.cpp][LINE:161]`, `[THREAD:88417]` after it in some releases
-_FUNC_FILE_LINE = re.compile(r"^\s*(?P<msg>.*?)\[FUNC:(?P<func>[^\]]*)\]\[FILE:(?P<file>[^\]]*)\]\[LINE:(?P<line>\d+)\]"
-                             r"(?:\[THREAD:\d+\])?\s*$", re.S)
+#: `msg[FUNC:ReportCallError][FILE:log_inner.cpp][LINE:161]`, `[THREAD:88417]` after it in some releases; a screen
+#: capture read by OCR may lose the `][` between the function and the file (`[FUNC:InitTaskInfo  FILE:davinci
+#: model.cc][LINE:3593]`)
+_FUNC_FILE_LINE = re.compile(r"^\s*(?P<msg>.*?)\[FUNC:(?P<func>[^\]\s]*)(?:\]\[|\s+)FILE:(?P<file>[^\]]*)\]"
+                             r"\[LINE:(?P<line>\d+)\](?:\[THREAD:\d+\])?\s*$", re.S)
 _TRACEBACK = re.compile(r"^\s*TraceBack \(most recent call last\):\s*$")
 _ADVICE = re.compile(r"^\s*(?P<key>Possible Cause|Solution|Reason):\s*(?P<msg>.*)$", re.S)
 #: the AI Core fault report's second line, after "The error from device(...)... dump info: pc start: ..."
