@@ -29,6 +29,7 @@ _REPORTS = re.compile("|".join((
     r"\bRTS_HWTS: [\w ]*(?:exception|error)\b",           # the driver's dump of an exception stream
     r"\bOther info\[\d+\]:.*\berror code=0x",            # ... and the task scheduler's code in it
     r"^\s*Load dynamic library: \S+ failed\b",           # MindSpore's device plugin that the loader refused
+    r"^\s*\[Init\]\[Env\]init env failed\b",             # ACL's operator environment, printed without a level
     # an Ascend C kernel's own assert, printed as it stops (CANN 8.5 puts its version and a time stamp first)
     r"^\s*\[ASSERT\] (?:\[[^\]]*\]\s*)*\S+\.(?:cpp|cc|h|hpp|asc):\d+:(?:\s|$)",
 )))
