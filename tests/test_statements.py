@@ -100,6 +100,15 @@ def test_mindspores_version_check_states_its_finding_at_warning_level(tmp_path, 
       "[ERROR] DISTRIBUTED(52,ffff8a2150f0,python):2026-01-08-09:12:41.310.214 [mindspore/ccsrc/distributed/cluster/"
       "topology/meta_server_node.cc:114] InitTCPServer] Failed to init the tcp server"],
      "port_in_use", True, "port-already-in-use", "bind_address_in_use"),
+    # torch_npu's CPU fallback takes a CUDA serving library's own op, and the scheduler dies on it (sgl-project/sglang
+    # issue 12545)
+    (["[rank0]:[W1103 07:30:45.691519330 compiler_depend.ts:250] Warning: CAUTION: The operator "
+      "'sglang::inplace_fused_experts' is not currently supported on the NPU backend and will fall back to run on the "
+      "CPU. This may have performance implications. (function npu_cpu_fallback)",
+      "[2025-11-03 07:30:46] Scheduler hit an exception: Traceback (most recent call last):",
+      '  File "/usr/local/python3.11.13/lib/python3.11/site-packages/sglang/srt/managers/scheduler.py", line 2777, in '
+      "run_scheduler_process"],
+     "framework_op_runs_on_npu", False, "cuda-only-code-path-on-npu", "cuda_library_op_falls_back"),
 ])
 def test_a_warning_that_states_where_a_step_will_fail_is_its_cause(tmp_path, lines, fact, value, case, signature):
     path = write_log(tmp_path, "console.log", "\n".join(lines) + "\n")
@@ -114,3 +123,12 @@ def test_a_path_warning_of_another_wording_states_nothing(tmp_path):
     path = write_log(tmp_path, "console.log", "WARNING: The repository located at mirrors.example is not a trusted or "
                                               "secure host and is being ignored.\n")
     assert {"command_folder_on_path", "install_path_writable"}.isdisjoint(extract(read_plog(path)))
+
+
+def test_torchs_own_op_falling_back_to_the_cpu_states_nothing(tmp_path):
+    # an aten op without an NPU kernel runs on the CPU, slower (LlamaFactory issue 4836): no CUDA path is taken
+    path = write_log(tmp_path, "console.log", "[W VariableFallbackKernel.cpp:51] Warning: CAUTION: The operator "
+                                              "'aten::isin.Tensor_Tensor_out' is not currently supported on the NPU "
+                                              "backend and will fall back to run on the CPU. This may have performance "
+                                              "implications. (function npu_cpu_fallback)\n")
+    assert "framework_op_runs_on_npu" not in extract(read_plog(path))

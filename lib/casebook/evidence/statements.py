@@ -36,12 +36,18 @@ STATEMENTS: tuple[tuple[str, object, re.Pattern], ...] = (
     ("port_in_use", True, re.compile(r"(?i)\baddress already in use\b|\bEADDRINUSE\b")),
     # pip saying it put a command in a folder the shell does not search
     ("command_folder_on_path", False, re.compile(r"is installed in '[^']+' which is not on PATH")),
+    # torch_npu's CPU fallback taking a custom op of a CUDA serving or kernel library: the library's CUDA kernel path
+    # runs on an NPU install (an aten op that falls back is torch's own, and may well run on the CPU)
+    ("framework_op_runs_on_npu", False,
+     re.compile(r"The operator '(?:vllm|sglang|_C|_moe_C|_vllm_fa\d_C|sgl_kernel|flash_attn|xformers|flashinfer|"
+                r"mamba_ssm|causal_conv1d|deep_gemm|lmdeploy)::\w+(?:\.\w+)?' is not currently supported on the NPU "
+                r"backend")),
 )
 #: Lines this family reads (the literals keep their case: "lready in use" holds both "Address already in use" and
 #: the lower-case "address already in use" some frameworks print).
 KEEP = ("occupying", "occupied by", "in use by", "used by other", "which is not installed", "does not match",
         "version checking is skipped", "sufficient permissions", "which is not on PATH", "lready in use",
-        "EADDRINUSE")
+        "EADDRINUSE", "supported on the NPU backend")
 
 
 def _stated(log: LogTable) -> list[tuple[int, str, object]]:

@@ -219,6 +219,9 @@ FACTS = {s.name: s for s in (
              "The folder that holds the command the step runs (a pip-installed script's bin folder) is on PATH."),
     FactSpec("torch_npu_is_release_code_names", "bool",
              "The installed torch_npu is the release the failing code, or its framework's installation guide, names."),
+    FactSpec("framework_op_runs_on_npu", "bool",
+             "The custom ops the serving or kernel library calls (vllm::, sglang::, flash_attn::) run on the NPU, none "
+             "taken by torch_npu's CPU fallback."),
     FactSpec("om_model_soc_matches_device", "bool",
              "The SoC an offline model (.om) was converted for (atc --soc_version) is the SoC of the device that runs "
              "it (npu-smi info)."),
