@@ -59,7 +59,7 @@ def test_problems_carry_file_and_line(tmp_path):
         (renamed, line_of("severity: urgent"), "severity must be one of low, medium, high, critical, not 'urgent'"),
         # a signature's problems stand on its "- id:" line
         (renamed, line_of("field: error_bitz") - 1, "field must be one of aicore_fault, error_bits, op, kernel, code, "
-                                                    "message, function, source, pc_verdict, rejected, rejected_rule, not 'error_bitz'"),
+                                                    "message, function, source, pc_verdict, rejected, rejected_rule, fact, not 'error_bitz'"),
         (renamed, line_of('regex: "^(Flash"') - 2, "regex does not compile: missing ), unterminated subpattern at "
                                                    "position 1"),
         (renamed, 2, f"id '{case}' differs from the file name 'renamed'"),
@@ -234,7 +234,7 @@ def test_a_term_stands_for_its_words_and_an_unknown_or_malformed_one_is_a_proble
     assert unknown != source
     (root / "cases" / "python-package-version-incompatible.md").write_text(unknown, encoding="utf-8")
     line = next(i for i, ln in enumerate(unknown.splitlines(), 1) if ln.strip() == "- id: third_party_name_missing")
-    assert (line, "regex names terms the document's `terms` do not hold: packages") in {
+    assert (line, "regex names terms neither the document's `terms` nor the shared ones hold: packages") in {
         (p.line, p.message) for p in load_kb(root).problems}
 
     malformed = source.replace("  third_party: [", "  third-party: [", 1)
@@ -242,6 +242,27 @@ def test_a_term_stands_for_its_words_and_an_unknown_or_malformed_one_is_a_proble
     terms_line = next(i for i, ln in enumerate(malformed.splitlines(), 1) if ln == "terms:")
     messages = {(p.line, p.message) for p in load_kb(root).problems}
     assert (terms_line, "terms map a name (letters, digits, _) to a list of words") in messages
+
+
+def test_a_shared_term_is_named_by_any_document_and_redefining_it_is_a_problem(tmp_path):
+    root = tmp_path / "kb"
+    (root / "cases").mkdir(parents=True)
+    (root / "codes").mkdir()
+    source = (ROOT / "kb" / "cases" / "python-package-not-installed.md").read_text(encoding="utf-8")
+    assert "<<cann_python_packages>>" in source   # a shared term (knowledge/terms.py), not one of the document's
+    (root / "cases" / "python-package-not-installed.md").write_text(source, encoding="utf-8")
+    kb = load_kb(root)
+    assert not kb.problems
+    (sig,) = [s for s in kb.cases["python-package-not-installed"].signatures if s.id == "resolver_requirement_not_installed"]
+    assert sig.pattern.search("spyder 5.2.2 requires pyqtwebengine<5.13, which is not installed.")
+    assert not sig.pattern.search("te 0.4.0 requires decorator, which is not installed.")   # CANN's own package
+
+    redefined = source.replace("codes: []", "terms:\n  cann_python_packages: [te]\ncodes: []", 1)
+    assert redefined != source
+    (root / "cases" / "python-package-not-installed.md").write_text(redefined, encoding="utf-8")
+    terms_line = next(i for i, ln in enumerate(redefined.splitlines(), 1) if ln == "terms:")
+    assert (terms_line, "term 'cann_python_packages' is a shared term (knowledge/terms.py): name it, do not redefine "
+                        "it") in {(p.line, p.message) for p in load_kb(root).problems}
 
 
 def _obs(*items) -> list[Observation]:
@@ -466,7 +487,7 @@ def test_a_sparse_case_takes_the_defaults_and_a_bad_entry_is_named_at_its_own_li
     assert [(p.file, p.line, p.message.split(";")[0]) for p in kb.problems
             if not p.message.startswith(("missing key", "body lacks"))] == [
         ("kb/families/bare.md", 5, "field must be one of aicore_fault, error_bits, op, kernel, code, message, "
-                                   "function, source, pc_verdict, rejected, rejected_rule, not 'nope'"),
+                                   "function, source, pc_verdict, rejected, rejected_rule, fact, not 'nope'"),
         ("kb/cases/sparse.md", 5, "unknown fact 'NOPE'"), ("kb/cases/sparse.md", 6, f"fix {must}"),
         ("kb/cases/sparse.md", 7, f"fix_zh {must}")]
     monkeypatch.setenv("CASEBOOK_KB", str(root))
@@ -670,3 +691,23 @@ def test_a_key_others_could_read_or_a_short_one_another_process_removed_is_made_
     monkeypatch.setattr(cache, "_read", read_then_gone)
     again = cache._secret(top)
     assert len(again) == 32 and key.read_bytes() == again and gone == [None]
+
+
+def test_a_fact_signature_names_a_yes_or_no_fact_of_the_vocabulary_with_its_value(tmp_path):
+    root = tmp_path / "kb"
+    (root / "cases").mkdir(parents=True)
+    (root / "codes").mkdir()
+    source = (ROOT / "kb" / "cases" / "oom-memory-held-outside-job.md").read_text(encoding="utf-8")
+    good = 'equals: "oom_card_held_outside_job=true"'
+    assert good in source
+    (root / "cases" / "oom-memory-held-outside-job.md").write_text(source, encoding="utf-8")
+    kb = load_kb(root)
+    assert not kb.problems
+    (sig,) = [s for s in kb.cases["oom-memory-held-outside-job"].signatures if s.field == "fact"]
+    assert sig.test("oom_card_held_outside_job=true") and not sig.test("oom_card_held_outside_job=false")
+    line = next(i for i, ln in enumerate(source.splitlines(), 1) if ln.strip() == "- id: job_holds_little_of_full_card")
+    for bad, problem in (('equals: "oom_card_held_outside_job"', "as name=true or name=false"),
+                         ('equals: "no_such_fact=true"', "not 'no_such_fact'"),
+                         ('equals: "torch_npu_version=true"', "not 'torch_npu_version'")):   # a version is no yes/no
+        (root / "cases" / "oom-memory-held-outside-job.md").write_text(source.replace(good, bad), encoding="utf-8")
+        assert any(p.line == line and problem in p.message for p in load_kb(root).problems), bad

@@ -1,4 +1,5 @@
-"""The allocator's out-of-memory summary read as numbers: whether the process's cap or the card refused the request."""
+"""The allocator's out-of-memory summary read as numbers: whether the process's cap or the card refused the request, and
+whether what filled the card is held outside the job."""
 import pytest
 from casebook.evidence import oom
 from casebook.judging.triage import triage
@@ -66,3 +67,44 @@ def test_the_walk_never_asks_what_only_the_numbers_settle():
     assert FACTS[oom.CAP_STOPPED].from_logs
     t = triage(SAMPLES / "memory-allocation" / "family-mindspore-kernel-alloc")
     assert oom.CAP_STOPPED not in [q.fact for q in t.questions]
+
+
+_PLAIN = ("RuntimeError: NPU out of memory. Tried to allocate {request} (NPU 0; {total} total capacity; {allocated} "
+          "already allocated; {allocated} current active; {free} free; {reserved} reserved in total by PyTorch)")
+
+
+def _held(**sizes):
+    return oom.held_outside(oom._SUMMARY.search(_PLAIN.format(**sizes)))
+
+
+def test_a_full_card_the_job_reserves_little_of_is_held_outside_the_job():
+    # capture 1950: 4.37 of 60.96 GiB reserved, 7.47 MiB free; the other 56 GiB belong to someone else
+    assert _held(request="88.00 MiB", total="60.96 GiB", allocated="4.24 GiB", free="7.47 MiB",
+                 reserved="4.37 GiB") is True
+    # the job's own reservation fills the card: its footprint, not another process
+    assert _held(request="2.00 GiB", total="60.96 GiB", allocated="55.00 GiB", free="1.00 GiB",
+                 reserved="57.90 GiB") is False
+    # a request larger than the free memory of a card that is mostly free: the request, not the card's holders
+    assert _held(request="48.78 GiB", total="60.96 GiB", allocated="13.22 GiB", free="40.54 GiB",
+                 reserved="13.86 GiB") is False
+    # the card had room: the allocator refused it for another reason, which these numbers do not tell
+    assert _held(request="1.00 GiB", total="60.96 GiB", allocated="1.00 GiB", free="20.00 GiB",
+                 reserved="2.00 GiB") is None
+    # a third of the card unaccounted for: a few GiB of buffers outside the allocator, or another process
+    assert _held(request="1.00 GiB", total="60.00 GiB", allocated="30.00 GiB", free="500.00 MiB",
+                 reserved="38.00 GiB") is None
+
+
+def test_the_held_outside_fact_is_a_sign_the_cases_name_and_is_cited_by_its_line(tmp_path):
+    path = write_log(tmp_path, "train.log", "step 1\n" + _PLAIN.format(
+        request="88.00 MiB", total="60.96 GiB", allocated="4.24 GiB", free="7.47 MiB", reserved="4.37 GiB") + "\n")
+    fact = oom.extract(read_plog(path))[oom.HELD_OUTSIDE]
+    assert (fact.value, fact.line) == (True, 2)
+    t = triage(path)
+    held = next(h for h in t.candidates if h.case.id == "oom-memory-held-outside-job")
+    (item,) = [i for i in held.for_ if i.id == "job_holds_little_of_full_card"]
+    assert (item.line, "NPU out of memory" in item.text) == (2, True)
+    assert t.diagnosis.case.id == "oom-memory-held-outside-job"
+    # the causes that lie in the job's own footprint are contradicted by the same numbers
+    generic = next(h for h in t.candidates if h.case.id == "npu-out-of-memory")
+    assert "job_holds_little_of_card" in [i.id for i in generic.against]

@@ -423,7 +423,7 @@ def test_only_a_function_a_header_names_is_observed_beside_the_message():
     errors = [Record(file, line, "plog", msg=msg, func=func) for file, line, msg, func in
               [("a.log", 1, "boom", "bs_done_exception_proc_timeout"), ("a.log", 2, "two", None),
                ("a.log", 3, "three", ""), ("b.log", 4, "four", None)]]
-    got = observations(SimpleNamespace(aicore_faults=[], codes=[], rejections=[]), errors)
+    got = observations(SimpleNamespace(aicore_faults=[], codes=[], rejections=[], facts={}), errors)
     assert got == [Observation("message", "boom", "boom", "a.log", 1),
                    Observation("function", "bs_done_exception_proc_timeout", "boom", "a.log", 1),
                    Observation("message", "two", "two", "a.log", 2),
@@ -450,7 +450,7 @@ def test_the_code_position_an_error_line_names_is_observed_as_its_source():
     errors = [Record("b.log", 7, "console", msg="error: use of undeclared identifier 'PIPE_FIX'",
                      src="pto-isa/include/pto/common/event.hpp:232"),
               Record("b.log", 9, "console", msg="no position", src=None)]
-    got = observations(SimpleNamespace(aicore_faults=[], codes=[], rejections=[]), errors)
+    got = observations(SimpleNamespace(aicore_faults=[], codes=[], rejections=[], facts={}), errors)
     assert Observation("source", "pto-isa/include/pto/common/event.hpp:232", errors[0].msg, "b.log", 7) in got
     assert [o.field for o in got if o.line == 9] == ["message"]
 
@@ -467,7 +467,7 @@ def test_a_complaint_that_names_what_the_op_accepts_is_also_observed_as_its_rule
     relative = Rejection(op="aclnnBatchMatMul", aspect="shape", param="tensor", value="[3,64,67]",
                          allowed=("be same with output's shape[[1,64,67]]",), file="a.log", line=12,
                          text="Input tensor's shape[[3,64,67]] should be same with output's shape[[1,64,67]].")
-    ev = SimpleNamespace(aicore_faults=[], codes=[], rejections=[named, bare, relative])
+    ev = SimpleNamespace(aicore_faults=[], codes=[], rejections=[named, bare, relative], facts={})
     got = [(o.field, o.value, o.line) for o in observations(ev, [])]
     assert got == [("rejected", "shape", 3), ("rejected_rule", "shape", 3), ("rejected", "shape", 9),
                    ("rejected", "shape", 12)]
@@ -495,7 +495,7 @@ def test_a_message_a_paste_broke_over_two_lines_is_also_read_whole():
                                                                    "last element"),
               Record("a.txt", 2, "unparsed", msg="of the query's actual sequence lengths(9)."),
               Record("a.txt", 5, "unparsed", msg="not the next line")]
-    got = [(o.value, o.line) for o in observations(SimpleNamespace(aicore_faults=[], codes=[], rejections=[]), errors)
+    got = [(o.value, o.line) for o in observations(SimpleNamespace(aicore_faults=[], codes=[], rejections=[], facts={}), errors)
            if o.field == "message"]
     # the joined message comes after every line alone: a sign that one line shows by itself is cited by that line
     assert got == [(errors[0].msg, 1), (errors[1].msg, 2), (errors[2].msg, 5),

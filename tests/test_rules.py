@@ -31,7 +31,7 @@ def test_a_signature_is_read_or_each_problem_named_at_its_line(tmp_path):
     assert got[1:4] == [None, None, None] and got[4] == Signature("c", "op", "in", ["A"], 1, False, "", "")
     assert [(p.line, p.message) for p in d.problems] == [
         (10, "field must be one of aicore_fault, error_bits, op, kernel, code, message, function, source, pc_verdict, "
-             "rejected, rejected_rule, not 'nope'"),
+             "rejected, rejected_rule, fact, not 'nope'"),
         (10, "a signature has exactly one of equals, in, contains, regex"),
         (10, "weight is an integer from 1 to 3"),
         (11, "regex does not compile: missing ), unterminated subpattern at position 0"),

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 
+from ..knowledge.terms import alternatives
 from ..reading.table import LogTable
 from .items import Fact
 
@@ -26,9 +27,7 @@ STATEMENTS: tuple[tuple[str, object, re.Pattern], ...] = (
     ("mindspore_version_checked", False, re.compile(r"package version checking is skipped")),
     # pip's resolver naming a module that a Python package shipped with CANN needs and the interpreter lacks
     ("cann_python_deps_installed", False,
-     re.compile(r"^\s*(?:te|tbe|opc-tool|op-compile-tool|auto-tune|schedule-search|dataflow|hccl|hccl-parser|"
-                r"llm-datadist|op-gen|msobjdump|show-kernel-debug-data) [\w.+-]+ requires [\w.\[\]-]+, "
-                r"which is not installed")),
+     re.compile(rf"^\s*{alternatives('cann_python_packages')} [\w.+-]+ requires [\w.\[\]-]+, which is not installed")),
     # a CANN package's installer finding that the user cannot write where it installs, warned before it fails to
     # create a folder there
     ("install_path_writable", False, re.compile(r"(?i)does not have sufficient permissions")),
@@ -39,9 +38,8 @@ STATEMENTS: tuple[tuple[str, object, re.Pattern], ...] = (
     # torch_npu's CPU fallback taking a custom op of a CUDA serving or kernel library: the library's CUDA kernel path
     # runs on an NPU install (an aten op that falls back is torch's own, and may well run on the CPU)
     ("framework_op_runs_on_npu", False,
-     re.compile(r"The operator '(?:vllm|sglang|_C|_moe_C|_vllm_fa\d_C|sgl_kernel|flash_attn|xformers|flashinfer|"
-                r"mamba_ssm|causal_conv1d|deep_gemm|lmdeploy)::\w+(?:\.\w+)?' is not currently supported on the NPU "
-                r"backend")),
+     re.compile(rf"The operator '{alternatives('cuda_op_namespaces', 'cuda_kernel_libraries')}::\w+(?:\.\w+)?' is not "
+                r"currently supported on the NPU backend")),
 )
 #: Lines this family reads (the literals keep their case: "lready in use" holds both "Address already in use" and
 #: the lower-case "address already in use" some frameworks print).

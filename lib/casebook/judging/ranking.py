@@ -24,7 +24,7 @@ from ..evidence.items import ErrorLine, Evidence, Fact, Incident
 from ..knowledge import priors
 from ..knowledge.kb import KnowledgeBase, KnownCase
 from ..knowledge.literals import Haystack, Index
-from ..knowledge.rules import NO_BIT, Condition, Signature, bits_only, scoring_units
+from ..knowledge.rules import NO_BIT, Condition, Signature, bits_only, scoring_units, stated
 from ..reading.fields import KIND_UNPARSED
 from ..reading.table import LogTable, Record
 
@@ -125,6 +125,13 @@ def observations(evidence: Evidence, errors: list[Record]) -> list[Observation]:
             obs.append(Observation("pc_verdict", fault.pc.verdict, fault.pc.reason, fault.file, fault.line))
     for c in evidence.codes:
         obs.append(Observation("code", c.code, c.text, c.file, c.line))
+    # a yes-or-no fact a line states (a framework's words, an out-of-memory summary's arithmetic) is a sign too,
+    # cited by that line: a signature names the fact instead of spelling the line's wording a second time
+    texts = {(r.file, int(r.line)): r.msg for r in errors}
+    for f in evidence.facts.values():
+        if f.source == "log" and f.file is not None and f.line is not None and isinstance(f.value, bool):
+            value = stated(f.name, f.value)
+            obs.append(Observation("fact", value, texts.get((f.file, f.line), value), f.file, f.line))
     for r in evidence.rejections:   # the op's own complaint, said in words: op, aspect, value, what it takes
         # a format refused by the tiling passed the formats the op registers (its definition, checked when the op is
         # selected): the tiling may lack the branch for one of them. A layout is the tiling's own rule to check

@@ -9,14 +9,17 @@ from dataclasses import dataclass
 from .document import KbDocument
 from .literals import Required, required
 from .programs import Regex
+from .terms import TERMS
 from .vocabulary import FACTS
 
 #: Observation fields a signature may test (built by ranking from the evidence).
 SIGNATURE_FIELDS = ("aicore_fault", "error_bits", "op", "kernel", "code", "message", "function", "source",
-                    "pc_verdict", "rejected", "rejected_rule")
+                    "pc_verdict", "rejected", "rejected_rule", "fact")
 #: The value an `error_bits` observation takes when a fault's extend triple has no bit set.
 NO_BIT = "none"
 MATCHERS = ("equals", "in", "contains", "regex")
+#: The value of a `fact` observation: a yes-or-no fact a log line states, with its value (`port_in_use=true`).
+_STATED = re.compile(r"(\w+)=(true|false)")
 #: The matcher of a signature that names another case's signature (`same_as: case#signature`) until the knowledge
 #: base resolves it (kb.py): one pattern, written once, read by both cases.
 SAME_AS = "same_as"
@@ -107,6 +110,21 @@ class Condition:
         return value in self.value if self.matcher == "in" else value == self.value
 
 
+def stated(name: str, value: bool) -> str:
+    """The value of the `fact` observation of a yes-or-no fact a log line states (`port_in_use=true`)."""
+    return f"{name}={str(value).lower()}"
+
+
+def _fact_problems(raw: dict) -> list[str]:
+    """What is wrong with a `fact` signature: it equals a known yes-or-no fact with its value."""
+    m = _STATED.fullmatch(str(raw.get("equals", "")))
+    if "equals" not in raw or not m:
+        return ["a fact signature equals a yes-or-no fact with its value, as name=true or name=false"]
+    if m.group(1) not in FACTS or FACTS[m.group(1)].kind != "bool":
+        return [f"a fact signature names a yes-or-no fact of the vocabulary, not {m.group(1)!r}"]
+    return []
+
+
 def scoring_units(signatures: list[Signature]) -> dict[str, list[Signature]]:
     """Signatures by scoring unit: a named group (alternatives that count once), or the signature alone."""
     out: dict[str, list[Signature]] = {}
@@ -142,13 +160,16 @@ _TERM = re.compile(r"<<(\w+)>>")
 
 
 def terms(doc: KbDocument) -> dict[str, tuple[str, ...]]:
-    """The document's `terms`: named lists of words its regexes share (a package list several wordings name)."""
+    """The terms the document's regexes may name: its own `terms` (named lists of words its regexes share, a package
+    list several wordings name) and the shared ones (terms.py)."""
     raw = doc.data.get("terms") or {}
-    if isinstance(raw, dict) and all(isinstance(k, str) and re.fullmatch(r"\w+", k) and isinstance(v, list) and v
-                                     and all(isinstance(w, str) and w for w in v) for k, v in raw.items()):
-        return {k: tuple(v) for k, v in raw.items()}
-    doc.problem(doc.line("terms"), "terms map a name (letters, digits, _) to a list of words")
-    return {}
+    if not (isinstance(raw, dict) and all(isinstance(k, str) and re.fullmatch(r"\w+", k) and isinstance(v, list) and v
+                                          and all(isinstance(w, str) and w for w in v) for k, v in raw.items())):
+        doc.problem(doc.line("terms"), "terms map a name (letters, digits, _) to a list of words")
+        return dict(TERMS)
+    for name in sorted(set(raw) & set(TERMS)):
+        doc.problem(doc.line("terms"), f"term {name!r} is a shared term (knowledge/terms.py): name it, do not redefine it")
+    return {**TERMS, **{k: tuple(v) for k, v in raw.items() if k not in TERMS}}
 
 
 def with_terms(pattern: str, named: dict[str, tuple[str, ...]]) -> tuple[str, list[str]]:
@@ -178,11 +199,14 @@ def signature(doc: KbDocument, i: int, raw, section: str = "signatures",
         pattern, unknown_terms = with_terms(str(raw["regex"]), named or {})
         raw = {**raw, "regex": pattern}
         if unknown_terms:
-            problems.append(f"regex names terms the document's `terms` do not hold: {', '.join(unknown_terms)}")
+            problems.append(f"regex names terms neither the document's `terms` nor the shared ones hold: "
+                            f"{', '.join(unknown_terms)}")
         try:
             compiled = re.compile(pattern)
         except re.error as e:
             problems.append(f"regex does not compile: {e}")
+    if raw.get("field") == "fact":
+        problems += _fact_problems(raw)
     problems += _own_problems(raw)
     for p in problems:
         doc.problem(where, p)

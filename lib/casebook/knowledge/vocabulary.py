@@ -59,6 +59,9 @@ FACTS = {s.name: s for s in (
     FactSpec("oom_cap_stopped_request", "bool",
              "The out-of-memory request fit what the card had free and cached, but not under the process's memory cap "
              "(the 'allowed' amount of the allocator's message).", from_logs=True),
+    FactSpec("oom_card_held_outside_job", "bool",
+             "The out-of-memory request did not fit what the card had free, and over half of the card was neither free "
+             "nor reserved by the job's allocator: what filled it is held outside the job's allocator.", from_logs=True),
     FactSpec("op_binaries_mismatch", "bool",
              "Operator binaries (custom ops, kernel packages, compile caches) were built for another CANN version."),
     FactSpec("peer_rank_exited_or_stalled", "bool",

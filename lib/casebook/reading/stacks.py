@@ -12,9 +12,11 @@ from .fields import KIND_PYTHON, KIND_REPORT, KIND_STACK, BlockState, Fields, nu
 
 _PY_TRACEBACK = re.compile(r"^\s*Traceback \(most recent call last\):\s*$")
 _PY_FRAME = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+)(?:, in (?P<func>.+))?$')
+#: the name of an exception class as Python prints it (`NotImplementedError`, `torch.OutOfMemoryError`)
+EXCEPTION_NAME = r"[A-Za-z_][\w.]*(?:Error|Exception|Interrupt|Exit)"
 #: an exception line of its own: a class named ...Error, ...Exception, ...Interrupt or ...Exit, or one of the socket
 #: module's, whose names end otherwise (`socket.gaierror: [Errno -2] Name or service not known`)
-_PY_EXC = re.compile(r"^(?P<exc>[A-Za-z_][\w.]*(?:Error|Exception|Interrupt|Exit)(?:_\w+)?"
+_PY_EXC = re.compile(rf"^(?P<exc>{EXCEPTION_NAME}(?:_\w+)?"
                      r"|socket\.(?:gaierror|herror|timeout)): ?(?P<msg>.*)$", re.S)
 #: inside a traceback, the line after its frames is the exception whatever its class is named: a dotted name
 #: (`pyarrow.lib.ArrowInvalid: ...`, `socket.gaierror: ...`) or a capitalised word (`StopIteration: ...`, `ArrowInvalid:
@@ -22,9 +24,7 @@ _PY_EXC = re.compile(r"^(?P<exc>[A-Za-z_][\w.]*(?:Error|Exception|Interrupt|Exit
 _PY_ANY_EXC = re.compile(r"^(?P<exc>[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+|[A-Z]\w*[a-z]\w*): (?P<msg>\S.*)$", re.S)
 #: an exception as its repr prints it, where a framework logs `repr(e)` instead of the traceback:
 #: `TypeError("CheckpointConfig.__init__() got an unexpected keyword argument 'strict'")`
-_PY_REPR = re.compile(r"""^(?P<exc>[A-Za-z_][\w.]*(?:Error|Exception))\((?P<q>['"])(?P<msg>.+)(?P=q)\)\s*$""", re.S)
-#: the name of an exception class as Python prints it (`NotImplementedError`, `torch.OutOfMemoryError`)
-EXCEPTION_NAME = r"[A-Za-z_][\w.]*(?:Error|Exception|Interrupt|Exit)"
+_PY_REPR = re.compile(rf"""^(?P<exc>{EXCEPTION_NAME})\((?P<q>['"])(?P<msg>.+)(?P=q)\)\s*$""", re.S)
 #: an exception raised without a message ends its traceback with its name alone: `NotImplementedError`
 _PY_BARE_EXC = re.compile(rf"^(?P<exc>{EXCEPTION_NAME})\s*$")
 #: what Python prints between the tracebacks of chained exceptions, and before one raised at exit or in a thread

@@ -1,0 +1,31 @@
+"""Named word lists shared by the code and every knowledge-base document: a package or namespace list that a
+statement of the evidence layer and several cases' regexes all name is written here once. A document's regex names
+one as `<<name>>`, as it names its own `terms`."""
+from __future__ import annotations
+
+import re
+
+TERMS: dict[str, tuple[str, ...]] = {
+    # the Python packages a CANN toolkit installs (pip names): pip's resolver naming one of them as the one that lacks a
+    # module is CANN's dependencies, not the job's
+    "cann_python_packages": (
+        "te", "tbe", "opc-tool", "op-compile-tool", "auto-tune", "schedule-search", "dataflow", "hccl", "hccl-parser",
+        "llm-datadist", "op-gen", "msobjdump", "show-kernel-debug-data"),
+    # pip and module names of packages built for CUDA GPUs only: a job that needs one took a path written for CUDA, and
+    # installing it is no fix (both spellings: pip's with hyphens, the module's with underscores)
+    "cuda_only_packages": (
+        "flash_attn", "flash-attn", "xformers", "flashinfer", "mamba_ssm", "mamba-ssm", "causal_conv1d", "causal-conv1d",
+        "deep_gemm", "deep-gemm", "cupy", "pynvml", "transformer_engine", "transformer-engine"),
+    # the op libraries of CUDA kernels that serving frameworks build (vLLM's, its flash-attention builds, sglang's):
+    # none is built on an Ascend install, whose plugins register their ops under names of their own (_C_ascend)
+    "cuda_kernel_libraries": ("_C", "_moe_C", "_vllm_fa2_C", "_vllm_fa3_C", "sgl_kernel"),
+    # the op namespaces of CUDA serving and kernel libraries beside those: a custom op of theirs has no NPU kernel
+    "cuda_op_namespaces": (
+        "vllm", "sglang", "flash_attn", "xformers", "flashinfer", "mamba_ssm", "causal_conv1d", "deep_gemm",
+        "lmdeploy"),
+}
+
+
+def alternatives(*names: str) -> str:
+    """A regex group matching any word of the named lists (escaped)."""
+    return "(?:" + "|".join(re.escape(w) for name in names for w in TERMS[name]) + ")"
