@@ -703,7 +703,7 @@ def test_a_fact_signature_names_a_yes_or_no_fact_of_the_vocabulary_with_its_valu
     (root / "cases" / "oom-memory-held-outside-job.md").write_text(source, encoding="utf-8")
     kb = load_kb(root)
     assert not kb.problems
-    (sig,) = [s for s in kb.cases["oom-memory-held-outside-job"].signatures if s.field == "fact"]
+    (sig,) = [s for s in kb.cases["oom-memory-held-outside-job"].signatures if s.id == "job_holds_little_of_full_card"]
     assert sig.test("oom_card_held_outside_job=true") and not sig.test("oom_card_held_outside_job=false")
     line = next(i for i, ln in enumerate(source.splitlines(), 1) if ln.strip() == "- id: job_holds_little_of_full_card")
     for bad, problem in (('equals: "oom_card_held_outside_job"', "as name=true or name=false"),

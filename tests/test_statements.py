@@ -132,3 +132,15 @@ def test_torchs_own_op_falling_back_to_the_cpu_states_nothing(tmp_path):
                                               "backend and will fall back to run on the CPU. This may have performance "
                                               "implications. (function npu_cpu_fallback)\n")
     assert "framework_op_runs_on_npu" not in extract(read_plog(path))
+
+
+def test_every_line_stating_a_fact_is_cited_by_the_case_that_names_it(tmp_path):
+    # each rank's driver log says it: the fact is the first line's, and the sign the case names reads all of them
+    lines = [f"[6120{k}.451028] [ascend] [ERROR] [devdrv] [devdrv_manager_container_get_devlist_ns 1210] "
+             f"<python3:218{k}> some devices are used by other docker, mnt_ns = 0xffff9c41e2a87d4{k}" for k in range(3)]
+    path = write_log(tmp_path, "dmesg.txt", "\n".join(lines) + "\n")
+    fact = extract(read_plog(path))["card_held_by_other_container"]
+    assert (fact.line, fact.more) == (1, (("dmesg.txt", 2), ("dmesg.txt", 3)))
+    t = triage(path)
+    assert t.diagnosis.case.id == "device-held-by-another-container"
+    assert {("dmesg.txt", 1), ("dmesg.txt", 2), ("dmesg.txt", 3)} <= t.diagnosis.explains

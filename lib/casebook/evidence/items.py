@@ -280,6 +280,8 @@ class Fact:
     file: str | None = None
     line: int | None = None
     note: str | None = None
+    #: (file, line) of the later lines that state the same (a warning every rank prints): signs cite them too
+    more: tuple[tuple[str, int], ...] = ()
 
 
 @dataclass(frozen=True)

@@ -64,10 +64,13 @@ def positions(log: LogTable) -> list[int]:
 
 
 def extract(log: LogTable) -> dict[str, Fact]:
-    """The first line stating each fact, as that fact with its file and line."""
-    facts: dict[str, Fact] = {}
+    """Each fact as the first line stating it gives it, with its file and line, and the later lines stating it."""
+    lines: dict[tuple[str, object], list[tuple[str, int]]] = {}
     for i, name, value in _stated(log):
-        if name not in facts:
-            r = log.record(i)
-            facts[name] = Fact(name, value, "log", r.file, int(r.line))
+        r = log.record(i)
+        lines.setdefault((name, value), []).append((r.file, int(r.line)))
+    facts: dict[str, Fact] = {}
+    for (name, value), ((file, line), *more) in lines.items():
+        if name not in facts:   # the first value stated, should a later line say otherwise
+            facts[name] = Fact(name, value, "log", file, line, more=tuple(more))
     return facts

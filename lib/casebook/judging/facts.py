@@ -1,6 +1,8 @@
 """Which facts hold for a case: from the logs, then the engineer's answers, then documented defaults."""
 from __future__ import annotations
 
+import dataclasses
+
 from ..evidence.items import Evidence, Fact
 from ..knowledge import compat
 from ..knowledge.messages import Note
@@ -14,7 +16,7 @@ def resolve(evidence: Evidence, answers: dict[str, object] | None = None,
     facts: dict[str, Fact] = {}
     for name, fact in evidence.facts.items():
         try:
-            facts[name] = Fact(name, normalize(name, fact.value), "log", fact.file, fact.line, fact.note)
+            facts[name] = dataclasses.replace(fact, value=normalize(name, fact.value), source="log")
         except FactError:
             continue  # a value the fact does not take ("TASK_QUEUE_ENABLE: unknown") says nothing
     spmd = evidence.topology.single_process_multi_device

@@ -131,7 +131,7 @@ def observations(evidence: Evidence, errors: list[Record]) -> list[Observation]:
     for f in evidence.facts.values():
         if f.source == "log" and f.file is not None and f.line is not None and isinstance(f.value, bool):
             value = stated(f.name, f.value)
-            obs.append(Observation("fact", value, texts.get((f.file, f.line), value), f.file, f.line))
+            obs += [Observation("fact", value, texts.get(at, value), *at) for at in ((f.file, f.line), *f.more)]
     for r in evidence.rejections:   # the op's own complaint, said in words: op, aspect, value, what it takes
         # a format refused by the tiling passed the formats the op registers (its definition, checked when the op is
         # selected): the tiling may lack the branch for one of them. A layout is the tiling's own rule to check
