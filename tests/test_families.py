@@ -8,7 +8,8 @@ from casebook.evidence.items import Fact
 from casebook.judging.facts import resolve
 from casebook.judging.families import (PRIOR, FamilyVerdict, _answers, _rules_out, judge_families, split_questions,
                                        supported_family)
-from casebook.judging.ranking import CONFIRMED, Observation, Observed, judge
+from casebook.judging.observed import Observation, Observed
+from casebook.judging.ranking import CONFIRMED, judge
 from casebook.judging.triage import triage
 from casebook.knowledge.kb import Family, KnowledgeBase, KnownCase
 from casebook.knowledge.rules import Condition, Signature

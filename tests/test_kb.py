@@ -9,7 +9,8 @@ from dataclasses import replace
 
 import yaml
 from casebook.cli import main
-from casebook.judging.ranking import CONFIRMED, POSSIBLE, Observation, judge
+from casebook.judging.observed import Observation
+from casebook.judging.ranking import CONFIRMED, POSSIBLE, judge
 from casebook.judging.triage import triage
 from casebook.knowledge.checks import (check, check_bit_cases, check_case_ids, check_chinese, check_code_links,
                                       check_code_pages, check_drafts, check_families, check_index, check_references,
@@ -286,7 +287,7 @@ def test_grouped_alternatives_score_once_and_contradictions_cap_the_verdict():
 
 def test_no_bit_set_is_an_observation():
     from casebook.evidence.items import AicoreFault
-    from casebook.judging.ranking import observations
+    from casebook.judging.observed import observations
     fault = AicoreFault(file="p.log", line=3, time=None, node=None, pid=1, device=0, serial=1, cores=[0],
                         wording="aicore error", pc_start_raw=None, current_raw=None, error_code=0, errcode=(0, 0, 0))
     base = triage(ROOT / "kb" / "samples" / "_unknown" / "not-contiguous").evidence

@@ -2,7 +2,7 @@
 import re
 
 import pytest
-from casebook.judging.ranking import Observation, Observed
+from casebook.judging.observed import Observation, Observed
 from casebook.knowledge.kb import load_kb
 from casebook.knowledge.literals import _CHUNKED_FROM, Haystack, Index, required, required_all
 from casebook.reading.bundle import Pasted

@@ -6,8 +6,9 @@ from types import SimpleNamespace
 
 import pytest
 from casebook.evidence.items import ErrorLine, Fact, Incident
-from casebook.judging.ranking import (CONFIRMED, CONTINUED, LIKELY, POSSIBLE, RULED_OUT, SAME_FAILURE_S, Item, Missing,
-                                      Observation, Observed, diagnosis, error_lines, explained_lines, judge, rank)
+from casebook.judging.observed import CONTINUED, Observation, Observed, error_lines
+from casebook.judging.ranking import (CONFIRMED, LIKELY, POSSIBLE, RULED_OUT, SAME_FAILURE_S, Item, Missing, diagnosis,
+                                      explained_lines, judge, rank)
 from casebook.knowledge.kb import KnowledgeBase, KnownCase
 from casebook.knowledge.rules import Condition, Signature
 from casebook.reading.table import LogTable, Record
@@ -363,7 +364,8 @@ def test_a_sign_that_places_its_family_settles_the_case_without_the_familys_sign
 
 def test_a_retcode_the_case_does_not_name_keeps_it_from_confirmed():
     """A kernel that ended with retCode 0x26 did not time out, whatever its errorStr says; with 0x25 it did."""
-    from casebook.judging.ranking import Observation, Observed, judge
+    from casebook.judging.observed import Observation, Observed
+    from casebook.judging.ranking import judge
     from casebook.knowledge.kb import load_kb
     case = load_kb().cases["aicore-kernel-execution-timeout"]
 
@@ -419,7 +421,7 @@ def test_the_bare_lines_right_after_an_error_go_on_its_message():
 def test_only_a_function_a_header_names_is_observed_beside_the_message():
     """A line whose header names no function (None, an empty name) gives its message alone: no `function` value a
     signature could match by accident."""
-    from casebook.judging.ranking import observations
+    from casebook.judging.observed import observations
     errors = [Record(file, line, "plog", msg=msg, func=func) for file, line, msg, func in
               [("a.log", 1, "boom", "bs_done_exception_proc_timeout"), ("a.log", 2, "two", None),
                ("a.log", 3, "three", ""), ("b.log", 4, "four", None)]]
@@ -446,7 +448,7 @@ def test_the_function_a_header_names_is_evidence_where_the_message_is_only_value
 
 
 def test_the_code_position_an_error_line_names_is_observed_as_its_source():
-    from casebook.judging.ranking import observations
+    from casebook.judging.observed import observations
     errors = [Record("b.log", 7, "console", msg="error: use of undeclared identifier 'PIPE_FIX'",
                      src="pto-isa/include/pto/common/event.hpp:232"),
               Record("b.log", 9, "console", msg="no position", src=None)]
@@ -458,7 +460,7 @@ def test_the_code_position_an_error_line_names_is_observed_as_its_source():
 def test_a_complaint_that_names_what_the_op_accepts_is_also_observed_as_its_rule():
     """`rejected` is every complaint's aspect; `rejected_rule` only that of a complaint naming its allowed values."""
     from casebook.evidence.items import Rejection
-    from casebook.judging.ranking import observations
+    from casebook.judging.observed import observations
     named = Rejection(op="aclnnFoo", aspect="shape", param="head dim", value="512", allowed=("64", "128"),
                       file="a.log", line=3, text="head dim 512 is not support, only support 64, 128")
     bare = Rejection(op=None, aspect="shape", param="params", value=None, allowed=(), file="a.log", line=9,
@@ -490,7 +492,7 @@ def test_an_allowed_value_that_is_another_input_of_the_call_states_no_rule(allow
 
 
 def test_a_message_a_paste_broke_over_two_lines_is_also_read_whole():
-    from casebook.judging.ranking import observations
+    from casebook.judging.observed import observations
     errors = [Record("a.txt", 1, "console", level="ERROR", msg="when query's layout is TND, T(1) should be equal to the "
                                                                    "last element"),
               Record("a.txt", 2, "unparsed", msg="of the query's actual sequence lengths(9)."),

@@ -42,7 +42,10 @@ def size(text: str) -> float:
 
 def cap_stopped(summary: re.Match) -> bool | None:
     """Whether the cap, not the card, refused the request: True when it fits what the card had free and cached but
-    not under the cap, False when the card could not have held it; None when the numbers say neither."""
+    not under the cap, False when the card could not have held it; None when the numbers say neither, or the summary
+    prints no cap."""
+    if summary["allowed"] is None:
+        return None
     request, free, allowed = (size(summary[k]) for k in ("request", "free", "allowed"))
     allocated, reserved = size(summary["allocated"]), size(summary["reserved"])
     fits_card = request <= free + max(0.0, reserved - allocated)
@@ -62,6 +65,10 @@ def held_outside(summary: re.Match) -> bool | None:
     return True if outside > _MOST else False if outside < _LITTLE else None
 
 
+#: Each fact a summary may settle, and how.
+_SETTLED_BY = ((CAP_STOPPED, cap_stopped), (HELD_OUTSIDE, held_outside))
+
+
 def extract(log: LogTable) -> dict[str, Fact]:
     """The facts the first summaries that settle them give, each with its file and line: the cap (a summary with an
     `allowed` amount) and whose memory filled the card."""
@@ -70,9 +77,9 @@ def extract(log: LogTable) -> dict[str, Fact]:
         m = _SUMMARY.search(msg)
         if m is None:
             continue
-        for name, verdict in ((CAP_STOPPED, cap_stopped(m) if m["allowed"] else None), (HELD_OUTSIDE, held_outside(m))):
-            if verdict is not None and name not in facts:
+        for name, settle in _SETTLED_BY:
+            if name not in facts and (verdict := settle(m)) is not None:
                 facts[name] = Fact(name, verdict, "log", file, int(line))
-        if len(facts) == 2:
+        if len(facts) == len(_SETTLED_BY):
             break
     return facts

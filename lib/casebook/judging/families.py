@@ -16,7 +16,8 @@ from ..knowledge import priors
 from ..knowledge.kb import Family, KnowledgeBase, KnownCase
 from ..knowledge.rules import Condition
 from ..knowledge.vocabulary import FACTS, UNSET
-from .ranking import CONFIRMED, RULED_OUT, Hypothesis, Item, Missing, Observed, diagnosis, judge
+from .observed import Observed
+from .ranking import CONFIRMED, RULED_OUT, Hypothesis, Item, Missing, diagnosis, judge
 
 #: Weight of an open cause none of whose own evidence matched: possible, but below any cause that has some.
 PRIOR = 0.1

@@ -17,7 +17,8 @@ from ..reading.plog import read_plog
 from ..reading.table import LogTable
 from .facts import resolve as resolve_facts
 from .families import FamilyVerdict, judge_families, supported_family
-from .ranking import RULED_OUT, Hypothesis, Observed, diagnosis, error_lines, explained_lines, observations, rank
+from .observed import Observed, error_lines, observations
+from .ranking import RULED_OUT, Hypothesis, diagnosis, explained_lines, rank
 from .readings import read_case
 from .unexplained import Template, coverage
 
