@@ -48,12 +48,14 @@ TESTS = ("tests/test_ranking.py", "tests/test_addresses.py", "tests/test_errcode
          "tests/test_topology.py", "tests/test_evidence.py", "tests/test_analyzer_report.py",
          "tests/test_device_text.py", "tests/test_attachments.py",
          # the reading stage: the grammar and its console forms line by line, the reader against a full reading on
-         # every capture and sample, the scanner against its Python model, archives, pastes, system logs, damage, the
-         # reading threads, the bound on floods of error lines and hostile archives and streams (zip, tar, zstd)
+         # every capture and sample, the scanner against its Python model and the sifter against both, archives,
+         # pastes, system logs, damage, the reading threads, the bound on floods of error lines and hostile archives
+         # and streams (zip, tar, zstd)
          "tests/test_grammar.py", "tests/test_screen.py", "tests/test_paste.py", "tests/test_plog.py",
          "tests/test_scan.py", "tests/test_system_log.py", "tests/test_rotation.py", "tests/test_bundle.py",
          "tests/test_archive.py", "tests/test_damage.py", "tests/test_literals.py", "tests/test_firsts.py",
-         "tests/test_engine.py", "tests/test_floods.py", "tests/test_hostile.py", "tests/test_hostile_reading.py")
+         "tests/test_engine.py", "tests/test_floods.py", "tests/test_hostile.py", "tests/test_hostile_reading.py",
+         "tests/test_sift.py")
 
 #: Tests of those files that triage or scan every sample and capture (45 s and 22 s): they reach every function of
 #: the evidence stage, so each surviving mutant there would pay for them whole; the exact tests pin those functions.

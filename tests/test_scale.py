@@ -54,12 +54,12 @@ def test_selective_reading_keeps_accounting_and_evidence(corpus, every_file_is_b
     assert a.topology.single_process_multi_device == b.topology.single_process_multi_device
 
 
-def test_big_crlf_and_gbk_files_fall_back_to_the_line_reader(tmp_path, every_file_is_big):
+def test_big_crlf_and_gbk_files_are_sifted(tmp_path, every_file_is_big):
     line = "[ERROR] RUNTIME(1,python):2026-01-01-00:00:00.000.000 [a.cc:1]1 F:boom device_id=0"
     (tmp_path / "plog-1_20260101000000000.log").write_bytes((line + "\r\n").encode() * 3)
     (tmp_path / "plog-2_20260101000000000.log").write_bytes(line.encode() + " 内存不足\n".encode("gbk"))
     log = read_plog(tmp_path, keep=KEEP)
-    assert [(f.lines, f.selective) for f in log.files] == [(3, False), (1, False)]
+    assert [(f.lines, f.selective, f.encoding) for f in log.files] == [(3, True, "utf-8"), (1, True, "gbk")]
     assert log.records["msg"].iloc[0] == "boom device_id=0" and "内存不足" in log.records["msg"].iloc[3]
 
 

@@ -193,16 +193,6 @@ def test_a_traceback_in_a_plog_read_selectively_reads_as_in_a_full_reading(tmp_p
     assert quick.records[cols].values.tolist() == full.records[cols].values.tolist()
 
 
-def test_without_the_scanner_big_files_are_read_line_by_line_with_a_warning(monkeypatch, corpus):
-    quick = read_plog(corpus / "aicore-gatherv2-asys", keep=KEEP)
-    monkeypatch.setattr(scan, "_linescan", None)
-    slow = read_plog(corpus / "aicore-gatherv2-asys", keep=KEEP)
-    assert not any(f.selective for f in slow.files)
-    assert [(f.path, f.lines, f.unparsed) for f in slow.files] == [(f.path, f.lines, f.unparsed) for f in quick.files]
-    assert any("scanner" in w and "line by line" in w for w in slow.warnings)
-    assert not any("scanner" in w for w in quick.warnings)
-
-
 def test_any_of_is_a_trie_that_stops_where_a_literal_ends():
     assert scan.any_of(["set device", "set deviceId", "sdma", "hwts "]) == "(?:hwts\\ |s(?:dma|et\\ device))"
     assert scan.any_of(["a.b", "a.b", "a(c"]) == "a(?:\\(c|\\.b)"   # each literal once, metacharacters escaped

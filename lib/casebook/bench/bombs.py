@@ -201,6 +201,18 @@ def console_flood(size: int = 100 << 20) -> bytes:
     return line * (size // len(line))
 
 
+def crlf_plog(size: int = 100 << 20) -> bytes:
+    """A plog of INFO lines with Windows line ends: the compiled scanner declines it, so it is sifted."""
+    line = LINE.replace(b"\n", b"\r\n")
+    return line * (size // len(line))
+
+
+def gbk_plog(size: int = 100 << 20) -> bytes:
+    """A plog of INFO lines, one of them in GBK: the scanner declines bytes that are not UTF-8, so it is sifted."""
+    half = _text(size // 2)
+    return half + "[ERROR] RUNTIME(4242,python):2026-01-01-00:00:01.000.000 模型加载失败\n".encode("gbk") + half
+
+
 def small_files(count: int = 100_000) -> bytes:
     """A plain tar of `count` plogs of three INFO lines each."""
     buf = io.BytesIO()
@@ -220,6 +232,10 @@ FLOODS = (
     Variant("error-flood", "plog-100_20260101000000000.log", error_flood, "20 MiB plog of one ERROR line repeated"),
     Variant("console-flood", "train.log", console_flood, "100 MiB console capture of one training log line"),
     Variant("small-files", "nodes.tar", small_files, "plain tar of 100,000 plogs of three INFO lines"),
+    Variant("crlf-plog", "plog-4242_20260101000000000.log", crlf_plog,
+            "100 MiB plog of INFO lines ended by CRLF (copied through Windows)"),
+    Variant("gbk-plog", "plog-4242_20260101000000000.log", gbk_plog,
+            "100 MiB plog of INFO lines, one of them GBK (a Chinese locale's message)"),
 )
 
 

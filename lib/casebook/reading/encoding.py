@@ -86,10 +86,36 @@ def leading_nuls(data: bytes) -> int:
     return _NUL_RUN.match(data).end()
 
 
-def lines_named(nos: list[int]) -> str:
-    """`line 7`, or `12 lines (3, 4, 9, 10, 11, …)`: which lines a warning is about."""
+def lines_named(nos: list[int], count: int | None = None) -> str:
+    """`line 7`, or `12 lines (3, 4, 9, 10, 11, …)`: which lines a warning is about (`count` of them, `nos` the first
+    of them by number; all of them when no count is given)."""
+    count = len(nos) if count is None else count
     shown = ", ".join(map(str, nos[:5]))
-    return f"line {shown}" if len(nos) == 1 else f"{len(nos)} lines ({shown}{', …' if len(nos) > 5 else ''})"
+    return f"line {shown}" if count == 1 else f"{count} lines ({shown}{', …' if count > 5 else ''})"
+
+
+class Noted:
+    """The lines of one oddity: how many, and the first few by number (a warning names five; a file of ten million
+    CRLF lines must not hold ten million numbers)."""
+
+    KEPT = 5
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.first: list[int] = []
+
+    def append(self, no: int) -> None:
+        """Note one more line."""
+        self.count += 1
+        if len(self.first) < self.KEPT:
+            self.first.append(no)
+
+    def __bool__(self) -> bool:
+        return self.count > 0
+
+    def named(self) -> str:
+        """The lines as a warning names them (lines_named)."""
+        return lines_named(self.first, self.count)
 
 
 class LineTexts:
@@ -98,7 +124,7 @@ class LineTexts:
     def __init__(self, f: LogFile) -> None:
         self.f = f
         self.how: Counter = Counter()   #: lines per decoding
-        self.odd: dict[str, list[int]] = {k: [] for k in ("gbk", "replaced", "nul", "crlf", "cr", "long")}
+        self.odd: dict[str, Noted] = {k: Noted() for k in ("gbk", "replaced", "nul", "crlf", "cr", "long")}
 
     def text(self, no: int, raw: bytes) -> str:
         """The text of line `no`: decoded, without a byte-order mark, a leading NUL run or the CR of a CRLF, and
@@ -142,20 +168,20 @@ class LineTexts:
         """Named warnings on the file for lines that are not plain UTF-8 text ended by `\\n`."""
         f, odd = self.f, self.odd
         if odd["gbk"]:
-            f.warnings.append(f"{f.path}: {lines_named(odd['gbk'])} not valid UTF-8, read as GBK (Chinese) text")
+            f.warnings.append(f"{f.path}: {odd['gbk'].named()} not valid UTF-8, read as GBK (Chinese) text")
         if odd["replaced"]:
-            f.warnings.append(f"{f.path}: {lines_named(odd['replaced'])} not valid UTF-8; bad bytes shown as U+FFFD, "
+            f.warnings.append(f"{f.path}: {odd['replaced'].named()} not valid UTF-8; bad bytes shown as U+FFFD, "
                               f"the original bytes kept (LogTable.raw_line)")
         if odd["nul"]:
-            f.warnings.append(f"{f.path}: {lines_named(odd['nul'])} hold NUL bytes (kept in the text)")
+            f.warnings.append(f"{f.path}: {odd['nul'].named()} hold NUL bytes (kept in the text)")
         if odd["crlf"]:
-            f.warnings.append(f"{f.path}: {lines_named(odd['crlf'])} end with CRLF (Windows line endings); the CR is "
+            f.warnings.append(f"{f.path}: {odd['crlf'].named()} end with CRLF (Windows line endings); the CR is "
                               f"left out of the parsed text")
         if odd["cr"]:
-            f.warnings.append(f"{f.path}: {lines_named(odd['cr'])} hold a CR before their end (old Mac line endings, "
+            f.warnings.append(f"{f.path}: {odd['cr'].named()} hold a CR before their end (old Mac line endings, "
                               f"or a progress line rewritten in place); only LF ends a line, so each is one line")
         if odd["long"]:
-            f.warnings.append(f"{f.path}: {lines_named(odd['long'])} longer than {LONG_LINE:,} characters: only the "
+            f.warnings.append(f"{f.path}: {odd['long'].named()} longer than {LONG_LINE:,} characters: only the "
                               f"first {LONG_LINE:,} of each are parsed (LogTable.raw_line has it whole)")
 
 

@@ -14,7 +14,7 @@ from functools import partial
 from itertools import islice
 from typing import Callable
 
-from . import flood, identity, rejoin, rotation, scan, system_log
+from . import flood, identity, rejoin, rotation, scan, sift, system_log
 from .bundle import ROLE_ENVIRONMENT, ROLE_TEXT, LogFile, Pasted, find_files
 from .encoding import LONG_LINE, LineTexts, as_read, binary_reason, leading_nuls, lines_of, split_lines
 from .engine import run as engine_run, schedule
@@ -59,9 +59,13 @@ def read_file(f: LogFile, keep: tuple[str, ...] | None = None, selective_from: i
             size = os.fstat(fh.fileno()).st_size
             if f.role == ROLE_TEXT and f.system is None:
                 f.system = system_log.kind_of(f.path, os.pread(fh.fileno(), _BINARY_SNIFF, 0), size)
-            if keep is not None and scan.available() and size >= (1 if f.system else least):
-                # a big file is scanned through a memory map: no copy of it is made unless the scan declines
-                rows = _parse_mapped(f, fh.fileno(), keep)
+            if keep is not None and size >= (1 if f.system else least):
+                # a big file is scanned through a memory map, and sifted when the scanner declines it or is not
+                # built: no copy of it is made unless it must be read whole (UTF-16, NUL bytes at its start)
+                rows = _parse_mapped(f, fh.fileno(), keep) if scan.available() else None
+                if rows is None:
+                    fh.seek(0)
+                    rows = _parse_sifted(f, fh, keep)
                 if rows is not None:
                     return rows
                 fh.seek(0)
@@ -97,10 +101,39 @@ def _parse_mapped(f: LogFile, fd: int, keep: tuple[str, ...]) -> list[tuple] | N
     if sel is None:
         return None
     if f.system:
-        edges = (os.pread(fd, _EDGE, 0), os.pread(fd, _EDGE, max(0, os.fstat(fd).st_size - _EDGE)))
-        read = system_log.read_scanned(f, sel, keep, tuple(x.decode("utf-8", "replace") for x in edges))
-        return [_record(f.path, no, fl) for no, fl in read]
+        return _system_records(f, fd, sel, keep)
     return _parse_selected(f, sel, os.pread(fd, 1 << 16, 0).decode("utf-8", "replace"))
+
+
+def _parse_sifted(f: LogFile, fh, keep: tuple[str, ...]) -> list[tuple] | None:
+    """Records of a big file the scanner could not read, sifted line by line (sift.py), or None when it needs the
+    full reader: a UTF-16 file, a binary one, one that starts with NUL bytes."""
+    head = fh.read(_BINARY_SNIFF)
+    if head[:2] in (b"\xff\xfe", b"\xfe\xff") or head[:1] == b"\x00" or binary_reason(head):
+        return None
+    fh.seek(0)
+    decoding = LineTexts(f)
+    try:
+        if f.system:
+            sel = sift.sift(fh, system_log.literals(keep), decoding, text=system_log.plain,
+                            flood=flood.RECORDED)
+        else:
+            sel = sift.sift(fh, keep, decoding, most=CAPTURE_LINES if f.role == ROLE_TEXT else 0,
+                            flood=flood.RECORDED, dumps=f.role != ROLE_TEXT)
+    except scan.TooMany:
+        f.skipped = _too_many_lines()
+        return []
+    if f.system:
+        return _system_records(f, fh.fileno(), sel, keep, decoding)
+    return _parse_selected(f, sel, head.decode("utf-8", "replace"), decoding)
+
+
+def _system_records(f: LogFile, fd: int, sel: scan.Selection, keep: tuple[str, ...],
+                    decoding: LineTexts | None = None) -> list[tuple]:
+    """Records of the lines a system log's scan or sifting picked; its span read from its first and last bytes."""
+    edges = (os.pread(fd, _EDGE, 0), os.pread(fd, _EDGE, max(0, os.fstat(fd).st_size - _EDGE)))
+    read = system_log.read_scanned(f, sel, keep, tuple(x.decode("utf-8", "replace") for x in edges), decoding)
+    return [_record(f.path, no, fl) for no, fl in read]
 
 
 def read_one(f: LogFile, keep: tuple[str, ...] | None = None,
@@ -198,15 +231,16 @@ def _record(path: str, no: int, fl: Fields, peeled: Peeled | None = None, joined
             fl.code, fl.msg, p.wrapper, p.rank, p.worker_pid, p.src_file, p.src_line, joined)
 
 
-def _parse_selected(f: LogFile, sel: scan.Selection, head: str) -> list[tuple]:
-    """Records for the lines a scan picked; counts, times and identity for the whole file (`head`: its start)."""
-    f.selective, f.levels, f.encoding, f.line_index = True, sel.levels, "utf-8", sel.index
+def _parse_selected(f: LogFile, sel: scan.Selection, head: str, decoding: LineTexts | None = None) -> list[tuple]:
+    """Records for the lines a scan picked; counts, times and identity for the whole file (`head`: its start;
+    `decoding`: what decoded the lines of a sifted file, else they were strict UTF-8)."""
+    decoding = decoding or LineTexts(f)
+    f.selective, f.levels, f.encoding, f.line_index = True, sel.levels, decoding.encoding or "utf-8", sel.index
     rows: list[tuple] = []
     state, paste = BlockState(), PasteState()
     last_time = None
     kinds: Counter = Counter()
     ranks: set[int | None] = set()
-    decoding = LineTexts(f)
     wrapped = 0
     capture = f.role == ROLE_TEXT   # wrappers are looked for in captures only, as in parse_bytes
     previous = 0
@@ -287,7 +321,7 @@ def read_plog(*paths: str | os.PathLike | Pasted, keep: tuple[str, ...] | None =
     warnings += [f"{f.path}: skipped ({f.skipped})" for f in files if f.skipped]
     if keep is not None and not scan.available() and any(f.size >= FULL_RECORDS_BELOW for f in files
                                                          if not f.skipped):
-        warnings.append("the compiled line scanner (casebook.reading._linescan) is not built: the files were read line "
-                        "by line, several times slower (reinstall the package where a C compiler is)")
+        warnings.append("the compiled line scanner (casebook.reading._linescan) is not built: the files were sifted "
+                        "line by line in Python, several times slower (reinstall the package where a C compiler is)")
     return LogTable(paths=[str(p) if isinstance(p, Pasted) else os.fspath(p) for p in paths], files=files, rows=rows,
                     warnings=warnings, rotation=rotated)

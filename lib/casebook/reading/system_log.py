@@ -90,7 +90,7 @@ def _finder(keep: tuple[str, ...]) -> Callable[[str], re.Match | None]:
     return re.compile(scan.any_of(literals(keep))).search
 
 
-def _plain(text: str) -> bool:
+def plain(text: str) -> bool:
     """Whether a line starts with printable ASCII other than a space, and not like an slog header."""
     return " " < text[:1] < "\x7f" and not _HEADER_START.match(text)
 
@@ -98,7 +98,7 @@ def _plain(text: str) -> bool:
 def routine(text: str, find: Callable[[str], re.Match | None]) -> bool:
     """Whether a line that is no slog header is routine text (the scanner's own test, written in Python): it starts
     with printable ASCII other than a space, not like a header, and holds none of the literals."""
-    return _plain(text) and not find(text)
+    return plain(text) and not find(text)
 
 
 def read_line(text: str, holds: bool, fails: bool) -> Fields | None:
@@ -107,7 +107,7 @@ def read_line(text: str, holds: bool, fails: bool) -> Fields | None:
     header = parse_header(text)
     if header is not None:
         return header
-    if not _plain(text):
+    if not plain(text):
         return parse_line(text, BlockState())
     if not holds:
         return None
@@ -177,12 +177,13 @@ def read_texts(f: LogFile, texts: list[str], keep: tuple[str, ...] | None, every
     return read
 
 
-def read_scanned(f: LogFile, sel: scan.Selection, keep: tuple[str, ...],
-                 edges: tuple[str, str]) -> list[tuple[int, Fields]]:
+def read_scanned(f: LogFile, sel: scan.Selection, keep: tuple[str, ...], edges: tuple[str, str],
+                 decoding: LineTexts | None = None) -> list[tuple[int, Fields]]:
     """(1-based line, fields) of the lines a system log's scan picked, its counts and span filled (`edges`: the
-    text of its first and last bytes)."""
-    f.selective, f.levels, f.encoding, f.line_index, f.lines = True, sel.levels, "utf-8", sel.index, sel.lines
-    decoding = LineTexts(f)
+    text of its first and last bytes; `decoding`: what decoded the lines of a sifted file, else strict UTF-8)."""
+    decoding = decoding or LineTexts(f)
+    f.selective, f.levels, f.line_index, f.lines = True, sel.levels, sel.index, sel.lines
+    f.encoding = decoding.encoding or "utf-8"
     read: list[tuple[int, Fields]] = []
     routine_lines = 0
     numbered = []
