@@ -103,3 +103,48 @@ def test_the_tables_are_kept_on_disk_and_read_anew_when_a_file_changes(tmp_path,
     compat.tables.cache_clear()
     assert [r.fields["torch_npu"] for r in compat.tables(tmp_path / "kb")["t"]] == ["2.10.0"]
     compat.tables.cache_clear()
+
+
+def test_a_chip_is_found_by_any_spelling_of_its_soc_name_and_a_listed_prefix():
+    rows = compat.tables(KB.root)["chips"]
+    assert compat.chip_family(compat.chip_row(rows, "ascend910b4-1")) == "910B"
+    assert compat.chip_family(compat.chip_row(rows, "Ascend950PR_9599")) == "950"     # `Ascend950*` takes it
+    assert compat.chip_row(rows, "Ascend910B") is not None and \
+        compat.chip_family(compat.chip_row(rows, "Ascend910B")) == "910A"            # the first-gen name, no digit
+    assert compat.chip_row(rows, "Ascend910B3", "triton-ascend").fields["supported"] is True
+    assert compat.chip_row(rows, "Ascend310P1", "triton-ascend").fields["supported"] is False
+    assert compat.chip_row(rows, "Ascend310B1", "triton-ascend") is None and compat.chip_row(rows, "GeForce") is None
+
+
+_BISHENG = "bishengir-compile: for the --target option: Cannot find option named '{}'!\n"
+
+
+def test_a_supported_chip_the_kernel_compiler_lacks_is_a_compiler_older_than_its_name(tmp_path):
+    t = triage(write_log(tmp_path, "console.txt", _BISHENG.format("Ascend910_9391")), kb=KB)
+    fact = t.facts["compiler_target_chip_supported"]
+    assert (fact.value, fact.source, fact.file, fact.line) == (True, "table", "console.txt", 1)
+    assert fact.note.startswith("Ascend910_9391 is a 910_93 (Atlas A3 / 910C) chip, which triton-ascend supports "
+                               "(kb/compat/chips.yaml:")
+    assert "docs/en/quick_start.md" in fact.note
+    assert t.diagnosis.case.id == "kernel-compiler-predates-chip" and t.diagnosis.verdict == "confirmed"
+    assert t.candidate("op-unsupported-on-this-chip").verdict == "ruled_out"
+
+
+def test_a_chip_outside_the_compilers_series_is_the_chip_and_one_the_table_lacks_is_a_question(tmp_path):
+    t = triage(write_log(tmp_path, "console.txt", _BISHENG.format("Ascend310P3")), kb=KB)
+    fact = t.facts["compiler_target_chip_supported"]
+    assert fact.value is False and "310P (Atlas 300I Pro/Duo) chip, which triton-ascend does not support" in fact.note
+    assert t.diagnosis.case.id == "op-unsupported-on-this-chip" and t.diagnosis.verdict == "confirmed"
+    unknown = triage(write_log(tmp_path / "b", "console.txt", _BISHENG.format("Ascend310B1")), kb=KB)
+    assert unknown.facts["compiler_target_soc"].value == "Ascend310B1"
+    assert "compiler_target_chip_supported" not in unknown.facts
+    assert unknown.candidate("kernel-compiler-predates-chip").verdict != "confirmed"
+
+
+def test_the_chip_the_runtime_reports_gives_its_family(tmp_path):
+    t = triage(write_log(tmp_path, "console.txt", "soc_version: Ascend310P3\nTransData failed\n"), kb=KB)
+    fact = t.facts["device_is_atlas_310p"]
+    assert (fact.value, fact.source, fact.line) == (True, "table", 1)
+    assert fact.note.startswith("Ascend310P3 is a 310P (Atlas 300I Pro/Duo) chip (kb/compat/chips.yaml:")
+    other = triage(write_log(tmp_path / "b", "console.txt", "SoC version: Ascend910B2\n"), kb=KB)
+    assert other.facts["device_is_atlas_310p"].value is False

@@ -1,4 +1,5 @@
-"""Versions the log lines themselves show: CANN, driver, firmware, torch_npu, torch, NumPy and the chip (SoC) name.
+"""Versions the log lines themselves show: CANN, driver, firmware, torch_npu, torch, NumPy, the chip (SoC) name and
+the chip a kernel compiler was asked to build for.
 
 Plogs rarely print a version outright; they print install paths (`/usr/local/Ascend/CANN-6.4/...`,
 `ascend-toolkit/8.0.RC3/...`), package names (`Ascend-cann-toolkit_8.0.RC3`), `key: value` lines in
@@ -33,6 +34,9 @@ PATTERNS: tuple[tuple[str, re.Pattern, str | None], ...] = (
     ("firmware_version", re.compile(r"\bfirmware[ _]version\s*[:=]\s*" + _V, re.I), None),
     ("firmware_version", re.compile(r"Ascend-hdk-\w+-npu-firmware[_-]" + _V, re.I), Note("fact.from_package")),
     ("soc_version", re.compile(r"\bsoc[ _]?version(?: is|:|=)?\s*\[?(?P<v>Ascend\w+)\]?", re.I), None),
+    # a kernel compiler (triton-ascend's BiShengIR) that has no target of the chip's name
+    ("compiler_target_soc", re.compile(r"for the --target option: Cannot find option named '(?P<v>Ascend[\w-]+)'"),
+     None),
 )
 
 
@@ -55,7 +59,7 @@ def _spellings(*phrases: str) -> tuple[str, ...]:
 # a stated version is named with what it is the version of ("CANN version", "driver_version": a bare "version", on
 # every line of an install log's key=value records, is read by no pattern), a path says "CANN-"
 KEEP = ("numpy", "torch_npu", "torch-npu", "Torch_NPU", "Torch-NPU", "CANN-", "Ascend-", "ascend-toolkit",
-        "NumPy version", "SoC version", "SoC Version", "SoC_version",
+        "NumPy version", "SoC version", "SoC Version", "SoC_version", "Cannot find option named",
         *_spellings("numpy version", "cann version", "cann_version", "torch version", "driver version",
                     "driver_version", "firmware version", "firmware_version", "soc version", "soc_version",
                     "soc|version"))

@@ -30,7 +30,7 @@ def resolve(evidence: Evidence, answers: dict[str, object] | None = None,
     for name, value in (answers or {}).items():
         facts[name] = Fact(name, normalize(name, value), "engineer")
     _apply_queue_default(facts)
-    for name, fact in pairings(facts, tables or {}).items():
+    for name, fact in {**pairings(facts, tables or {}), **chips(facts, tables or {})}.items():
         facts.setdefault(name, fact)
     numpy = facts.get("numpy_version")
     if numpy is not None and "numpy_is_2" not in facts:
@@ -55,6 +55,34 @@ def pairings(facts: dict[str, Fact], tables: dict[str, tuple[compat.Row, ...]]) 
         out[name] = Fact(name, ok, "table", shown.file, shown.line,
                          Note("fact.from_table", release=row.fields.get("torch_npu"), listed=", ".join(listed),
                               table=f"kb/compat/{row.table}.yaml:{row.line}", source=row.source))
+    return out
+
+
+#: Facts the chip table answers: (fact, the fact naming a chip, the capability whose row answers it; None: the chip's
+#: family, where `equals` is the family the fact asks about).
+CHIP_FACTS = (("device_is_atlas_310p", "soc_version", None, "310P"),
+              ("compiler_target_chip_supported", "compiler_target_soc", "triton-ascend", None))
+
+
+def chips(facts: dict[str, Fact], tables: dict[str, tuple[compat.Row, ...]]) -> dict[str, Fact]:
+    """What the chip table says of the chips the job names: the family of the chip the runtime reports, and whether a
+    kernel compiler's product supports the chip it was asked to build for, each cited to the table row and its source;
+    nothing for a chip the table does not list."""
+    rows = tables.get("chips", ())
+    out = {}
+    for name, named_by, capability, family in CHIP_FACTS:
+        soc = facts.get(named_by)
+        row = compat.chip_row(rows, soc.value, capability) if soc is not None else None
+        if row is None:
+            continue
+        where = {"soc": soc.value, "chip": row.fields.get("chip"), "table": f"kb/compat/{row.table}.yaml:{row.line}",
+                 "source": row.source}
+        if capability is None:
+            value, note = compat.chip_family(row) == family, Note("fact.chip_family", **where)
+        else:
+            value = bool(row.fields.get("supported"))
+            note = Note("fact.chip_supports" if value else "fact.chip_lacks", capability=capability, **where)
+        out[name] = Fact(name, value, "table", soc.file, soc.line, note)
     return out
 
 

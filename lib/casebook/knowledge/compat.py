@@ -3,7 +3,8 @@ against the NPU driver, frameworks against their stack, chips against their capa
 that fixes them. Each row carries the public source that states it; a row without one is a problem of `kb check`.
 
 From the versions a bundle shows, the tables give facts: `torch_matches_torch_npu` and `cann_matches_torch_npu`,
-each cited to its row and its source. A version the bundle does not show leaves the fact unknown: a question.
+each cited to its row and its source. From a chip (SoC) name it shows, the chip table gives its family and what the
+family supports. A version or a chip the bundle does not show leaves the fact unknown: a question.
 """
 from __future__ import annotations
 
@@ -82,3 +83,22 @@ def same_release(shown: str, listed: str) -> bool:
     to `8.0.RC2`; case of RC ignored)?"""
     shown, listed = release(shown).lower(), release(listed).lower()
     return shown == listed or shown.startswith(listed + ".")
+
+
+def chip_row(rows: tuple[Row, ...], soc: object, capability: str | None = None) -> Row | None:
+    """The chip table's first row that lists this SoC name (`Ascend910B4-1`, any case; a listed `Ascend950*` takes
+    every name it starts), of the capability named or of any."""
+    name = str(soc).strip().lower()
+    for row in rows:
+        if capability is not None and row.fields.get("capability") != capability:
+            continue
+        for listed in row.fields.get("soc_names") or ():
+            listed = str(listed).split(" ")[0].lower()
+            if listed == name or (listed.endswith("*") and name.startswith(listed[:-1])):
+                return row
+    return None
+
+
+def chip_family(row: Row) -> str:
+    """The family a chip row names, as the table writes it first (`910B`, `910_93`, `310P`, `950`)."""
+    return str(row.fields.get("chip", "")).split(" ")[0]

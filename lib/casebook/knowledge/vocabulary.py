@@ -40,6 +40,14 @@ FACTS = {s.name: s for s in (
     FactSpec("npu_driver_version", "str", "Installed NPU driver version."),
     FactSpec("firmware_version", "str", "Installed NPU firmware version."),
     FactSpec("soc_version", "str", "Chip (SoC) name the runtime reports, e.g. Ascend910B3."),
+    FactSpec("compiler_target_soc", "str",
+             "The chip (SoC) name a kernel compiler was asked to build for and has no target for (BiShengIR's "
+             "`--target`).", from_logs=True),
+    FactSpec("compiler_target_chip_supported", "bool",
+             "The chip a kernel compiler has no target for is one its product supports (the chip table): the "
+             "compiler's release predates that chip's name; otherwise the chip is outside what it builds for. Only "
+             "a compiler's line naming the chip raises it, so the walk does not ask it of other reports.",
+             from_logs=True),
     FactSpec("torch_version", "str", "Installed torch version (pip list / pip freeze)."),
     FactSpec("numpy_version", "str", "Installed NumPy version (pip list, an install line)."),
     FactSpec("numpy_is_2", "bool", "The installed NumPy is a 2.x release."),
@@ -222,6 +230,9 @@ FACTS = {s.name: s for s in (
              "The folder that holds the command the step runs (a pip-installed script's bin folder) is on PATH."),
     FactSpec("torch_npu_is_release_code_names", "bool",
              "The installed torch_npu is the release the failing code, or its framework's installation guide, names."),
+    FactSpec("triton_ascend_has_called_api", "bool",
+             "The installed triton-ascend (its Triton base, its libdevice) provides the Triton member the failing code "
+             "calls."),
     FactSpec("framework_op_runs_on_npu", "bool",
              "The custom ops the serving or kernel library calls (vllm::, sglang::, flash_attn::) run on the NPU, none "
              "taken by torch_npu's CPU fallback."),
