@@ -58,8 +58,8 @@ def pairings(facts: dict[str, Fact], tables: dict[str, tuple[compat.Row, ...]]) 
     return out
 
 
-#: Facts the chip table answers: (fact, the fact naming a chip, the capability whose row answers it; None: the chip's
-#: family, where `equals` is the family the fact asks about).
+#: Facts the chip table answers: (fact, the fact naming the chip, the capability whose row answers it, or None when the
+#: fact asks the chip's family, and that family).
 CHIP_FACTS = (("device_is_atlas_310p", "soc_version", None, "310P"),
               ("compiler_target_chip_supported", "compiler_target_soc", "triton-ascend", None))
 

@@ -86,8 +86,8 @@ def same_release(shown: str, listed: str) -> bool:
 
 
 def chip_row(rows: tuple[Row, ...], soc: object, capability: str | None = None) -> Row | None:
-    """The chip table's first row that lists this SoC name (`Ascend910B4-1`, any case; a listed `Ascend950*` takes
-    every name it starts), of the capability named or of any."""
+    """The chip table's first row that lists this SoC name (`Ascend910B4-1`, in any case; a listed `Ascend950*` takes
+    every name that starts with `Ascend950`), of the capability named or of any."""
     name = str(soc).strip().lower()
     for row in rows:
         if capability is not None and row.fields.get("capability") != capability:
