@@ -23,7 +23,6 @@ class Observation:
     line: int | None
 
 
-
 #: How many lines without a header may go on an error record's message.
 CONTINUED = 3
 

@@ -66,10 +66,15 @@ def decode(raw: bytes) -> tuple[str, str]:
     return raw.decode("utf-8", errors="replace"), "replaced"
 
 
+def utf16(data: bytes) -> bool:
+    """Whether a file's first bytes are UTF-16's byte-order mark (Windows redirection)."""
+    return data[:2] in (b"\xff\xfe", b"\xfe\xff")
+
+
 def as_read(data: bytes) -> bytes:
     """The bytes lines are split from: a UTF-16 file (Windows redirection, with its byte-order mark) re-encoded
     as UTF-8; any other file as it is."""
-    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+    if utf16(data):
         return data.decode("utf-16", errors="replace").encode("utf-8")
     return data
 

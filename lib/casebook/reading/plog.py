@@ -16,7 +16,7 @@ from typing import Callable
 
 from . import flood, identity, rejoin, rotation, scan, sift, system_log
 from .bundle import ROLE_ENVIRONMENT, ROLE_TEXT, LogFile, Pasted, find_files
-from .encoding import LONG_LINE, LineTexts, as_read, binary_reason, leading_nuls, lines_of, split_lines
+from .encoding import LONG_LINE, LineTexts, as_read, binary_reason, leading_nuls, lines_of, split_lines, utf16
 from .engine import run as engine_run, schedule
 from .grammar import (KIND_BLANK, KIND_BLOCK_LINE, KIND_CONTINUATION, KIND_EXCEPTION_PRINT, KIND_PLOG, KIND_PTA,
                       KIND_PYTHON, BlockState, Fields, forget_bodies, number, parse_line)
@@ -85,7 +85,7 @@ def _too_many_lines() -> str:
 def _parse_mapped(f: LogFile, fd: int, keep: tuple[str, ...]) -> list[tuple] | None:
     """Records of a big file read selectively from its memory map, or None when it needs the full reader."""
     head = os.pread(fd, _BINARY_SNIFF, 0)   # read, not mapped: a file truncated meanwhile gives less, not SIGBUS
-    if head[:2] in (b"\xff\xfe", b"\xfe\xff") or binary_reason(head):
+    if _read_whole(head):
         return None
     try:
         sel = system_log.select(fd, keep) if f.system else \
@@ -105,11 +105,17 @@ def _parse_mapped(f: LogFile, fd: int, keep: tuple[str, ...]) -> list[tuple] | N
     return _parse_selected(f, sel, os.pread(fd, 1 << 16, 0).decode("utf-8", "replace"))
 
 
+def _read_whole(head: bytes) -> bool:
+    """Whether a file whose first bytes these are needs the full reader, neither scanned nor sifted: UTF-16 (converted
+    whole), binary (skipped with its reason), or starting with NUL bytes (read from the text after them)."""
+    return utf16(head) or head[:1] == b"\x00" or binary_reason(head) is not None
+
+
 def _parse_sifted(f: LogFile, fh, keep: tuple[str, ...]) -> list[tuple] | None:
     """Records of a big file the scanner could not read, sifted line by line (sift.py), or None when it needs the
-    full reader: a UTF-16 file, a binary one, one that starts with NUL bytes."""
+    full reader (_read_whole)."""
     head = fh.read(_BINARY_SNIFF)
-    if head[:2] in (b"\xff\xfe", b"\xfe\xff") or head[:1] == b"\x00" or binary_reason(head):
+    if _read_whole(head):
         return None
     fh.seek(0)
     decoding = LineTexts(f)
@@ -152,7 +158,7 @@ def parse_bytes(f: LogFile, data: bytes, blank_records: bool = True,
     reading) an empty line is counted and gets no record: no evidence reads one, and a file of millions of them
     would otherwise cost a record each; the file is then `selective`, its records built in full on demand
     (backfill.py)."""
-    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+    if utf16(data):
         f.warnings.append(f"{f.path}: UTF-16 text, read as UTF-8 after conversion (line bytes are the converted ones)")
     data = as_read(data)
     lead = leading_nuls(data)

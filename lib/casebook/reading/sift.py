@@ -40,7 +40,7 @@ def sift(fh: BinaryIO, keep: tuple[str, ...], decoding: LineTexts, text: Callabl
     raw_lines = decoding.f.raw_lines
     offset = 0
     previous = (False, False, "")   # header?, picked?, text of the line before
-    plain = 0
+    plain = no = 0
     for no, raw in enumerate(fh, start=1):
         if (no - 1) % index_step == 0:
             sel.index.append(offset)
@@ -82,5 +82,5 @@ def sift(fh: BinaryIO, keep: tuple[str, ...], decoding: LineTexts, text: Callabl
         if m is None and previous[0] and not previous[1]:
             sel.context[no - 1] = previous[2]
         previous = (m is not None, picked, line)
-        sel.lines = no
+    sel.lines = no
     return sel
