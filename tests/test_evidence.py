@@ -98,6 +98,17 @@ def test_settings_printed_in_logs_become_facts(tmp_path):
     assert (fact.value, fact.source, fact.file, fact.line) == ("2", "log", "env.txt", 2)
 
 
+@pytest.mark.parametrize("line,value", [
+    ("""$ vllm serve m --additional-config '{"enable_flashcomm1": true, "multistream_overlap_shared_expert": true}'""",
+     "true"),
+    ("additional_config={'multistream_overlap_shared_expert': False, 'enable_flashcomm1': True}", "False"),
+    ("multistream_overlap_shared_expert: true", "true")])
+def test_a_config_key_quoted_in_json_or_a_dict_becomes_a_fact(tmp_path, line, value):
+    ev = extract_evidence(read_plog(write_log(tmp_path, "console.log", f"INFO starting\n{line}\n")))
+    fact = ev.facts["multistream_overlap_shared_expert"]
+    assert (fact.value, fact.file, fact.line) == (value, "console.log", 2)
+
+
 def test_errcode_table_and_decoding():
     assert len(bit_table()) == 176
     assert [b.name for b in decode_triple(0, 0x8000, 0)] == ["CCU_BUS_ERR"]

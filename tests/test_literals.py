@@ -295,6 +295,8 @@ def test_lines_holding_names_the_lines_that_hold_a_literal(data, literals):
 def test_lines_holding_refuses_what_its_search_cannot_take():
     from casebook.reading import _linescan
     for literals, error in [((), ValueError), ((b"ab",), ValueError), (("abc",), TypeError),
-                            (tuple(b"abc%d" % i for i in range(256)), ValueError)]:
+                            (tuple(b"abc%d" % i for i in range(512)), ValueError)]:
         with pytest.raises(error):
             _linescan.lines_holding(b"abc", literals)
+    # its most, 511 (the scan keeps one slot for the device literal), is taken
+    assert _linescan.lines_holding(b"x\nabc510\n", tuple(b"abc%03d" % i for i in range(511))) == [1]

@@ -10,11 +10,13 @@ from . import attachments
 from .items import Fact
 
 #: Variables whose value decides a known case; more come with the environment-dump reader.
+#: vLLM-Ascend's shared-expert overlap is a key of its --additional-config (JSON on the command line or in a config
+#: file), read the same way: `"multistream_overlap_shared_expert": true`.
 VARIABLES = ("TASK_QUEUE_ENABLE", "ASCEND_LAUNCH_BLOCKING", "ASCEND_GLOBAL_LOG_LEVEL", "ASCEND_RT_VISIBLE_DEVICES",
              "ASCEND_HOST_LOG_FILE_NUM", "HCCL_EXEC_TIMEOUT", "HCCL_CONNECT_TIMEOUT", "PER_STREAM_QUEUE",
-             "HCCL_BUFFSIZE", "ASCEND_SLOG_PRINT_TO_STDOUT")
-_SETTING = re.compile(r"(?<![A-Za-z_])(?:export\s+)?(?P<name>" + "|".join(VARIABLES) + r")\s*(?:=|:|is)\s*"
-                      r"(?P<value>[^\s,;\]\)]+)")
+             "HCCL_BUFFSIZE", "ASCEND_SLOG_PRINT_TO_STDOUT", "multistream_overlap_shared_expert")
+_SETTING = re.compile(r"(?<![A-Za-z_])(?:export\s+)?(?P<name>" + "|".join(VARIABLES) + r")[\"']?\s*(?:=|:|is)\s*"
+                      r"(?P<value>[^\s,;\]\)}]+)")
 
 
 #: Lines this family reads (any level; the reader keeps them in big files too).

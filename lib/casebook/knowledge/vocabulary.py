@@ -36,6 +36,8 @@ FACTS = {s.name: s for s in (
     FactSpec("HCCL_EXEC_TIMEOUT", "str", "HCCL execution timeout in seconds (default 1800)."),
     FactSpec("HCCL_CONNECT_TIMEOUT", "str", "HCCL link setup timeout in seconds (default 120)."),
     FactSpec("PER_STREAM_QUEUE", "str", "One task queue per stream (experimental)."),
+    FactSpec("multistream_overlap_shared_expert", "str",
+             "vLLM-Ascend's --additional-config key that runs the shared experts on a second stream (true, false)."),
     FactSpec("cann_version", "str", "Installed CANN version (version.info, install path or log line)."),
     FactSpec("npu_driver_version", "str", "Installed NPU driver version."),
     FactSpec("firmware_version", "str", "Installed NPU firmware version."),
@@ -140,6 +142,9 @@ FACTS = {s.name: s for s in (
     FactSpec("hbm_isolation_limit_reached", "bool",
              "The card's event log or health query shows 0x80E18401 or 0x80E18402: the HBM rows isolated for "
              "multi-bit ECC errors reached their limit."),
+    FactSpec("collectives_on_two_streams", "bool",
+             "The job issues collectives from two streams at once (a side stream's all-gather beside the default "
+             "stream's collectives, as vLLM-Ascend's shared-expert overlap with FlashComm1 does)."),
     FactSpec("multi_stream_reuse_disabled", "bool",
              "The job ran with MULTI_STREAM_MEMORY_REUSE=0, so memory used by collectives on other streams is "
              "returned late."),

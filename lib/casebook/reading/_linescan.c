@@ -492,7 +492,7 @@ done:
 PyDoc_STRVAR(lines_holding_doc,
 "lines_holding(data, literals) -> list of int\n\n"
 "The 0-based numbers, ascending, of the lines of `data` (bytes split at newlines) that hold one of `literals`\n"
-"(a tuple of 1 to 255 bytes objects of at least three bytes each): the search the scan runs on each line, over\n"
+"(a tuple of 1 to 511 bytes objects of at least three bytes each): the search the scan runs on each line, over\n"
 "many texts joined by newlines at once.");
 
 static PyObject *lines_holding(PyObject *module, PyObject *args)

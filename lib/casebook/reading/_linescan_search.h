@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#define MAX_LITERALS 256
+#define MAX_LITERALS 512                 /* the keep literals, a system log's own words, the device one */
 #define SAMPLE_BYTES (1 << 16)           /* the start of the file whose two-byte values are counted */
 #define DEVICE_KEYS 1024                 /* twice the most device lines a file may have picked */
 

@@ -11,7 +11,7 @@ try:   # the compiled scanner's literal search; without it every literal is foun
 except ImportError:   # pragma: no cover - the extension is optional (setup.py)
     lines_holding = None
 
-#: Literals the compiled search takes at once (its MAX_LITERALS, less the one slot it keeps).
+#: Literals given to the compiled search at once (it takes up to 511: its MAX_LITERALS, less the one slot it keeps).
 _AT_ONCE = 255
 #: The bytes times the literals from which the compiled search is used: it first sets up 300 KB of tables, which
 #: costs as much as some 50 str.find calls over 10 KB.
