@@ -128,6 +128,11 @@ FORMS = [
     # INTrainingReduceV2 on Ascend 950)
     ("Failed to execute operator Softsign_0. Reason: Failed to execute tiling function.", "call", None, None, ()),
     ("EZ9999: sub-R tiling requires N, C, R and N*C to fit in uint32: N=1 C=1 R=4294967296.", "call", None, None, ()),
+    # a collective's entry point that names the types it refuses after its own name (torch_npu's HCCL process group)
+    ("RuntimeError: HCCL AllReduce & Reduce: Unsupported data type at::kByte/at::kBool", "dtype",
+     "HCCL AllReduce & Reduce", "at::kByte/at::kBool", ()),
+    # ... and a generator's refusal of a combination, which names no type: not an op's complaint
+    ("validation failed before codegen: unsupported dtype combination:", None, None, None, ()),
 ]
 
 

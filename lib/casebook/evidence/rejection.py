@@ -71,6 +71,12 @@ FORMS: tuple[tuple[str, tuple[str, int]], ...] = (
                     r"(?P<value>(?:torch\.)?(?:b?float\d*|half|double|u?int\d+|bool|complex\d+|DT_[A-Z0-9_]+|"
                     r"FLOAT\d*(?:_E\d+M\d+)?|HIFLOAT\d+))\b")),
     ("dtype", _form(r"Invalid (?P<param>[\w ]{1,40}?) dtype\b(?:.*?Actual (?:\w+ )?dtype:? (?P<value>[\w.]+))?")),
+    # a collective or kernel entry point that names the type it refuses after its own name: "HCCL AllReduce & Reduce:
+    # Unsupported data type at::kByte/at::kBool"
+    ("dtype", _form(r"(?:\b[A-Z]\w*Error:\s*)?(?P<param>[A-Za-z][\w.&: ]{0,60}?):\s*[Uu]nsupported (?:data ?type|dtype)"
+                    r"[:\s]+\[?"
+                    r"(?P<value>(?:at::k[A-Z]\w*|torch\.\w+|DT_[A-Z0-9_]+|(?:b?float|half|double|u?int|bool|complex)\d*)"
+                    r"(?:/(?:at::k[A-Z]\w*|torch\.\w+|DT_[A-Z0-9_]+))*)\b")),
     ("dtype_or_format", _form(r"Io input dtype or format is not supported, get io input info is\s*"
                               r"(?P<value>.*?)\s*but supported list is:?(?P<allowed>.*)")),
     ("layout", _form(r"(?P<param>[\w.\[\] ]{1,60}?)\s+(?:must|should|only support)\b(?P<allowed>.*?)\s*when\s+"
@@ -177,7 +183,8 @@ READS = ("not implemented for", "support list", "supported list", "when layout",
          "unsupported", "Tiling", "tiling", "AclNN_Parameter_Error", "ACLNN_ERR_PARAM", "161002", "should be",
          "must be", "but it is", "only support", "but got", "but received", "Wrong ", "for parameter",
          "need to broadcast", "incorrect format", "incorrect dtype", "incorrect data", "has not been supported",
-         "Only support", "initCann", "but found", "desired output type", "alues are", "llowed value")
+         "Only support", "initCann", "but found", "desired output type", "alues are", "llowed value",
+         "Unsupported data type", "Unsupported dtype")
 #: Of those, the lines the reader keeps in big files. An op complains in an ERROR line, which the reader keeps anyway,
 #: or in a line without a header; a line that merely names a tiling is kept when the tiling failed: an op's INFO lines
 #: report their tiling data by the thousand, and none of them is a complaint.
