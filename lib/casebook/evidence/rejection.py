@@ -19,6 +19,8 @@ from ..reading.table import LogTable
 from .items import Rejection
 
 _DT = r"DT_[A-Z0-9_]+"
+#: A type as a framework or the op layer spells it with its prefix: ATen's `at::kByte`, `torch.bfloat16`, `DT_FLOAT16`.
+_TYPED = r"(?:at::k[A-Z]\w*|torch\.\w+|" + _DT + ")"
 #: The TBE ops' error manager (E70002, E70003, E80000 and their kin): "In op[X], the <what> of input[p] should be
 #: [...], but actually is [v]."; the parameter may hold brackets of its own (`strides[0]`).
 _TBE = r"In op(?:\[[\w.]+\])?,?\s*the "
@@ -74,9 +76,8 @@ FORMS: tuple[tuple[str, tuple[str, int]], ...] = (
     # a collective or kernel entry point that names the type it refuses after its own name: "HCCL AllReduce & Reduce:
     # Unsupported data type at::kByte/at::kBool"
     ("dtype", _form(r"(?:\b[A-Z]\w*Error:\s*)?(?P<param>[A-Za-z][\w.&: ]{0,60}?):\s*[Uu]nsupported (?:data ?type|dtype)"
-                    r"[:\s]+\[?"
-                    r"(?P<value>(?:at::k[A-Z]\w*|torch\.\w+|DT_[A-Z0-9_]+|(?:b?float|half|double|u?int|bool|complex)\d*)"
-                    r"(?:/(?:at::k[A-Z]\w*|torch\.\w+|DT_[A-Z0-9_]+))*)\b")),
+                    r"[:\s]+\[?(?P<value>(?:" + _TYPED + r"|(?:b?float|half|double|u?int|bool|complex)\d*)"
+                    r"(?:/" + _TYPED + r")*)\b")),
     ("dtype_or_format", _form(r"Io input dtype or format is not supported, get io input info is\s*"
                               r"(?P<value>.*?)\s*but supported list is:?(?P<allowed>.*)")),
     ("layout", _form(r"(?P<param>[\w.\[\] ]{1,60}?)\s+(?:must|should|only support)\b(?P<allowed>.*?)\s*when\s+"

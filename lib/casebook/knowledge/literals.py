@@ -232,8 +232,6 @@ class Haystack(haystack.Haystack):
         return [i for i in within if need.may_match(self.texts[i])]
 
 
-#: Literals given to one compiled search (its most, haystack._AT_ONCE).
-_CHUNK = 255
 #: Characters of a haystack from which its literals are found through the compiled search: each search sets up its
 #: tables first, which a few dozen distinct messages do not repay (1.5 KB: 1.1 ms against 0.7 ms; 210 KB: 30 ms
 #: against 41 ms).
@@ -275,8 +273,8 @@ class Index:
                 # a big bundle's thousand distinct messages: the compiled search finds, per 255 literals, the texts
                 # holding any of them, and each literal is then looked for in those texts only (a literal of one
                 # line, as the compiled search reads lines; one spanning two, which no single text holds, never)
-                for k in range(0, len(alts), _CHUNK):
-                    chunk = [alt for alt in alts[k:k + _CHUNK] if "\n" not in alt]
+                for k in range(0, len(alts), haystack.AT_ONCE):
+                    chunk = [alt for alt in alts[k:k + haystack.AT_ONCE] if "\n" not in alt]
                     some = hay.joined_of(hay.holding_any(chunk, folded), folded)
                     held[folded].update(alt for alt in chunk if alt in some)
             else:

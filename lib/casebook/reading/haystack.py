@@ -11,8 +11,9 @@ try:   # the compiled scanner's literal search; without it every literal is foun
 except ImportError:   # pragma: no cover - the extension is optional (setup.py)
     lines_holding = None
 
-#: Literals given to the compiled search at once (it takes up to 511: its MAX_LITERALS, less the one slot it keeps).
-_AT_ONCE = 255
+#: Literals given to the compiled search at once (it takes up to 511: its MAX_LITERALS, less the one slot it keeps);
+#: the knowledge base's literal index hands it the same number (literals.Index.present).
+AT_ONCE = 255
 #: The bytes times the literals from which the compiled search is used: it first sets up 300 KB of tables, which
 #: costs as much as some 50 str.find calls over 10 KB.
 _COMPILED_FROM = 1 << 19
@@ -80,7 +81,7 @@ class Haystack:
             encoded = [a.encode("utf-8", "surrogatepass") for a in literals]
             short = [a for a, e in zip(literals, encoded) if len(e) < 3]
             long_ = tuple(dict.fromkeys(e for e in encoded if len(e) >= 3))
-            found = {i for k in range(0, len(long_), _AT_ONCE) for i in lines_holding(data, long_[k:k + _AT_ONCE])}
+            found = {i for k in range(0, len(long_), AT_ONCE) for i in lines_holding(data, long_[k:k + AT_ONCE])}
             return sorted(found.union(self._finding(short, folded)))
         return sorted(self._finding(literals, folded))
 
