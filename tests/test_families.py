@@ -1,5 +1,6 @@
 """Facts resolved from logs, answers and defaults, and symptom families with their open causes and next question,
 on small made-up inputs, by exact values; and lines that place a family on their own."""
+import dataclasses
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -11,7 +12,7 @@ from casebook.judging.families import (PRIOR, FamilyVerdict, _answers, _rules_ou
 from casebook.judging.observed import Observation, Observed
 from casebook.judging.ranking import CONFIRMED, judge
 from casebook.judging.triage import triage
-from casebook.knowledge.kb import Family, KnowledgeBase, KnownCase
+from casebook.knowledge.kb import Family, KnowledgeBase, KnownCase, load_kb
 from casebook.knowledge.rules import Condition, Signature
 from conftest import write_log
 
@@ -185,6 +186,42 @@ def test_a_diagnosis_places_its_family_when_the_familys_own_signs_do_not_show():
     both = Observed([Observation("message", t, t, "p.log", n) for n, t in enumerate(("a here", "bang"), 1)])
     found = judge_families(kb, both, {}, [judge(a, both, {})])
     assert [(f.family.id, f.verdict) for f in found] == [("loud", CONFIRMED)]
+
+
+def test_a_fallback_family_comes_after_every_other_family_the_evidence_places_and_yields_to_a_diagnosis():
+    generic = Family("a-generic", "families/a.md", signatures=[Signature("err", "message", "contains", "Error", 1, True,
+                                                                         "any error")], causes=[], fallback=True)
+    weak = Family("b-weak", "families/b.md", causes=["a"],
+                  signatures=[Signature("boom", "message", "contains", "boom", 1, True, "w"),
+                              Signature("never", "message", "contains", "never", 1, False, "w")])
+    a = dataclasses.replace(cause("a"), family="b-weak")
+    kb = KnowledgeBase(root=Path("kb"), cases={"a": a}, families={f.id: f for f in (generic, weak)})
+    both = Observed([Observation("message", "boom Error", "boom Error", "p.log", 1)])
+    found = judge_families(kb, both, {}, [])
+    # the generic family's signs match whole (1.0) and the other's half (0.5): the other still comes first
+    assert [(v.family.id, v.verdict, v.score) for v in found] == [("b-weak", CONFIRMED, 0.5),
+                                                                 ("a-generic", CONFIRMED, 1.0)]
+    assert supported_family(found, None) is found[0]
+    # alone, it is the family the evidence supports
+    alone = judge_families(kb, Observed([Observation("message", "Error", "Error", "p.log", 1)]), {}, [])
+    assert supported_family(alone, None).family.id == "a-generic"
+    # a diagnosis places its own family though the generic one is confirmed by its signs
+    quiet = Observed([Observation("message", t, t, "p.log", n) for n, t in enumerate(("a here", "Error"), 1)])
+    lead = judge(a, quiet, {})
+    found = judge_families(kb, quiet, {}, [lead])
+    assert supported_family(found, lead).family.id == "b-weak"
+
+
+def test_a_fallback_that_is_not_a_boolean_is_a_problem(tmp_path):
+    kb_root = tmp_path / "kb"
+    (kb_root / "families").mkdir(parents=True)
+    (kb_root / "families" / "f.md").write_text(
+        "---\nid: f\ntitle: t\ntitle_zh: t\nsummary: s\nsummary_zh: s\nfallback: maybe\nsignatures: []\n"
+        "references: []\n---\n\n## Symptom\n\nx\n\n## How the causes differ\n\nx\n\n## References\n\nx\n",
+        encoding="utf-8")
+    kb = load_kb(kb_root)
+    assert any("fallback is true or false" in p.message for p in kb.problems)
+    assert kb.families["f"].fallback is False
 
 
 def test_the_separation_of_a_fact_is_the_expected_product_of_mass_removed_and_kept_then_the_mass_removed():

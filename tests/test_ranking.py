@@ -7,8 +7,8 @@ from types import SimpleNamespace
 import pytest
 from casebook.evidence.items import ErrorLine, Fact, Incident
 from casebook.judging.observed import CONTINUED, Observation, Observed, error_lines
-from casebook.judging.ranking import (CONFIRMED, LIKELY, POSSIBLE, RULED_OUT, SAME_FAILURE_S, Item, Missing, diagnosis,
-                                      explained_lines, judge, rank)
+from casebook.judging.ranking import (CONFIRMED, FALLOUT, LIKELY, POSSIBLE, RULED_OUT, SAME_FAILURE_S, Item, Missing,
+                                      diagnosis, explained_lines, judge, rank)
 from casebook.knowledge.kb import KnowledgeBase, KnownCase
 from casebook.knowledge.rules import Condition, Signature
 from casebook.reading.table import LogTable, Record
@@ -136,6 +136,16 @@ def test_family_signatures_place_a_cause_but_do_not_make_it_likely():
     assert judge(c, obs("nothing"), {}, family) is None
 
 
+def test_causes_only_their_family_places_score_alike_whatever_number_of_signatures_each_names():
+    family = (Signature("fam", "message", "contains", "aicore exception", 2, True, "family"),)
+    few = case(KEY)
+    many = case(KEY, sig("k2", "gamma", 3, True), sig("k3", "delta", 3, True), SIDE)
+    scores = {judge(c, obs("aicore exception"), {}, family).score for c in (few, many)}
+    assert scores == {round(2 / (2 + 3) * 0.5, 3)}          # the family's unit over it and one heaviest own unit
+    h = judge(many, obs("aicore exception", "gamma"), {}, family)
+    assert h.score == round(5 / 12 * 0.5, 3)                # a sign of its own: weighed on its own units again
+
+
 def bit(id: str, value, weight: int = 3, key: bool = True, group: str = "") -> Signature:
     return Signature(id, "error_bits", "in" if isinstance(value, list) else "equals", value, weight, key,
                      f"why {id}", group)
@@ -205,6 +215,27 @@ def test_cases_rank_by_score_then_id_and_unmatched_cases_are_left_out():
                                                            ("c", POSSIBLE, 0.222)]
     assert diagnosis(hs).case.id == "a"
     assert diagnosis(hs[2:]) is None
+
+
+def test_a_generic_familys_cause_is_fallout_beside_another_familys_sure_signs():
+    from casebook.knowledge.kb import Family
+    generic = Family("generic", "families/generic.md", fallback=True,
+                     signatures=[Signature("py", "message", "contains", "Error", 1, True, "any error")])
+    compile_ = Family("compile", "families/compile.md",
+                      signatures=[Signature("cc", "message", "contains", "error: op", 1, True, "a compiler's error")])
+    none_read = named("none-read", sig("none", "NoneType", weight=3, key=True), family="generic")
+    kb = KnowledgeBase(root=Path("kb"), cases={"none-read": none_read},
+                       families={"generic": generic, "compile": compile_})
+
+    def judged(*texts):
+        (h,) = rank(kb, SimpleNamespace(incidents=[]), {}, Observed(obs(*texts)))
+        return h
+    alone = judged("AttributeError: 'NoneType' object has no attribute 'group'")
+    assert alone.verdict == CONFIRMED and all(i.id != FALLOUT for i in alone.against)
+    beside = judged("AttributeError: 'NoneType' object has no attribute 'group'", "error: op operands' shapes differ")
+    # the compiler's failure explains the None: possible, with its score at the possible factor, and the family named
+    assert (beside.verdict, beside.score) == (POSSIBLE, round(alone.score / 1.0 * 0.5, 3))
+    assert [(i.id, i.text) for i in beside.against] == [(FALLOUT, "compile")]
 
 
 def test_a_case_is_confirmed_only_when_something_tells_it_from_a_sibling_that_reads_its_lines():

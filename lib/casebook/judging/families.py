@@ -35,6 +35,8 @@ class FamilyVerdict:
     open_causes: list[str] = field(default_factory=list)   #: cause ids not ruled out, best first
     questions: list[Missing] = field(default_factory=list)  #: unknown facts that split the open causes, best first
     most_often: tuple[str, int, int] | None = None  #: the open cause real reports state most: (case, n, of the family's)
+    #: each open cause's mass: how well the evidence fits it times how often the family's real reports state it
+    weights: dict[str, float] = field(default_factory=dict)
 
     @property
     def next_question(self) -> Missing | None:
@@ -122,8 +124,12 @@ def judge_family(family: Family, kb: KnowledgeBase, obs: Observed, facts: dict[s
     causes = [kb.cases[c] for c in family.causes if c in kb.cases and kb.cases[c].status == "verified"]
     open_causes = [c for c in causes if not (c.id in judged and judged[c.id].verdict == RULED_OUT)
                    and not any(cond.holds(facts[cond.fact].value) for cond in c.against if cond.fact in facts)]
-    weights = {c.id: max(judged[c.id].score, PRIOR) if c.id in judged else PRIOR for c in open_causes}
     rates = priors.load(kb.root)
+    # how well the evidence fits a cause, raised by the share of the family's real reports that state it: the base
+    # rate at most doubles a weight, so the evidence leads and the rate orders what the evidence leaves alike
+    stated = max(rates.families.get(family.id, 0), 1)
+    weights = {c.id: (max(judged[c.id].score, PRIOR) if c.id in judged else PRIOR) * (1 + rates.of(c.id) / stated)
+               for c in open_causes}
     open_causes.sort(key=lambda c: (-weights[c.id], -rates.of(c.id), c.id))
     # the most frequent stated cause among those that lead (a cause the evidence put below others is not named)
     top = [c for c in open_causes if weights[c.id] == weights[open_causes[0].id]] if open_causes else []
@@ -132,7 +138,7 @@ def judge_family(family: Family, kb: KnowledgeBase, obs: Observed, facts: dict[s
                   if best is not None and rates.of(best.id) else None)
     # a family has no facts of its own: nothing rules it out or leaves it likely, so it is confirmed or possible
     return FamilyVerdict(family, h.verdict, h.score, h.for_, h.against, [c.id for c in open_causes],
-                         split_questions(family, open_causes, weights, facts), most_often)
+                         split_questions(family, open_causes, weights, facts), most_often, weights)
 
 
 def judge_families(kb: KnowledgeBase, obs: Observed, facts: dict[str, Fact],
@@ -142,10 +148,12 @@ def judge_families(kb: KnowledgeBase, obs: Observed, facts: dict[str, Fact],
     # a diagnosis is a sign of its family's symptom though the family's own wordings did not show; a family
     # whose own signs are sure is not displaced by it
     lead = diagnosis(hypotheses)
-    if (lead is not None and lead.case.family in kb.families and not any(v.verdict == CONFIRMED for v in found)
+    if (lead is not None and lead.case.family in kb.families
+            and not any(v.verdict == CONFIRMED and not v.family.fallback for v in found)
             and all(v.family.id != lead.case.family for v in found)):
         found.append(judge_family(kb.families[lead.case.family], kb, obs, facts, hypotheses, lead))
-    return sorted(found, key=lambda v: (v.verdict != CONFIRMED, -v.score, v.family.id))
+    # a family of generic signs comes after every other family the evidence places, however well its signs match
+    return sorted(found, key=lambda v: (v.verdict != CONFIRMED, v.family.fallback, -v.score, v.family.id))
 
 
 def supported_family(verdicts: list[FamilyVerdict], diagnosis: Hypothesis | None) -> FamilyVerdict | None:

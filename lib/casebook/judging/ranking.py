@@ -13,6 +13,11 @@ Signatures of one `group` are alternatives (two wordings of one message, a code 
 counts once, with the weight of its best match. A `contradicted_by` signature that matches is log evidence
 that the errors are fallout of another failure (a device fault before a collective timeout) or have
 another cause: it is listed under `against` and keeps the case at `possible` at most.
+
+A case only its family's signs place is weighed as if it named one unit of its own, so its siblings tie whatever
+number of signatures each names, and how often each is the stated cause of real reports orders them. A cause of a
+`fallback` family (generic signs: any Python error of a kind) is `possible` at most beside another family's sure
+signs: its error is read as that failure's fallout.
 """
 from __future__ import annotations
 
@@ -29,7 +34,11 @@ from .observed import Observation, Observed
 CONFIRMED, LIKELY, POSSIBLE, RULED_OUT = "confirmed", "likely", "possible", "ruled_out"
 #: The id of the item against a case that a strong sibling's own signatures read every line of (its text: that case).
 SIBLING = "sibling_reads_same_lines"
+#: The id of the item against a generic family's cause when another family's own signs hold (its text: that family).
+FALLOUT = "fallout_of_another_family"
 _VERDICT_FACTOR = {CONFIRMED: 1.0, LIKELY: 0.8, POSSIBLE: 0.5, RULED_OUT: 0.05}
+#: The weight a case that only its family's signs place is taken to have of its own (a signature's heaviest).
+UNPLACED_OWN_WEIGHT = 3
 
 
 @dataclass(frozen=True)
@@ -182,6 +191,11 @@ def judge(case: KnownCase, obs: Observed | list[Observation], facts: dict[str, F
         h.verdict = LIKELY
     else:
         h.verdict = POSSIBLE
+    if not own and not h.fact_holds:
+        # placed by its family's signs alone, a case is weighed as if it named one unit of its own: siblings then
+        # tie whatever number of signatures each names, and how often each is the stated cause orders them
+        total += max(s.weight for s in inherited) + UNPLACED_OWN_WEIGHT - sum(
+            max(s.weight for s in sigs) for sigs in units.values())
     # total > 0: a signature matched, and every signature weighs 1 to 3
     h.score = round(got / total * _VERDICT_FACTOR[h.verdict], 3)
     return h
@@ -204,6 +218,11 @@ def rank(kb: KnowledgeBase, evidence: Evidence, facts: dict[str, Fact], obs: Obs
                 and not explains_incident(h, timed[0], timed):
             _unexplained_first_cause(h, timed[0].first)
         hyps.append(h)
+    generic = [h for h in hyps if h.verdict in (CONFIRMED, LIKELY) and _in_fallback_family(kb, h)]
+    placed = next((f for f in kb.families.values() if not f.fallback and (v := judge(f, obs, {}))
+                   and v.verdict == CONFIRMED), None) if generic else None
+    for h in generic if placed is not None else ():
+        _fallout_of(h, placed)
     strong = [h for h in hyps if h.verdict in (CONFIRMED, LIKELY)]
     for h in strong:
         if h.verdict == CONFIRMED and not h.fact_holds and h.own_lines:
@@ -244,6 +263,20 @@ def _not_told_apart(h: Hypothesis, hyps: list[Hypothesis]) -> None:
     h.against.append(Item(SIBLING, sibling.case.id, None, None,
                           f"{sibling.case.id}, of the same family, reads every line this case reads: the logs do not "
                           "tell the two apart"))
+
+
+def _in_fallback_family(kb: KnowledgeBase, h: Hypothesis) -> bool:
+    family = kb.families.get(h.case.family or "")
+    return family is not None and family.fallback
+
+
+def _fallout_of(h: Hypothesis, family) -> None:
+    """A cause of a family of generic signs is possible at most beside the sure signs of another family: its Python
+    error is that failure's fallout (a None left by a compiler that failed), not a defect of its own."""
+    h.score = round(h.score / _VERDICT_FACTOR[h.verdict] * _VERDICT_FACTOR[POSSIBLE], 3)
+    h.verdict = POSSIBLE
+    h.against.append(Item(FALLOUT, family.id, None, None,
+                          f"the signs of {family.id} hold: the error this case reads is read as that failure's fallout"))
 
 
 def _unexplained_first_cause(h: Hypothesis, first: ErrorLine) -> None:

@@ -20,8 +20,8 @@ CASE_KEYS = {"id", "title", "title_zh", "status", "severity", "action", "summary
              "terms"}
 CASE_REQUIRED = CASE_KEYS - {"supports", "components", "contradicted_by", "family", "summary_zh", "fix_zh", "terms"}
 FAMILY_KEYS = {"id", "title", "title_zh", "summary", "summary_zh", "signatures", "contradicted_by", "questions",
-               "references", "terms"}
-FAMILY_REQUIRED = FAMILY_KEYS - {"contradicted_by", "questions", "terms"}
+               "references", "terms", "fallback"}
+FAMILY_REQUIRED = FAMILY_KEYS - {"contradicted_by", "questions", "terms", "fallback"}
 FAMILY_SECTIONS = ("Symptom", "How the causes differ", "References")
 CODE_KEYS = {"code", "kind", "title", "title_zh", "meaning", "meaning_zh", "cases", "index", "word", "mask", "maps_to",
              "name", "table"}
@@ -81,6 +81,7 @@ class Family:
     causes: list[str] = field(default_factory=list)            #: ids of the cases that name this family
     sections: dict[str, str] = field(default_factory=dict)
     body: str = ""
+    fallback: bool = False   #: its signs are generic: the failure is placed in it only when no other family holds
     # a family is judged like a case with no facts of its own
     requires: tuple = ()
     against: tuple = ()
@@ -266,6 +267,10 @@ def _load_family(path: Path, rel: str, problems: list[Problem]) -> Family:
         setattr(family, name, [s for i, raw in enumerate(d.get(name) or [])
                              if (s := signature(doc, i, raw, name, named))])
     family.questions = [c for i, raw in enumerate(d.get("questions") or []) if (c := condition(doc, "questions", i, raw))]
+    family.fallback = d.get("fallback", False)
+    if not isinstance(family.fallback, bool):
+        doc.problem(doc.line("fallback"), f"fallback is true or false, not {family.fallback!r}")
+        family.fallback = False
     family.references = _references(doc)
     family.sections = _sections(doc, FAMILY_SECTIONS)
     return family

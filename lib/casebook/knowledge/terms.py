@@ -19,6 +19,14 @@ TERMS: dict[str, tuple[str, ...]] = {
     # the op libraries of CUDA kernels that serving frameworks build (vLLM's, its flash-attention builds, sglang's):
     # none is built on an Ascend install, whose plugins register their ops under names of their own (_C_ascend)
     "cuda_kernel_libraries": ("_C", "_moe_C", "_vllm_fa2_C", "_vllm_fa3_C", "sgl_kernel"),
+    # the import names of frameworks, plugins and libraries jobs on Ascend run: a frame in a folder of one of these
+    # names is that package's code, installed or run from a source checkout, not the job's own script
+    "framework_packages": (
+        "vllm_ascend", "vllm", "vllm_omni", "sglang", "sgl_kernel_npu", "torch", "torch_npu", "torchair", "mindspeed",
+        "mindspeed_llm", "mindspeed_mm", "mindspeed_rl", "megatron", "transformers", "accelerate", "peft", "trl",
+        "deepspeed", "verl", "swift", "llamafactory", "xtuner", "mmengine", "diffusers", "lmdeploy", "dlinfer", "ray",
+        "mindspore", "mindformers", "mindone", "msmodelslim", "msprobe", "paddle", "paddlenlp", "tensorflow", "triton",
+        "tilelang", "xllm", "tensor_cast"),
     # the op namespaces of CUDA serving and kernel libraries beside those: a custom op of theirs has no NPU kernel
     "cuda_op_namespaces": (
         "vllm", "sglang", "flash_attn", "xformers", "flashinfer", "mamba_ssm", "causal_conv1d", "deep_gemm",

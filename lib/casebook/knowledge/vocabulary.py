@@ -63,6 +63,13 @@ FACTS = {s.name: s for s in (
              "Running the failing operator alone with the same shapes and tiling (msaicerr replay) fails too."),
     FactSpec("fails_on_other_cards", "bool", "The same job fails the same way when moved to other cards."),
     FactSpec("other_processes_on_card", "bool", "Other processes held memory on the failing card (npu-smi info)."),
+    FactSpec("raising_frame_in_package", "bool",
+             "The frame that raised the first Python error (the last `File \"...\", line N` of its traceback outside "
+             "Python's own library) is code the job called (a framework, its plugin, a library), not the job's own "
+             "script."),
+    FactSpec("defect_fixed_upstream", "bool",
+             "The raising package's issue tracker or a later release of it fixes this error on this path (a merged "
+             "pull request that names the error line or the frame's function)."),
     FactSpec("device_id_is_global_index", "bool",
              "The process passes a global rank or a card's physical number to set_device where an index among its "
              "visible cards belongs (the id printed beside ASCEND_RT_VISIBLE_DEVICES)."),

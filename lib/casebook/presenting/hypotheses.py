@@ -43,6 +43,14 @@ def leading(t: Triage) -> list[tuple[KnownCase, Hypothesis | None, float]]:
     return out[:LEADING]
 
 
+def masses(t: Triage, lead: list[tuple[KnownCase, Hypothesis | None, float]]) -> dict[str, float]:
+    """The weight each leading cause has when questions are ordered: the family's mass of an open cause (the
+    evidence times how often real reports state it) when the family leads, else the cause's own weight."""
+    family = getattr(t, "family", None)
+    open_masses = family.weights if getattr(t, "diagnosis", None) is None and family is not None else {}
+    return {c.id: open_masses.get(c.id, w) for c, _, w in lead}
+
+
 def questions(t: Triage) -> list[Missing]:
     """The root-cause step's questions, each fact once: the one whose answer best separates the leading causes
     first; among equals, the family's most splitting one, then those of the cases in play as ranking orders them,
@@ -57,7 +65,7 @@ def questions(t: Triage) -> list[Missing]:
             out.append(q)
     lead = leading(t) if hasattr(t, "kb") else []
     if len(out) > 1 and lead:
-        causes, weights = [c for c, _, _ in lead], {c.id: w for c, _, w in lead}
+        causes, weights = [c for c, _, _ in lead], masses(t, lead)
         score = {q.fact: separation(q.fact, causes, weights) for q in out}
         out.sort(key=lambda q: (-score[q.fact][0], -score[q.fact][1]))   # stable: equals keep the order above
     return out
