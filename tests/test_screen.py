@@ -157,6 +157,14 @@ def test_python_tracebacks_as_pasted():
     # Python's own lines between chained tracebacks
     assert read("During handling of the above exception, another exception occurred:")[0].kind == KIND_PYTHON
     assert read("The above exception was the direct cause of the following exception:")[0].kind == KIND_PYTHON
+    # vllm-ascend's release notes (capture 3553): a traceback quoted with one more space on every line, its exception
+    # bare at the end; a one-space source line under a frame stays source
+    *_, source, bare = read('   File "/vllm-workspace/vllm/vllm/v1/cudagraph_dispatcher.py", line 140, in '
+                            '_create_padded_batch_descriptor',
+                            "     assert num_tokens_padded % uniform_decode_query_len == 0",
+                            " return getattr(obj, backend_name)(device_index)", " AssertionError")
+    assert (source.kind, source.level, bare.kind, bare.level, bare.extra["exception"]) == (
+        KIND_PYTHON, None, KIND_PYTHON, "ERROR", "AssertionError")
     # gpustack#3284: an exception class named with a suffix after "Error"
     (f,) = read("gpustack_runtime.detector.pydcmi.DCMIError_LibraryNotFound: Library Not Found")
     assert (f.kind, f.level, f.extra["exception"]) == (KIND_PYTHON, "ERROR",

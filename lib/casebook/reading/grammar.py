@@ -15,7 +15,7 @@ import re
 from functools import lru_cache
 from typing import Callable
 
-from . import device_text, launcher, screen, shell
+from . import device_text, launcher, screen, shell, stacks
 from .firsts import Start, starts
 from .fields import (ECODE, KIND_ATTACHMENT, KIND_BBOX, KIND_BLANK, KIND_BLOCK_HEAD, KIND_BLOCK_LINE, KIND_BLOCK_MSG,
                      KIND_CONSOLE, KIND_CONTINUATION, KIND_EXCEPTION_PRINT, KIND_KERNEL, KIND_NPU_MESSAGE, KIND_PASTE,
@@ -187,6 +187,8 @@ def _in_context(line: str, state: BlockState) -> Fields | None:
     m = _INDENTED.match(line)
     if not m or not (state.in_block or state.in_python):
         return None
+    if (f := stacks.py_exception_shifted(line, state)) is not None:
+        return f
     if state.in_python:
         return Fields(KIND_PYTHON, msg=m["msg"].strip())
     return Fields(KIND_BLOCK_LINE, level="ERROR", pid=state.pid, time=state.time, code=state.code,

@@ -31,6 +31,8 @@ _PY_BARE_EXC = re.compile(rf"^(?P<exc>{EXCEPTION_NAME})\s*$")
 _PY_BETWEEN = re.compile(r"^(?:During handling of the above exception, another exception occurred:"
                          r"|The above exception was the direct cause of the following exception:"
                          r"|Error in atexit\._run_exitfuncs:|Exception ignored in: .*|Exception in thread .+:)\s*$")
+#: one or two spaces before a word: the indent a paste gave every line of a traceback
+_PASTE_INDENT = re.compile(r"^ {1,2}\S")
 #: Python 3.11's markers under a source line: `^^^^` where the failing expression is, `~~~` around it
 _PY_MARKERS = re.compile(r"^\s*[~^]*\^[~^]*\s*$")
 
@@ -65,6 +67,12 @@ def py_exception(line: str, state: BlockState) -> Fields | None:
     f = Fields(KIND_PYTHON, level="ERROR", msg=line.strip())
     f.extra["exception"] = m["exc"]
     return f
+
+
+def py_exception_shifted(line: str, state: BlockState) -> Fields | None:
+    """Inside a traceback, an exception line a paste indented with the rest (` AssertionError`, one or two spaces: a
+    source line under a frame has four more)."""
+    return py_exception(line.lstrip(" "), state) if state.in_python and _PASTE_INDENT.match(line) else None
 
 
 def py_between(line: str, state: BlockState) -> Fields | None:
