@@ -40,7 +40,7 @@ def raised_in_package(frames: list[tuple[str, str]]) -> bool | None:
     path, func = frames[-1]
     if in_package(path):
         return True
-    if func == "<module>" or len(frames) > 1 and all(p == path for p, _ in frames):
+    if func == "<module>" or (len(frames) > 1 and all(p == path for p, _ in frames)):
         return False   # the script's own top level raised, or every frame shown is the script's
     if len(frames) > 1:
         return True    # the script called into another file, which raised

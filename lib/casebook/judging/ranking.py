@@ -27,7 +27,7 @@ from datetime import datetime
 
 from ..evidence.items import ErrorLine, Evidence, Fact, Incident
 from ..knowledge import priors
-from ..knowledge.kb import KnowledgeBase, KnownCase
+from ..knowledge.kb import Family, KnowledgeBase, KnownCase
 from ..knowledge.rules import Condition, Signature, bits_only, scoring_units
 from .observed import Observation, Observed
 
@@ -270,7 +270,7 @@ def _in_fallback_family(kb: KnowledgeBase, h: Hypothesis) -> bool:
     return family is not None and family.fallback
 
 
-def _fallout_of(h: Hypothesis, family) -> None:
+def _fallout_of(h: Hypothesis, family: Family) -> None:
     """A cause of a family of generic signs is possible at most beside the sure signs of another family: its Python
     error is that failure's fallout (a None left by a compiler that failed), not a defect of its own."""
     h.score = round(h.score / _VERDICT_FACTOR[h.verdict] * _VERDICT_FACTOR[POSSIBLE], 3)
