@@ -130,7 +130,8 @@ def judge(case: KnownCase, obs: Observed | list[Observation], facts: dict[str, F
     signatures = [*case.signatures, *inherited]
     units = _units(case.signatures, inherited)
     hit = {s.id for s, _ in matched}
-    total = sum(max(s.weight for s in sigs) for sigs in units.values())
+    signed = sum(max(s.weight for s in sigs) for sigs in units.values())
+    total = signed
     got = sum(max((s.weight for s in sigs if s.id in hit), default=0) for sigs in units.values())
     h = Hypothesis(case, POSSIBLE, 0.0)
     h.for_ = [Item(s.id, o.text, o.file, o.line, s.why) for s, o in matched]
@@ -194,8 +195,7 @@ def judge(case: KnownCase, obs: Observed | list[Observation], facts: dict[str, F
     if not own and not h.fact_holds:
         # placed by its family's signs alone, a case is weighed as if it named one unit of its own: siblings then
         # tie whatever number of signatures each names, and how often each is the stated cause orders them
-        total += max(s.weight for s in inherited) + UNPLACED_OWN_WEIGHT - sum(
-            max(s.weight for s in sigs) for sigs in units.values())
+        total += max(s.weight for s in inherited) + UNPLACED_OWN_WEIGHT - signed
     # total > 0: a signature matched, and every signature weighs 1 to 3
     h.score = round(got / total * _VERDICT_FACTOR[h.verdict], 3)
     return h
