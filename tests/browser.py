@@ -181,11 +181,14 @@ def wait_for_app(page) -> None:
 
 
 def open_bundle(page, path: Path | str, diagnosis: str) -> None:
-    """Type a path in the Bundle box, press Open, and wait for the header to name the new diagnosis."""
+    """Type a path in the Bundle box, press Open, and wait for the header to name the new diagnosis and the walk to
+    stand at its first step (the two arrive as separate widget updates: a step read between them is the last case's)."""
     app = app_root(page)
     app.locator("input[placeholder^='plog folder'], input[placeholder^='plog 目录']").fill(str(path))
     app.locator(".widget-button", has_text=re.compile(r"^\s*(Open|打开)\s*$")).first.click()
     page.locator(".casebook-diagnosis", has_text=diagnosis).wait_for(timeout=WIDGET_TIMEOUT)
+    label = app.locator(".widget-label", has_text=re.compile(r"^\d/\d"))
+    page.wait_for_function("el => el.innerText.startsWith('1/')", arg=label.element_handle(), timeout=WIDGET_TIMEOUT)
 
 
 def in_view_counts(page) -> dict:
