@@ -153,6 +153,27 @@ def test_what_only_looks_like_a_diagnostic_is_not_read_as_one(line):
     assert parse_line(line, BlockState()).kind != KIND_CONSOLE
 
 
+@pytest.mark.parametrize("line", [
+    # the compiler's backend and driver, the linker and GCC's crash name no position in the code
+    "error: stack frame size (47928) exceeds limit (32768) in function 'TENSOR_nLoop_Unroll1'",
+    "fatal error: error in backend: Cannot select: t41: f16 = fp_round t38, TargetConstant:i64<0>",
+    "ld.lld: error: undefined symbol: _mlir_ciface_load_gm_to_cbuf_1d",
+    "g++: internal compiler error: Segmentation fault signal terminated program cc1plus",
+    "/usr/bin/ld: cannot find -lascendcl",
+    "collect2: error: ld returned 1 exit status",
+])
+def test_a_tools_diagnostic_without_a_position_is_an_error_line_read_whole(line):
+    f = parse_line(line, BlockState())
+    assert (f.kind, f.level, f.msg, f.src) == (KIND_CONSOLE, "ERROR", line, None)
+
+
+@pytest.mark.parametrize("line", ["error: subprocess-exited-with-error", "/usr/bin/ld: warning: x.o: missing .note",
+                                  "terror: not a severity", "Error: a word a tool does not print in lower case"])
+def test_what_only_looks_like_a_tools_diagnostic_is_not_read_as_one(line):
+    f = parse_line(line, BlockState())
+    assert (f.kind, f.level) != (KIND_CONSOLE, "ERROR")
+
+
 def test_a_traceback_ends_in_its_exception_whatever_the_class_is_called():
     frame = ["Traceback (most recent call last):", '  File "reader.py", line 12, in read', "    table = read()"]
     for exc in ("pyarrow.lib.ArrowInvalid", "socket.gaierror", "StopIteration", "TemplateNotFound"):

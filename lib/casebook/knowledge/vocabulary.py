@@ -87,6 +87,13 @@ FACTS = {s.name: s for s in (
     # HCCL configuration and links: communicator setup, collective timeouts, RoCE links
     FactSpec("several_jobs_share_node", "bool",
              "Another job, or a second copy of this one, ran on the same node or the same card at the same time."),
+    FactSpec("kernel_source_at_fault", "bool",
+             "Read at the line the compiler names, the kernel's or op project's source is at fault (a call, name, type, "
+             "include or size the installed release's kernel API does not allow, or code written for another release), "
+             "not the compiler failing on a construct its documentation supports."),
+    FactSpec("named_cluster_field_wrong", "bool",
+             "The field HCCL's rank-table check names holds, in the rank table or on the device (hccn_tool, "
+             "/etc/hccn.conf), the wrong value the error prints: empty, invalid, repeated or unlike the other ranks'."),
     FactSpec("all_ranks_launched", "bool",
              "Every rank of the communicator was launched and reached communicator creation."),
     FactSpec("host_network_reaches_root", "bool",

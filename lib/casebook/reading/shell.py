@@ -26,6 +26,14 @@ _JOB_KILLED = re.compile(r"^(?:(?:\w+: line \d+: )?(?P<pid>\d+) +)?(?P<what>Abor
 #: `src/a.cpp:12:10: fatal error: acl/acl.h: No such file or directory`, `x.c:3: warning: ...`
 _DIAGNOSTIC = re.compile(r"^(?P<path>[^\s:][^:\s]*):(?P<line>\d+)(?::\d+)?: "
                          r"(?P<severity>fatal error|error|warning|note): (?P<msg>\S.*?)\s*$")
+#: a diagnostic with no position, as the compiler driver, its backend and the linker print it: `error: stack frame
+#: size (47928) exceeds limit (32768) in function 'k'`, `fatal error: error in backend: Cannot select: ...`,
+#: `ld.lld: error: undefined symbol: ...`, `g++: internal compiler error: Segmentation fault ...`; and the linker's own
+#: line, which says no `error:` (`/usr/bin/ld: cannot find -lascendcl`), but for its warnings. pip's summary of an
+#: error it already printed (`error: subprocess-exited-with-error`, a bare slug) is left to the lines before it
+_TOOL_DIAGNOSTIC = re.compile(r"^(?:(?:[A-Za-z][\w.+-]{0,40}: )?(?:fatal error|error|internal compiler error): "
+                              r"(?![a-z]+(?:-[a-z]+)+\s*$)\S"
+                              r"|(?:/\S*/)?(?:ld(?:\.\w+)?|collect2): (?!warning:)\S)")
 #: a diagnostic's severity -> the level of its line
 _SEVERITY = {"fatal error": "ERROR", "error": "ERROR", "warning": "WARNING", "note": "INFO"}
 
@@ -58,12 +66,19 @@ def _diagnostic(line: str, state: BlockState) -> Fields | None:
                   msg=f"{m['severity']}: {m['msg']}")
 
 
+def _tool_diagnostic(line: str, state: BlockState) -> Fields | None:
+    """A compiler's, backend's or linker's error that names no position in the code: the line is its message whole, the
+    tool's name with it (`ld.lld: error: ...` says a link failed)."""
+    return Fields(KIND_CONSOLE, level="ERROR", msg=line.strip()) if _TOOL_DIAGNOSTIC.match(line) else None
+
+
 #: The rules, in the order they are tried.
 RULES: tuple[tuple[str, Callable[[str, BlockState], Fields | None]], ...] = (
     ("listing", _listing),
     ("banner", _banner),
     ("job_killed", _job_killed),
     ("diagnostic", _diagnostic),
+    ("tool_diagnostic", _tool_diagnostic),
 )
 #: Of the rules that read a line only when one of their patterns matches at its start, whatever the block state:
 #: those patterns (grammar.parse_other tries such a rule only on a line one of them can begin; firsts.py).
