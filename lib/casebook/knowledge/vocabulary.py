@@ -87,10 +87,6 @@ FACTS = {s.name: s for s in (
     # HCCL configuration and links: communicator setup, collective timeouts, RoCE links
     FactSpec("several_jobs_share_node", "bool",
              "Another job, or a second copy of this one, ran on the same node or the same card at the same time."),
-    FactSpec("kernel_source_at_fault", "bool",
-             "Read at the line the compiler names, the kernel's or op project's source is at fault (a call, name, type, "
-             "include or size the installed release's kernel API does not allow, or code written for another release), "
-             "not the compiler failing on a construct its documentation supports."),
     FactSpec("named_cluster_field_wrong", "bool",
              "The field HCCL's rank-table check names holds, in the rank table or on the device (hccn_tool, "
              "/etc/hccn.conf), the wrong value the error prints: empty, invalid, repeated or unlike the other ranks'."),
@@ -196,6 +192,10 @@ FACTS = {s.name: s for s in (
     FactSpec("cann_toolkit_installed", "bool",
              "The CANN toolkit is installed in (or mounted into) the machine or container that runs the job."),
     # driver, CANN and build-time mismatches: environment-versions, op-binary-compile
+    FactSpec("kernel_source_at_fault", "bool",
+             "Read at the line the compiler names, the kernel's or op project's source is at fault (a call, name, type, "
+             "include or size the installed release's kernel API does not allow, or code written for another release), "
+             "not the compiler failing on a construct its documentation supports."),
     FactSpec("failed_during_image_build", "bool",
              "The failure happened while a container image was being built (a Dockerfile RUN step), where no NPU "
              "and no driver are mounted."),
