@@ -192,6 +192,9 @@ FACTS = {s.name: s for s in (
     FactSpec("cann_toolkit_installed", "bool",
              "The CANN toolkit is installed in (or mounted into) the machine or container that runs the job."),
     # driver, CANN and build-time mismatches: environment-versions, op-binary-compile
+    FactSpec("loader_path_puts_bundled_copy_first", "bool",
+             "LD_LIBRARY_PATH holds a directory with an SDK's own copy of a library (libssl, libcrypto, libstdc++) "
+             "ahead of the system's, so the system's libraries load that copy (`ldd` shows it)."),
     FactSpec("kernel_source_at_fault", "bool",
              "Read at the line the compiler names, the kernel's or op project's source is at fault (a call, name, type, "
              "include or size the installed release's kernel API does not allow, or code written for another release), "
