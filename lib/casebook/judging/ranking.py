@@ -270,19 +270,23 @@ def _in_fallback_family(kb: KnowledgeBase, h: Hypothesis) -> bool:
     return family is not None and family.fallback
 
 
+def _lower(h: Hypothesis, verdict: str) -> None:
+    """Give the hypothesis a lower verdict, its score rescaled from the factor it was scored with to the new one."""
+    h.score = round(h.score / _VERDICT_FACTOR[h.verdict] * _VERDICT_FACTOR[verdict], 3)
+    h.verdict = verdict
+
+
 def _fallout_of(h: Hypothesis, family: Family) -> None:
     """A cause of a family of generic signs is possible at most beside the sure signs of another family: its Python
     error is that failure's fallout (a None left by a compiler that failed), not a defect of its own."""
-    h.score = round(h.score / _VERDICT_FACTOR[h.verdict] * _VERDICT_FACTOR[POSSIBLE], 3)
-    h.verdict = POSSIBLE
+    _lower(h, POSSIBLE)
     h.against.append(Item(FALLOUT, family.id, None, None,
                           f"the signs of {family.id} hold: the error this case reads is read as that failure's fallout"))
 
 
 def _unexplained_first_cause(h: Hypothesis, first: ErrorLine) -> None:
     """A case that leaves the earliest cause unexplained is likely at most: something failed before what it explains."""
-    h.verdict = LIKELY
-    h.score = round(h.score * _VERDICT_FACTOR[LIKELY], 3)   # the confirmed factor it was scored with is 1
+    _lower(h, LIKELY)
     h.against.append(Item("earliest_cause", first.text, first.file, first.line,
                           "the bundle's earliest failure is not among the lines this case explains"))
 
