@@ -131,6 +131,12 @@ FORMS = [
     # a collective's entry point that names the types it refuses after its own name (torch_npu's HCCL process group)
     ("RuntimeError: HCCL AllReduce & Reduce: Unsupported data type at::kByte/at::kBool", "dtype",
      "HCCL AllReduce & Reduce", "at::kByte/at::kBool", ()),
+    # the graph engine's check of a node's input against the op's shape inference (E50002, hicann/cannbot-skills'
+    # fusion-pass notes)
+    ("Not_Supported_Format(E50002): The format of input [x] of [Conv2D_2] op needs to be [NCHW or NHWC], but incoming "
+     "format is [ND]", "format", "x", "ND", ("NCHW", "NHWC")),
+    ("The dtype of input [x] of [Cast_3] op needs to be [DT_FLOAT16], but incoming dtype is [DT_INT64]", "dtype", "x",
+     "DT_INT64", ("DT_FLOAT16",)),
     # ... and a generator's refusal of a combination, which names no type: not an op's complaint
     ("validation failed before codegen: unsupported dtype combination:", None, None, None, ()),
 ]
@@ -399,3 +405,14 @@ def test_a_layout_the_tiling_checks_is_the_ops_rule_and_confirms(tmp_path):
     t = triage(write_log(tmp_path, "paste.txt", line), kb=KB)
     assert t.evidence.rejections[0].stage == "tiling"
     assert (t.diagnosis.case.id, t.diagnosis.verdict) == ("op-rejects-format-or-layout", "confirmed")
+
+
+def test_the_graph_engines_format_check_names_the_op_type_not_the_node(tmp_path):
+    # hicann/cannbot-skills' note on a fusion pass that left a Conv2D's input in ND: the node is Conv2D_2, its op Conv2D
+    path = write_log(tmp_path, "paste.txt", "Not_Supported_Format(E50002): The format of input [x] of [Conv2D_2] op "
+                     "needs to be [NCHW or NHWC], but incoming format is [ND]\nCall InferShapeAndType for node:Conv2D_2 "
+                     "failed\n")
+    (r,) = extract(read_plog(path))
+    assert (r.op, r.aspect, r.param, r.value, r.allowed) == ("Conv2D", "format", "x", "ND", ("NCHW", "NHWC"))
+    t = triage(path, kb=KB)
+    assert t.diagnosis is not None and t.diagnosis.case.id == "op-rejects-format-or-layout"

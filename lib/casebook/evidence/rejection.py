@@ -95,6 +95,11 @@ FORMS: tuple[tuple[str, tuple[str, int]], ...] = (
     # formats are [FRACTAL_NZ] and [FRACTAL_NZ]"
     ("format", _form(r"\bformats? of (?P<param>[\w.]+(?:(?:,| and) [\w.]+)*) (?:must|should) be (?P<allowed>.+?),?"
                      r"\s*but (?:the )?actual formats? (?:are|is) (?P<value>.+)", re.I)),
+    # the graph engine's check of a node's input against what the op's shape inference takes (E50002: "The format of
+    # input [x] of [Conv2D_2] op needs to be [NCHW or NHWC], but incoming format is [ND]"); its dtype twin likewise
+    ("format", _form(r"\b(?P<what>format|d(?:ata ?)?type) of (?:input|output) \[?(?P<param>[\w.]+)\]? of \[?[\w.]+\]? op "
+                     r"needs to be \[?(?P<allowed>[^\]]+?)\]?,?\s*but (?:incoming|actual|current|the input) "
+                     r"(?:format|d(?:ata ?)?type) is \[?(?P<value>[\w.]+)")),
     # the graph engine that cannot put a conversion between two formats in front of an op: the tensor reaches the op
     # in a private format the op does not take ("We do not support trans from NC1HWC0 to ND between X and Y")
     ("format", _form(r"\b[Ww]e do not support trans from (?P<value>[A-Z][A-Z0-9_]+) "
@@ -185,7 +190,7 @@ READS = ("not implemented for", "support list", "supported list", "when layout",
          "must be", "but it is", "only support", "but got", "but received", "Wrong ", "for parameter",
          "need to broadcast", "incorrect format", "incorrect dtype", "incorrect data", "has not been supported",
          "Only support", "initCann", "but found", "desired output type", "alues are", "llowed value",
-         "Unsupported data type", "Unsupported dtype")
+         "Unsupported data type", "Unsupported dtype", "needs to be")
 #: Of those, the lines the reader keeps in big files. An op complains in an ERROR line, which the reader keeps anyway,
 #: or in a line without a header; a line that merely names a tiling is kept when the tiling failed: an op's INFO lines
 #: report their tiling data by the thousand, and none of them is a complaint.
@@ -198,7 +203,7 @@ _OP = re.compile(r"\b(aclnn[A-Z]\w+?)(?:GetWorkspaceSize)?\b|\bop\[(?P<bracket>\
                  r"[\[(](?P<named>[A-Z]\w+)[\])]|/kernels/(?P<kernel>\w+?)_kernel\.cc\b|\b(?P<atb>[A-Z]\w*?Operation)_\d+\b|"
                  r"\boperator name is (?P<operator>\w+)|\"(?P<dispatch>\w+)\" not implemented for |"
                  r"\bFor '(?P<mindspore>[A-Z]\w+)', |/converter/(?P<converter>\w+)\.cc\b|"
-                 r"/layers/(?P<opencv>\w+?)_layer\.cpp\b|" + _NPU_OP)
+                 r"/layers/(?P<opencv>\w+?)_layer\.cpp\b|\bof \[(?P<node>[A-Z][A-Za-z0-9]*?)(?:_\d+)?\] op\b|" + _NPU_OP)
 #: Aspects whose wordings are common outside the op layer too ("VLLM_USE_V1=1 is not supported", "x's shape
 #: mismatch"): read as an op's complaint only where an op or the op layer's codes stand on the lines around it.
 GENERIC = ("attribute", "shape", "bound")
