@@ -106,3 +106,34 @@ def test_npu_smi_tables_in_a_capture_and_dmesg_wall_times():
     # `dmesg -T`: the ring-buffer record with the wall time in place of the uptime (the APEI record as above)
     (f,) = read("[Thu Nov 28 11:56:34 2024] {1}[Hardware Error]: event severity: recoverable")
     assert (f.kind, f.level, f.extra["wall_time"]) == (KIND_KERNEL, "ERROR", "Thu Nov 28 11:56:34 2024")
+
+
+def test_the_oom_killers_account_of_a_kill_is_an_error_line():
+    # the Linux kernel's mm/oom_kill.c: the kill is reported after the line that invoked the killer
+    invoked, constraint, killed = read(
+        "[812044.317205] python3.10 invoked oom-killer: gfp_mask=0x140cca(GFP_HIGHUSER_MOVABLE|__GFP_COMP), order=0, "
+        "oom_score_adj=0",
+        "[812044.317260] oom-kill:constraint=CONSTRAINT_NONE,nodemask=(null),cpuset=/,mems_allowed=0-3,global_oom,"
+        "task_memcg=/user.slice,task=python3.10,pid=52111,uid=0",
+        "[812044.317300] Out of memory: Killed process 52111 (python3.10) total-vm:198437612kB, anon-rss:151220480kB, "
+        "file-rss:0kB, shmem-rss:0kB, UID:0 pgtables:301420kB oom_score_adj:0")
+    assert [f.level for f in (invoked, constraint, killed)] == [None, None, "ERROR"]
+    (cgroup,) = read("[Wed Sep  3 14:06:52 2025] Memory cgroup out of memory: Killed process 7301 (python3) "
+                     "total-vm:9184012kB, anon-rss:7512300kB, file-rss:0kB, shmem-rss:1048576kB")
+    assert (cgroup.kind, cgroup.level) == (KIND_KERNEL, "ERROR")
+
+
+def test_the_kernels_lines_as_syslog_keeps_them():
+    # Ascend/mind-cluster's fault-diagnosis test data (the host's messages file): the NPU driver's kernel line; and the
+    # OOM killer's line in the same form
+    heartbeat, killed, other = read(
+        "Aug  1 08:38:31 localhost kernel: [ 1197.584409] [ascend] [ERROR] [drv_soft_fault] [heart_beat_judge 318] "
+        "<kworker/5:1H:39365> Heartbeat lost! (device=1; old_count=1104; new_count=1104; lost_count=4)",
+        "May  8 10:00:01 node7 kernel: [812044.317300] Out of memory: Killed process 52111 (python3.10) "
+        "total-vm:198437612kB, anon-rss:151220480kB, file-rss:0kB, shmem-rss:0kB, UID:0 pgtables:301420kB",
+        "May  8 10:00:02 node7 systemd[1]: Finished Rotate log files.")
+    assert (heartbeat.kind, heartbeat.level, heartbeat.extra["uptime"], heartbeat.extra["host"]) == \
+           (KIND_KERNEL, None, "1197.584409", "localhost")
+    assert heartbeat.msg.startswith("[ascend] [ERROR] [drv_soft_fault]")
+    assert (killed.kind, killed.level, killed.extra["syslog_time"]) == (KIND_KERNEL, "ERROR", "May  8 10:00:01")
+    assert other.kind != KIND_KERNEL

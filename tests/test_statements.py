@@ -144,3 +144,22 @@ def test_every_line_stating_a_fact_is_cited_by_the_case_that_names_it(tmp_path):
     t = triage(path)
     assert t.diagnosis.case.id == "device-held-by-another-container"
     assert {("dmesg.txt", 1), ("dmesg.txt", 2), ("dmesg.txt", 3)} <= t.diagnosis.explains
+
+
+@pytest.mark.parametrize("lines", [
+    # gpustack/gpustack issue 5014: Ray's raylet, at WARNING level, measured the object store against /dev/shm
+    ["[2026-03-25 05:44:29,435 W 39 39] (raylet) store_runner.cc:83: System memory request exceeds memory available "
+     "in /dev/shm. The request is for 10200547328 bytes, and the amount available is 9663676416 bytes.",
+     "2026-03-25 05:44:59,117\tERROR worker.py:1045 -- The raylet exited unexpectedly."],
+    # an Ascend forum case: MindIE's model backend at ERROR level after it reported 64 MB of shared memory
+    ["[2025-06-17 14:08:52.311+08:00] [5127] [5128] [mindie-server] [INFO] [share_memory.cpp:181] : [model_backend] "
+     "Total shared memory size:64MB, and available shared memory size:63.625MB.",
+     "[2025-06-17 14:08:52.316+08:00] [5127] [5128] [mindie-server] [ERROR] [share_memory.cpp:172] : [MIE04E120407] "
+     "[model_backend] Shared memory available is not enough on the filesystem."],
+])
+def test_a_stack_that_measured_dev_shm_short_states_it_and_confirms_the_shared_memory_case(tmp_path, lines):
+    path = write_log(tmp_path, "console.log", "\n".join(lines) + "\n")
+    assert extract(read_plog(path))["shm_too_small_for_job"].value is True
+    t = triage(path)
+    assert t.diagnosis is not None and t.diagnosis.case.id == "container-shm-too-small"
+    assert t.diagnosis.verdict == "confirmed"

@@ -133,8 +133,10 @@ def test_a_system_log_reads_the_lines_that_carry_evidence_and_counts_the_others(
     _same_records(quick, full)
     assert sorted(quick.records["line"]) == [2, 3, 5, 6, 8, 10]
     # unparsed: the routine session and cron lines (the cron line's literal lies past the cut of a long line) and
-    # the five lines read that no rule accepts; the INFO header is counted by its level
-    assert f.unparsed == 2 + 5 and f.levels == {"ERROR": 1, "INFO": 1}
+    # the four lines read that no rule accepts; the INFO header is counted by its level; the kernel's line, as syslog
+    # keeps it, is read as the kernel's
+    assert f.unparsed == 2 + 4 and f.levels == {"ERROR": 1, "INFO": 1}
+    assert quick.records.set_index("line").loc[2, "kind"] == "kernel"
     # the kernel's APEI record and DCMI's failure report an error without a level; a system log's words of failure
     # are routine, a paste's are its errors
     assert sorted(r.line for r in errors.records(quick)) == [2, 3, 6]
@@ -234,3 +236,22 @@ def test_a_long_system_log_is_searched_a_part_at_a_time_to_the_same_fields(monke
     whole = system_log.read_all(lines, KEEP)
     monkeypatch.setattr(system_log, "_AT_ONCE", 2)
     assert system_log.read_all(lines, KEEP) == whole and whole[1] is None and whole[0] is not None
+
+
+def test_the_oom_killers_kill_in_a_collections_host_syslog_is_read_and_diagnosed(tmp_path):
+    # an asys collection's host messages: routine lines, then the kernel's OOM killer (Linux mm/oom_kill.c) killing the
+    # training process; the plog beside it shows only the job's teardown
+    lines = ["Sep  3 14:06:40 node-07 systemd[1]: Started Session 12 of user root.",
+             "Sep  3 14:06:52 node-07 kernel: [812044.317205] python3.10 invoked oom-killer: "
+             "gfp_mask=0x140cca(GFP_HIGHUSER_MOVABLE|__GFP_COMP), order=0, oom_score_adj=0",
+             "Sep  3 14:06:52 node-07 kernel: [812044.317300] Out of memory: Killed process 52111 (python3.10) "
+             "total-vm:198437612kB, anon-rss:151220480kB, file-rss:0kB, shmem-rss:0kB, UID:0 pgtables:301420kB",
+             "Sep  3 14:06:53 node-07 systemd[1]: session-12.scope: Succeeded."]
+    write_log(tmp_path / "c", "dfx/log/host/message/messages", "\n".join(lines) + "\n")
+    write_log(tmp_path / "c", "dfx/log/host/cann/run/plog/plog-52111_20250903140640123.log",
+              H.replace("20194", "52111") + "rtDeviceReset success\n")
+    quick, full = read_plog(tmp_path / "c", keep=KEEP), read_plog(tmp_path / "c", selective=False)
+    _same_records(quick, full)
+    t = triage(tmp_path / "c")
+    assert t.diagnosis is not None and t.diagnosis.case.id == "host-memory-exhausted-oom-killed"
+    assert ("oom_killer_line", 3) in {(i.id, i.line) for i in t.diagnosis.for_}

@@ -33,6 +33,9 @@ STATEMENTS: tuple[tuple[str, object, re.Pattern], ...] = (
     ("install_path_writable", False, re.compile(r"(?i)does not have sufficient permissions")),
     # the operating system refusing a bind: whatever the level the framework logs it at, the port was taken
     ("port_in_use", True, re.compile(r"(?i)\baddress already in use\b|\bEADDRINUSE\b")),
+    # a stack that measured /dev/shm against what it needs (Ray's raylet at WARNING, MindIE's backend at ERROR)
+    ("shm_too_small_for_job", True,
+     re.compile(r"memory available in /dev/shm\b|Shared memory available is not enough\b")),
     # pip saying it put a command in a folder the shell does not search
     ("command_folder_on_path", False, re.compile(r"is installed in '[^']+' which is not on PATH")),
     # torch_npu's CPU fallback taking a custom op of a CUDA serving or kernel library: the library's CUDA kernel path
@@ -45,7 +48,7 @@ STATEMENTS: tuple[tuple[str, object, re.Pattern], ...] = (
 #: the lower-case "address already in use" some frameworks print).
 KEEP = ("occupying", "occupied by", "in use by", "used by other", "which is not installed", "does not match",
         "version checking is skipped", "sufficient permissions", "which is not on PATH", "lready in use",
-        "EADDRINUSE", "supported on the NPU backend")
+        "EADDRINUSE", "supported on the NPU backend", "memory available in /dev/shm", "Shared memory available is not")
 
 
 def _stated(log: LogTable) -> list[tuple[int, str, object]]:

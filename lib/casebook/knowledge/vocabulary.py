@@ -125,6 +125,9 @@ FACTS = {s.name: s for s in (
     FactSpec("host_oom_kill_seen", "bool",
              "The host kernel or the container's memory limit killed a process for memory (dmesg 'Out of memory: "
              "Killed process', cgroup OOM event)."),
+    FactSpec("shm_too_small_for_job", "bool",
+             "Inside the container /dev/shm is full, or smaller than what the job's processes put there (an engine's "
+             "IPC buffers, Ray's object store, communication buffers): `df -h /dev/shm` while the job runs."),
     FactSpec("data_pipeline_too_slow", "bool",
              "Iterating the dataset alone (no training) delivers batches slower than the device data queue waits, "
              "or stalls."),

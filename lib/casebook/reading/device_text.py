@@ -26,7 +26,14 @@ _BBOX = re.compile(r"^\[(?P<date>\d{4}-\d\d-\d\d-\d\d:\d\d:\d\d\.\d{6})\] (?P<ms
 #: `dmesg -T` prints the wall time instead: `[Thu Nov 28 11:56:34 2024] msg`
 _KERNEL = re.compile(r"^\[(?:\s*(?P<uptime>\d+\.\d{6})"
                      r"|(?P<wall>[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \d{4}))\] ?(?P<msg>.*)$", re.S)
-_HARDWARE_ERROR = re.compile(r"^(?:\{\d+\})?\[Hardware Error\]:")
+#: The kernel's lines as syslog keeps them (/var/log/messages, syslog, an asys collection's host `message/`):
+#: `May  8 10:00:01 node7 kernel: [812044.317300] msg`, the time since boot kept when the kernel printed it
+_SYSLOG_KERNEL = re.compile(r"^(?P<stamp>[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d) (?P<host>\S+) kernel: "
+                            r"(?:\[\s*(?P<uptime>\d+\.\d{6})\] ?)?(?P<msg>.*)$", re.S)
+#: The kernel lines that report an error in their own words: APEI's hardware error records, and the OOM killer's
+#: account of the process it killed (`Out of memory: Killed process 52111 (python3)`, the memory cgroup's twin); its
+#: `invoked oom-killer` and `oom-kill:` lines before it are the same event, read as its context
+_KERNEL_ERROR = re.compile(r"^(?:\{\d+\})?\[Hardware Error\]:|^(?:Memory cgroup out|Out) of memory: Kill")
 #: the task scheduler's exception stream, printed by the runtime on a 310P:
 #: `DEVICE[0] PID[358]:`, `EXCEPTION STREAM:`, then `Exception info:`, `Message info[0]:`, `Other info[0]:` lines
 _TS_DEVICE = re.compile(r"^DEVICE\[(?P<device>\d+)\] PID\[(?P<pid>\d+)\]:\s*$")
@@ -81,14 +88,19 @@ def _bbox(line: str, state: BlockState) -> Fields | None:
 
 
 def _kernel(line: str, state: BlockState) -> Fields | None:
+    """A kernel line: dmesg's (the time since boot, or `dmesg -T`'s wall time), or syslog's copy of it."""
     m = _KERNEL.match(line)
-    if not m:
+    syslog = None if m else _SYSLOG_KERNEL.match(line)
+    if not m and not syslog:
         return None
+    m = m or syslog
     msg = m["msg"].strip()
-    f = Fields(KIND_KERNEL, level="ERROR" if _HARDWARE_ERROR.match(msg) else None, msg=msg)
+    f = Fields(KIND_KERNEL, level="ERROR" if _KERNEL_ERROR.match(msg) else None, msg=msg)
     if m["uptime"]:
         f.extra["uptime"] = m["uptime"]
-    else:
+    if syslog:
+        f.extra.update(syslog_time=m["stamp"], host=m["host"])
+    elif not m["uptime"]:
         f.extra["wall_time"] = m["wall"]
     return f
 
@@ -161,6 +173,6 @@ RULES: tuple[tuple[str, Callable[[str, BlockState], Fields | None]], ...] = (
 #: Of the rules that read a line only when one of their patterns matches at its start, whatever the block state:
 #: those patterns (grammar.parse_other tries such a rule only on a line one of them can begin; firsts.py).
 STARTS: dict[str, tuple[re.Pattern, ...]] = {
-    "exception_print": (_EXCEPTION_PRINT,), "bbox": (_BBOX,), "kernel": (_KERNEL,),
+    "exception_print": (_EXCEPTION_PRINT,), "bbox": (_BBOX,), "kernel": (_KERNEL, _SYSLOG_KERNEL),
     "ts_stream": (_TS_DEVICE, _TS_STREAM, _TS_INFO), "driver_failed": (_DRIVER_FAILED,),
 }
