@@ -113,6 +113,15 @@ def test_a_paste_with_no_error_line_has_the_lines_that_say_it_failed(tmp_path):
     "Operator MoeTokenPermute does not contain parallel layout infer func.",
     "The address for fixpipe to read L0C, read/write L1, and read/write FBUF is not aligned",
     "The conflict is caused by:",   # pip's resolver giving up, its pins on the lines under it
+    # the captures' one-line reports whose words were read no failure before: a compiler's redefinition with its
+    # prefix cut, Python's parser, ATC's parser registry, a scheduler and a media library
+    "redefinition of 'launch_stage'",
+    "EOL while scanning string literal",
+    "No parser is registered for Op [/Conv_0, optype [ai.onnx::22::Conv]].",
+    "0/3 nodes are available: 3 No suitable workers.",
+    "all nodes are unavailable: 1 node annotations(7) not same node idle(8)",
+    "acl and himpi mode is incompatible, please check! used channel-num: 6",
+    "'DeepSpeedEngine' obiect has no attribute \"save checkpoint\"",   # an OCR'd screenshot: the class name is misread
 ])
 def test_an_argument_check_worded_as_the_rule_it_breaks_is_the_pastes_error(tmp_path, line):
     """An API's own check of an argument says the rule, not "error": it is the failure of a paste that has no other."""
@@ -231,3 +240,18 @@ def test_pips_account_of_a_conflict_is_a_pastes_error_and_its_pins_are_read_with
     t = triage(paste, kb=load_kb())
     assert t.diagnosis is not None and t.diagnosis.case.id == "pip-finds-no-matching-distribution"
     assert any("+cpu" in i.text for i in t.diagnosis.for_)
+
+
+@pytest.mark.parametrize("lines,first", [
+    # torch_npu's summary of a failed ACL call, printed above the op's complaint (vllm-ascend and ops-nn threads)
+    (["call acl api failed.", "AclNN_Parameter_Error(EZ1001): Tensor x2Scale shape [1,128] should be [1,4096]"], 2),
+    # the C++ runtime's notice of an uncaught exception, printed above the exception's text
+    (["terminate called after throwing an instance of 'c10::Error'",
+      "  what():  Could not compute stream ID for 0xffff8b21c6a0 on device -1 (something has gone horribly wrong!)"], 2),
+    # a wrapper with nothing under it stays the first error
+    (["call acl api failed.", "INFO: shutting down"], 1),
+])
+def test_a_pastes_leading_wrapper_gives_way_to_the_error_it_wraps(tmp_path, lines, first):
+    said = tmp_path / "said.txt"
+    said.write_text("\n".join(lines) + "\n")
+    assert extract(read_plog(said)).line == first

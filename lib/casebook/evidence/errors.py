@@ -43,7 +43,8 @@ _BARE_CODE = re.compile(r"^\s*E[A-Z0-9]\d{4}: (?!\[PID)\S")
 _STATES = re.compile(r"(?i)\b(?:out of (?:device )?memory|not support(?:ed)?|unsupported|unknown type|can ?not|can't|"
                      r"could ?n[o']t|unable to|fail(?:ed|s|ure)?|errors?|invalid|incorrect|wrong|illegal|"
                      r"is not equal|mismatch(?:ed)?|(?:is|are) inconsistent|not found|no such file|no module named|"
-                     r"not implemented|not registered|"
+                     r"not implemented|not registered|no \w+ (?:is )?registered|(?:is|are) incompatible|no suitable|"
+                     r"has no attribute|not same|"
                      r"has not been|not allow(?:ed)? to|exceed(?:s|ed)?|overflow|timed? ?out|denied|refused|"
                      r"abort(?:ed)?|exception|"
                      r"segmentation fault|core dumped|killed|busy|but (?:got|actual(?:ly)?)|no (?:supported|valid|available)|"
@@ -61,7 +62,9 @@ _STATES = re.compile(r"(?i)\b(?:out of (?:device )?memory|not support(?:ed)?|uns
                      r"not (?:a )?valid|need to broadcast|SIG(?:SEGV|ABRT|BUS|ILL)|"
                      # a compiler's diagnostic where a paste cut its `error:` prefix
                      r"no matching (?:function|constructor) for call|use of undeclared identifier|no viable conversion|"
-                     r"static assertion failed)\b|"
+                     r"static assertion failed|redefinition of|"
+                     # Python's own words for source it cannot parse, where a paste cut the SyntaxError's class
+                     r"while scanning)\b|"
                      # a Python exception named by its class, where a paste cut its traceback ("ArrowInvalid: ...")
                      r"[a-z](?:Error|Exception|Invalid):|"
                      r"\bexpected:? ?[\[(]|"

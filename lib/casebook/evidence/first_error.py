@@ -15,7 +15,7 @@ from ..reading.bundle import ROLE_BBOX, ROLE_DEVICE_LOG, ROLE_DEVICE_OS_LOG
 from ..reading.grammar import KIND_PTA
 from ..reading.table import LogTable
 from . import errors
-from .cascade import BENIGN, CAUSE, DECORATION, classify
+from .cascade import BENIGN, CAUSE, DECORATION, FALLOUT, WRAPPER, classify
 from .codes import codes_in
 from .device_id import device_in
 from .items import ErrorLine
@@ -109,5 +109,27 @@ def extract(log: LogTable) -> ErrorLine | None:
     logged = [e for e in lines if not errors.is_paste(log, e.file)]
     causes = [e for e in logged if classify(e.text)[0] == CAUSE]
     pasted = [e for e in lines if errors.is_paste(log, e.file) and classify(e.text)[0] != BENIGN]
-    firsts = ([(causes or logged)[0]] if logged else []) + pasted[:1]
+    firsts = ([(causes or logged)[0]] if logged else []) + _first_pasted(pasted)
     return min(firsts, key=lines.index) if firsts else None
+
+
+#: How many printed lines below a paste's leading wrapper the error it wraps may stand.
+WRAPPED_WITHIN = 3
+#: The wrappers that print themselves above what they wrap, saying nothing of their own: torch_npu's summary of a
+#: failed ACL call, and the C++ runtime's notice of an uncaught exception, whose text it prints next.
+_WRAPS_BELOW = re.compile(r"^\s*(?:RuntimeError: )?call acl api failed\.?\s*$|^\s*terminate called after throwing an "
+                          r"instance of '[\w:]+'\s*$")
+
+
+def _first_pasted(pasted: list[ErrorLine]) -> list[ErrorLine]:
+    """A paste's first error: its first error line, unless that line only wraps an error printed right under it
+    (torch_npu's `call acl api failed.` over the op's complaint, `terminate called after throwing` over the
+    exception's text): then the line it wraps."""
+    if not pasted:
+        return []
+    first = pasted[0]
+    if not _WRAPS_BELOW.search(first.text):
+        return [first]
+    below = next((e for e in pasted[1:] if e.file == first.file and 0 < e.line - first.line <= WRAPPED_WITHIN
+                  and classify(e.text)[0] not in (WRAPPER, FALLOUT, BENIGN)), None)
+    return [below or first]
