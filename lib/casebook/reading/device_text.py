@@ -27,8 +27,10 @@ _BBOX = re.compile(r"^\[(?P<date>\d{4}-\d\d-\d\d-\d\d:\d\d:\d\d\.\d{6})\] (?P<ms
 _KERNEL = re.compile(r"^\[(?:\s*(?P<uptime>\d+\.\d{6})"
                      r"|(?P<wall>[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \d{4}))\] ?(?P<msg>.*)$", re.S)
 #: The kernel's lines as syslog keeps them (/var/log/messages, syslog, an asys collection's host `message/`):
-#: `May  8 10:00:01 node7 kernel: [812044.317300] msg`, the time since boot kept when the kernel printed it
-_SYSLOG_KERNEL = re.compile(r"^(?P<stamp>[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d) (?P<host>\S+) kernel: "
+#: `May  8 10:00:01 node7 kernel: [812044.317300] msg`, the time since boot kept when the kernel printed it; the
+#: months spelt out, so the rule is tried only on lines that start with a month's initial
+_SYSLOG_KERNEL = re.compile(r"^(?P<stamp>(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) [ \d]\d \d\d:\d\d:\d\d) "
+                            r"(?P<host>\S+) kernel: "
                             r"(?:\[\s*(?P<uptime>\d+\.\d{6})\] ?)?(?P<msg>.*)$", re.S)
 #: The kernel lines that report an error in their own words: APEI's hardware error records, and the OOM killer's
 #: account of the process it killed (`Out of memory: Killed process 52111 (python3)`, the memory cgroup's twin); its
