@@ -46,3 +46,15 @@ def test_what_shares_a_compilers_words_is_not_a_source_that_does_not_build(tmp_p
     assert got != "kernel-source-does-not-build"
     if case is not None:
         assert got == case
+
+
+@pytest.mark.parametrize("line", [
+    # MindSpore's FAQ on an Ascend 310 inference application linked against MindSpore's C++ library
+    "undefined reference to mindspore::GlobalContext::SetGlobalDeviceTarget(std::__cxx11::basic_string<char, "
+    "std::char_traits<char>, std::allocator<char>> const &)",
+    # the same at link time against libtorch: a function returning a std::string of the new ABI
+    "main.cpp:(.text+0x1f4): undefined reference to `c10::Device::str[abi:cxx11]() const'",
+])
+def test_a_link_that_misses_a_new_abi_string_is_the_other_cxx11_abi(tmp_path, line):
+    t = triage(write_log(tmp_path, "build.log", line + "\ncollect2: error: ld returned 1 exit status\n"), kb=KB)
+    assert t.diagnosis is not None and t.diagnosis.case.id == "cxx11-abi-mismatch-extension"

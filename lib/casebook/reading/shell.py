@@ -33,7 +33,10 @@ _DIAGNOSTIC = re.compile(r"^(?P<path>[^\s:][^:\s]*):(?P<line>\d+)(?::\d+)?: "
 #: error it already printed (`error: subprocess-exited-with-error`, a bare slug) is left to the lines before it
 _TOOL_DIAGNOSTIC = re.compile(r"^(?:(?:[A-Za-z][\w.+-]{0,40}: )?(?:fatal error|error|internal compiler error): "
                               r"(?![a-z]+(?:-[a-z]+)+\s*$)\S"
-                              r"|(?:/\S*/)?(?:ld(?:\.\w+)?|collect2): (?!warning:)\S)")
+                              r"|(?:/\S*/)?(?:ld(?:\.\w+)?|collect2): (?!warning:)\S"
+                              # the linker's unresolved name, under the object file's section (`main.cpp:(.text+0x1f4):
+                              # undefined reference to ...`) or alone where a paste kept only it
+                              r"|(?:\S+:\(\.[\w.]+(?:\+0x[0-9a-fA-F]+)?\): )?undefined reference to \S)")
 #: a diagnostic's severity -> the level of its line
 _SEVERITY = {"fatal error": "ERROR", "error": "ERROR", "warning": "WARNING", "note": "INFO"}
 
