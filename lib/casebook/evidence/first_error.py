@@ -3,7 +3,8 @@
 A log file the job wrote is read in time order and its first error is the earliest cause (a wrapper or
 fallout line reports a failure already logged). A paste is read as it was printed, top to bottom: its times
 are sparse, coarse or reprinted, so its own line order is its order, and its first error is the first line
-that reports one (a hint or banner is none; a wrapper below it only repeats it). Files are merged by time.
+that reports one (a hint or banner is none; a wrapper below it only repeats it, and a wrapper above what it wraps
+gives way to it). Files are merged by time.
 """
 from __future__ import annotations
 
