@@ -255,3 +255,11 @@ def test_a_pastes_leading_wrapper_gives_way_to_the_error_it_wraps(tmp_path, line
     said = tmp_path / "said.txt"
     said.write_text("\n".join(lines) + "\n")
     assert extract(read_plog(said)).line == first
+
+
+def test_the_oom_killers_line_pasted_without_its_prefix_is_an_error_beside_the_others(tmp_path):
+    # the kernel's account of a kill (Linux mm/oom_kill.c), pasted under the job's own traceback without dmesg's time
+    said = tmp_path / "said.txt"
+    said.write_text("RuntimeError: DataLoader timed out after 600 seconds\n"
+                    "Out of memory: Killed process 52111 (python3.10) total-vm:198437612kB, anon-rss:151220480kB\n")
+    assert [r.line for r in errors.records(read_plog(said))] == [1, 2]

@@ -25,6 +25,7 @@ _REPORTS = re.compile("|".join((
     r"^\s*(?:(?:error )?code|AIC_ERROR)\s*:\s*0x[0-9a-fA-F]+\s*$",  # msaicerr's report: the AI Core error register
     r"(?i:\bdcmi\b).*\bfailed\b.*\bret is -\d+",        # npu-smi and DCMI
     r"\{\d+\}\[Hardware Error\]: Hardware error from",   # the kernel's APEI report of a memory error
+    r"\b(?:Memory cgroup out|Out) of memory: Kill(?:ed)? process \d+",   # the kernel's OOM killer, its prefix cut
     r"^\s*Launch kernel failed: ",                       # MindSpore's kernel error block
     r"\bRTS_HWTS: [\w ]*(?:exception|error)\b",           # the driver's dump of an exception stream
     r"\bOther info\[\d+\]:.*\berror code=0x",            # ... and the task scheduler's code in it
