@@ -10,6 +10,7 @@ from collections import Counter
 
 from ..knowledge.literals import Haystack, required
 from ..reading.bundle import ROLE_DEVICE_LOG, ROLE_DEVICE_OS_LOG, ROLE_SCREEN, ROLE_TEXT
+from ..reading.device_text import OOM_KILL
 from ..reading.stacks import EXCEPTION_NAME
 from ..reading.table import LogTable, Record
 from .codes import codes_in
@@ -25,7 +26,7 @@ _REPORTS = re.compile("|".join((
     r"^\s*(?:(?:error )?code|AIC_ERROR)\s*:\s*0x[0-9a-fA-F]+\s*$",  # msaicerr's report: the AI Core error register
     r"(?i:\bdcmi\b).*\bfailed\b.*\bret is -\d+",        # npu-smi and DCMI
     r"\{\d+\}\[Hardware Error\]: Hardware error from",   # the kernel's APEI report of a memory error
-    r"\b(?:Memory cgroup out|Out) of memory: Kill(?:ed)? process \d+",   # the kernel's OOM killer, its prefix cut
+    r"\b" + OOM_KILL + r"(?:ed)? process \d+",          # the kernel's OOM killer, its dmesg prefix cut
     r"^\s*Launch kernel failed: ",                       # MindSpore's kernel error block
     r"\bRTS_HWTS: [\w ]*(?:exception|error)\b",           # the driver's dump of an exception stream
     r"\bOther info\[\d+\]:.*\berror code=0x",            # ... and the task scheduler's code in it

@@ -35,7 +35,9 @@ _SYSLOG_KERNEL = re.compile(r"^(?P<stamp>(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|
 #: The kernel lines that report an error in their own words: APEI's hardware error records, and the OOM killer's
 #: account of the process it killed (`Out of memory: Killed process 52111 (python3)`, the memory cgroup's twin); its
 #: `invoked oom-killer` and `oom-kill:` lines before it are the same event, read as its context
-_KERNEL_ERROR = re.compile(r"^(?:\{\d+\})?\[Hardware Error\]:|^(?:Memory cgroup out|Out) of memory: Kill")
+#: The OOM killer's own words for a kill, as the kernel prints them (the paste reader, evidence/errors.py, reads them too)
+OOM_KILL = r"(?:Memory cgroup out|Out) of memory: Kill"
+_KERNEL_ERROR = re.compile(r"^(?:\{\d+\})?\[Hardware Error\]:|^" + OOM_KILL)
 #: the task scheduler's exception stream, printed by the runtime on a 310P:
 #: `DEVICE[0] PID[358]:`, `EXCEPTION STREAM:`, then `Exception info:`, `Message info[0]:`, `Other info[0]:` lines
 _TS_DEVICE = re.compile(r"^DEVICE\[(?P<device>\d+)\] PID\[(?P<pid>\d+)\]:\s*$")
@@ -91,16 +93,14 @@ def _bbox(line: str, state: BlockState) -> Fields | None:
 
 def _kernel(line: str, state: BlockState) -> Fields | None:
     """A kernel line: dmesg's (the time since boot, or `dmesg -T`'s wall time), or syslog's copy of it."""
-    m = _KERNEL.match(line)
-    syslog = None if m else _SYSLOG_KERNEL.match(line)
-    if not m and not syslog:
+    m = _KERNEL.match(line) or _SYSLOG_KERNEL.match(line)
+    if not m:
         return None
-    m = m or syslog
     msg = m["msg"].strip()
     f = Fields(KIND_KERNEL, level="ERROR" if _KERNEL_ERROR.match(msg) else None, msg=msg)
     if m["uptime"]:
         f.extra["uptime"] = m["uptime"]
-    if syslog:
+    if m.re is _SYSLOG_KERNEL:
         f.extra.update(syslog_time=m["stamp"], host=m["host"])
     elif not m["uptime"]:
         f.extra["wall_time"] = m["wall"]
