@@ -98,6 +98,14 @@ def test_settings_printed_in_logs_become_facts(tmp_path):
     assert (fact.value, fact.source, fact.file, fact.line) == ("2", "log", "env.txt", 2)
 
 
+def test_hccl_stating_a_variable_it_read_is_a_setting(tmp_path):
+    """HCCL's start-up line for each variable it reads (externalinput.cc), as mind-cluster's scenarios carry it."""
+    line = ("[INFO] HCCL(114725,python3):2025-06-19-09:27:24.674.879 [externalinput.cc:985] [114725]HCCL_EXEC_TIMEOUT "
+            "set by environment to [600]s\n")
+    fact = extract_evidence(read_plog(write_log(tmp_path, "plog-114725_1.log", line))).facts["HCCL_EXEC_TIMEOUT"]
+    assert (fact.value, fact.line) == ("600", 1)
+
+
 @pytest.mark.parametrize("line,value", [
     ("""$ vllm serve m --additional-config '{"enable_flashcomm1": true, "multistream_overlap_shared_expert": true}'""",
      "true"),

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from casebook.evidence import aicore, hardware, ranks
+from casebook.evidence import aicore, hardware, membership
 from casebook.evidence.cascade import classify
 from casebook.evidence.codes import codes_in
 from casebook.evidence.device_id import device_in
@@ -133,7 +133,7 @@ def observe(form: formats.Form, tmp_path: Path) -> dict:
         ((device, threads),) = ids.items()
         return {"device": device} | ({"tid": next(iter(threads))} if "tid" in form.expect else {})
     if (fam, part) == ("set_device", "rank"):
-        (info,) = ranks.identities(read_plog(write(tmp_path, form))).values()
+        (info,) = membership.identities(read_plog(write(tmp_path, form))).values()
         return {"rank": info.rank, "rank_num": info.rank_num, "device": info.device, "ip": info.ip}
     if fam in ("hccl_link", "hccl_timeout") and part in ("row", "socket", "peer"):
         view = extract_evidence(read_plog(write(tmp_path, form))).topology.ranks

@@ -1,5 +1,6 @@
 """Environment settings the bundle shows: printed in log lines (`TASK_QUEUE_ENABLE=1`,
-`ASCEND_LAUNCH_BLOCKING: 0`) or stated by an attached dump (env, pip list, version.info, npu-smi)."""
+`ASCEND_LAUNCH_BLOCKING: 0`, HCCL's `HCCL_EXEC_TIMEOUT set by environment to [600]s`) or stated by an attached dump
+(env, pip list, version.info, npu-smi)."""
 from __future__ import annotations
 
 import re
@@ -15,8 +16,9 @@ from .items import Fact
 VARIABLES = ("TASK_QUEUE_ENABLE", "ASCEND_LAUNCH_BLOCKING", "ASCEND_GLOBAL_LOG_LEVEL", "ASCEND_RT_VISIBLE_DEVICES",
              "ASCEND_HOST_LOG_FILE_NUM", "HCCL_EXEC_TIMEOUT", "HCCL_CONNECT_TIMEOUT", "PER_STREAM_QUEUE",
              "HCCL_BUFFSIZE", "ASCEND_SLOG_PRINT_TO_STDOUT", "multistream_overlap_shared_expert")
-_SETTING = re.compile(r"(?<![A-Za-z_])(?:export\s+)?(?P<name>" + "|".join(VARIABLES) + r")[\"']?\s*(?:=|:|is)\s*"
-                      r"(?P<value>[^\s,;\]\)}]+)")
+#: HCCL states each variable it reads at start-up: `HCCL_EXEC_TIMEOUT set by environment to [600]s`.
+_SETTING = re.compile(r"(?<![A-Za-z_])(?:export\s+)?(?P<name>" + "|".join(VARIABLES) + r")[\"']?\s*"
+                      r"(?:=|:|is|set by environment to)\s*\[?(?P<value>[^\s,;\]\)}]+)")
 
 
 #: Lines this family reads (any level; the reader keeps them in big files too).

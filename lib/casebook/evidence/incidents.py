@@ -14,7 +14,7 @@ from datetime import datetime
 
 from ..knowledge.messages import Note, named
 from ..reading.table import LogTable
-from . import hardware, ranks
+from . import hardware, membership
 from .cascade import BENIGN, CAUSE, DECORATION, DEVICE_FAULTS, GENERIC, PEER_SYMPTOMS, classify
 from .first_error import error_lines, time_order
 from .items import ErrorLine, Incident
@@ -39,7 +39,7 @@ def _seeds(log: LogTable) -> list[tuple[ErrorLine, str, str | None]]:
     """(line, cascade role, kind) for every error line and device event, devices filled in where known."""
     events = hardware.extract(log)
     event_of = {(r.file, r.line): ev for ev in events for r in ev.refs}
-    identity = ranks.identities(log)
+    identity = membership.identities(log)
     lines = error_lines(log)
     # a process whose lines name one device (or whose HCCL rank sits on one) owns its device-less lines too
     pid_devices: dict[tuple, set] = {}
@@ -70,7 +70,7 @@ def _seeds(log: LogTable) -> list[tuple[ErrorLine, str, str | None]]:
 
 def extract(log: LogTable) -> list[Incident]:
     """Incidents, first by time: one per burst of one (node, device, process); device-side events have no process."""
-    identity = ranks.identities(log)
+    identity = membership.identities(log)
     groups: dict[tuple, list] = {}
     for seed in sorted(_seeds(log), key=lambda s: time_order(s[0])):
         e = seed[0]

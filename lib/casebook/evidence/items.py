@@ -248,6 +248,24 @@ class RankInfo:
     rank_num: int | None = None  #: the group size the rank's init line states
 
 
+@dataclass(frozen=True)
+class FailedCollective:
+    """The collective one process was in when HCCL gave up on it, from the task exception report's lines."""
+
+    process: int | str      #: the pid, or the file where a paste names none
+    node: str | None
+    group: str              #: the communicator, as the tag names it
+    kind: str               #: AllReduce, AllGather, Broadcast, ...
+    index: int | None       #: which of the communicator's collectives it is, counted by HCCL
+    count: int | None       #: the element count of the op's data
+    dtype: str | None
+    rank: int | None        #: the process's rank in the communicator
+    file: str
+    line: int
+    time: str | None
+    text: str
+
+
 @dataclass
 class RankView:
     """Across ranks: who failed first, whom the peers blame, who is missing, and whether clocks look skewed."""
@@ -258,6 +276,11 @@ class RankView:
     blamed: dict[int, int] = field(default_factory=dict)    #: peer rank -> number of reports naming it
     missing: list[int] = field(default_factory=list)         #: ranks expected or named but absent from the bundle
     clock_skew: list[str] = field(default_factory=list)      #: notes on suspected clock differences between nodes
+    collectives: list[FailedCollective] = field(default_factory=list)  #: the collective each process failed in
+    behind: list[int] = field(default_factory=list)   #: ranks at a lower collective index than their peers
+    waits: dict[int, list[int]] = field(default_factory=dict)   #: rank -> the peers its notify timeouts wait for
+    wait_ends: list[int] = field(default_factory=list)   #: ranks waited for that wait for none: where chains end
+    wait_loop: list[int] = field(default_factory=list)   #: ranks whose waits close a loop one of them enters twice
 
     @property
     def order(self) -> list[RankInfo]:

@@ -7,6 +7,11 @@ each column layout HCCL has used, socket timeouts, heartbeat and cluster-excepti
 ("remote rank [3]", "remote rank:[3]"). The rank at fault often logs nothing, so the rank the peers name
 matters as much as the time order, and clocks of different nodes need not agree: communicator setup of one
 group is near-simultaneous on every rank, so setup times far apart across nodes point to skewed clocks.
+
+The notify timeouts make a graph of waits, each rank to the peers it waited for. A chain of waits ends at a rank
+that is waited for and waits for none: the rank to look at first. A loop of waits that one rank is waited for twice
+in has every rank of it alive and waiting for another: the collectives were issued in an order that cannot complete
+(a ring's waits close a loop too, but each rank of it is waited for once).
 """
 from __future__ import annotations
 
@@ -17,43 +22,18 @@ from ..knowledge import formats
 from ..knowledge.formats import Hit
 from ..knowledge.messages import Note
 from ..reading.table import LogTable
+from . import collectives, membership
 from .first_error import error_lines, time_order
-from .items import LineRef, LinkFailure, RankInfo, RankView
+from .items import Fact, LinkFailure, RankInfo, RankView
 
 #: HCCL_CONNECT_TIMEOUT's default: ranks of one group start their setup within this of each other.
 SETUP_SPREAD_S = 120
-_INIT = formats.select("set_device", "rank")
-
-#: Lines this family reads (HCCL init, INFO level; the reader keeps them in big files too).
-KEEP = _INIT.keep
 
 
 def _peer_report(text: str) -> Hit | None:
     """A link report or a timeout naming the remote rank."""
     return formats.select("hccl_link", "row", "socket", "peer").first(text) or formats.select(
         "hccl_timeout", "peer").first(text)
-
-
-def identities(log: LogTable) -> dict[tuple, RankInfo]:
-    """(node, pid) -> its rank, from the process's own HCCL init lines."""
-    # topology, incidents and the rank view all ask: built once per log table
-    return dict(log.derive("rank_identities", _identities))
-
-
-def _identities(log: LogTable) -> dict[tuple, RankInfo]:
-    out: dict[tuple, RankInfo] = {}
-    for file, line, time, pid, msg, src, src_line in ((r.file, r.line, r.time, r.pid, r.msg, r.src_file, r.src_line)
-                                                      for r in log.picked(log.holding(KEEP)) if r.pid is not None):
-        hit = _INIT.first(msg)
-        if hit is None or int(pid) < 0:
-            continue
-        key = (log.origin(file, src).node, int(pid))
-        if key in out:
-            continue
-        out[key] = RankInfo(rank=hit.int("rank"), node=key[0], pid=key[1], device=hit.int("device"),
-                            ip=hit.values.get("ip"), ref=LineRef(file, int(line), time, msg, src, src_line),
-                            rank_num=hit.int("rank_num"))
-    return out
 
 
 def _seconds(t: str | None) -> float | None:
@@ -64,8 +44,25 @@ def _seconds(t: str | None) -> float | None:
 
 
 def extract(log: LogTable) -> RankView:
-    """The cross-rank view of the case."""
-    ident = identities(log)
+    """The cross-rank view of the case (built once per log table)."""
+    return log.derive("rank_view", _extract)
+
+
+def facts(log: LogTable) -> dict[str, Fact]:
+    """`collective_order_differs` when the ranks' notify waits close a loop one rank is waited for twice in."""
+    view = extract(log)
+    if not view.wait_loop:
+        return {}
+    twice = [r for r in view.wait_loop if sum(r in peers for peers in view.waits.values()) > 1]
+    link = next(x for x in view.links if x.status == "notify timeout" and x.peer in twice)
+    return {"collective_order_differs": Fact(
+        "collective_order_differs", True, "log", link.file, link.line,
+        note=Note("fact.rank_waits_loop", ranks=", ".join(map(str, view.wait_loop)),
+                  twice=", ".join(map(str, twice))))}
+
+
+def _extract(log: LogTable) -> RankView:
+    ident = membership.identities(log)
     view = RankView()
     nums = [i.rank_num for i in ident.values()]
     view.rank_num = max((n for n in nums if n is not None), default=None)
@@ -78,8 +75,13 @@ def extract(log: LogTable) -> RankView:
         if info is not None and info.first_error is None:
             info.first_error = e
     view.ranks = sorted(by_rank.values(), key=lambda i: i.rank)
-    view.links = _links(lines, ident)
+    view.links = _links(log, lines, ident)
     view.blamed = dict(Counter(link.peer for link in view.links if link.peer != link.rank))
+    view.collectives = collectives.failures(log)
+    view.behind = sorted({f.rank for f in collectives.behind(view.collectives) if f.rank is not None})
+    view.waits, view.wait_ends, view.wait_loop = _waits(view.links)
+    if collectives.behind(view.collectives):
+        view.wait_loop = []   # ranks at different collectives wait in different ops: their waits make no one loop
     expected = set(range(view.rank_num)) if view.rank_num else set()
     named = set(view.blamed)
     view.missing = sorted((expected | named) - set(by_rank))
@@ -87,11 +89,11 @@ def extract(log: LogTable) -> RankView:
     return view
 
 
-def _links(lines, ident: dict[tuple, RankInfo]) -> list[LinkFailure]:
+def _links(log: LogTable, lines, ident: dict[tuple, RankInfo]) -> list[LinkFailure]:
     out = []
     for e in lines:
         info = ident.get((e.node, e.pid))
-        own = info.rank if info else None
+        own = membership.rank_of(log, e.file, info.rank if info else None)
         hit = _peer_report(e.text)
         if hit is None or not hit.values.get("peer", "").isdigit():
             continue      # "remote rank [unknown]", "remote rank:[local]" name no rank
@@ -105,6 +107,43 @@ def _links(lines, ident: dict[tuple, RankInfo]) -> list[LinkFailure]:
         out.append(LinkFailure(e.node, e.pid, own, peer, hit.values.get("peer_ip"), _status(hit),
                                hit.values.get("role"), e.file, e.line, e.time, e.text))
     return out
+
+
+def _waits(links: list[LinkFailure]) -> tuple[dict[int, list[int]], list[int], list[int]]:
+    """The notify timeouts as a graph: rank -> the peers it waited for; the ranks where chains of waits end; the
+    ranks of a loop that one of them is waited for twice in (none when no loop has such a rank)."""
+    waits: dict[int, set[int]] = {}
+    for x in links:
+        if x.status == "notify timeout" and x.rank is not None and x.peer != x.rank:
+            waits.setdefault(x.rank, set()).add(x.peer)
+    waited = Counter(p for peers in waits.values() for p in peers)
+    ends = sorted(p for p in waited if p not in waits)
+    loop: list[int] = []
+    for start in sorted(waits):
+        cycle = _cycle_from(start, waits)
+        if cycle and any(waited[r] > 1 for r in cycle):
+            loop = sorted(cycle)
+            break
+    return {r: sorted(p) for r, p in sorted(waits.items())}, ends, loop
+
+
+def _cycle_from(start: int, waits: dict[int, set[int]]) -> list[int]:
+    """The ranks of a loop of waits that `start` is on, found by walking the waits (empty when it is on none)."""
+    path, stack, seen = [], [(start, iter(sorted(waits.get(start, ()))))], {start}
+    path.append(start)
+    while stack:
+        node, peers = stack[-1]
+        nxt = next(peers, None)
+        if nxt is None:
+            stack.pop()
+            path.pop()
+        elif nxt == start:
+            return list(path)
+        elif nxt not in seen:
+            seen.add(nxt)
+            path.append(nxt)
+            stack.append((nxt, iter(sorted(waits.get(nxt, ())))))
+    return []
 
 
 def _status(hit: Hit) -> str:

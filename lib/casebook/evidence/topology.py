@@ -14,7 +14,7 @@ import re
 from ..knowledge import formats
 from ..reading.bundle import ROLE_DEVICE_LOG, ROLE_HOST_PLOG
 from ..reading.table import LogTable
-from . import ranks
+from . import membership, ranks
 from .items import LineRef, ProcessTopology, Topology
 
 # ids and counts have at most 18 digits (reading.grammar.MAX_DIGITS): a longer run of digits matches nothing
@@ -52,7 +52,7 @@ def extract(log: LogTable) -> Topology:
             p.refs.append(LineRef(file, int(line), time, msg, src, src_line))
     # a process's own HCCL init line gives its rank and that rank's device; it is kept apart from `devices`,
     # which holds only what the process's runtime lines prove
-    for (node, pid), info in ranks.identities(log).items():
+    for (node, pid), info in membership.identities(log).items():
         p = procs.setdefault((node, pid), ProcessTopology(node=node, pid=pid))
         p.ranks[info.rank] = info.device
         if info.ref is not None:

@@ -96,6 +96,15 @@ FACTS = {s.name: s for s in (
              "Every node reaches the root rank's host IP and port over the NIC HCCL uses (ping, nc)."),
     FactSpec("collective_sequence_differs", "bool",
              "Ranks issued different collectives, different arguments or a different number of them."),
+    FactSpec("collective_order_differs", "bool",
+             "At one point of their sequences the ranks of one communicator were in collectives of different kinds, "
+             "or their notify waits close a loop that one rank is waited for twice in: the collectives were issued in "
+             "different orders."),
+    FactSpec("collective_arguments_differ", "bool",
+             "The ranks of one communicator called the same collective with a different element count or data type."),
+    FactSpec("collective_index_differs", "bool",
+             "Ranks of one communicator failed at different collective indexes: the ones at the lowest are behind "
+             "the others, which wait for them at a later collective."),
     FactSpec("cann_versions_match", "bool", "Every node runs the same CANN / HCCL version."),
     FactSpec("rank_process_hung", "bool",
              "The rank named by HCCL was alive but made no progress (stack dump shows a wait, a lock or the dataloader)."),

@@ -120,6 +120,15 @@ def ranks(view, lang: str = EN) -> pd.DataFrame:
                              columns=["rank", "node", "pid", "device", "ip", "first_error", "named_by_peers"]), lang)
 
 
+def collectives(view, lang: str = EN) -> pd.DataFrame:
+    """One row per process HCCL gave up on: the collective it was in, which of its communicator's it was, its data."""
+    return tidy(pd.DataFrame([{"rank": f.rank, "pid": f.process, "collective": f.kind, "index": f.index,
+                               "elements": f.count, "dtype": f.dtype, "time": f.time, "communicator": f.group}
+                              for f in view.collectives],
+                             columns=["rank", "pid", "collective", "index", "elements", "dtype", "time", "communicator"]),
+                lang)
+
+
 def unexplained(templates: list, lang: str = EN) -> pd.DataFrame:
     """One row per template of the error lines no matched case explains (the step cites each first line)."""
     return tidy(pd.DataFrame([{"count": u.count, "template": u.template, "time": u.time} for u in templates],

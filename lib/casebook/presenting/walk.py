@@ -267,7 +267,7 @@ def _topology(t: Triage, s: Step) -> None:
 
 
 def _ranks(view, s: Step) -> None:
-    if not view.ranks and not view.links:
+    if not view.ranks and not view.links and not view.collectives:
         return
     if view.order:
         s.add("ranks.order", ranks=s.say("list.sep").join(
@@ -282,6 +282,14 @@ def _ranks(view, s: Step) -> None:
         s.add("ranks.blamed", ranks=", ".join(str(r) for r, n in sorted(view.blamed.items()) if n == top), n=top)
     if view.missing:
         s.add("ranks.missing", ranks=", ".join(map(str, view.missing)))
+    if view.behind:
+        s.add("ranks.behind", ranks=", ".join(map(str, view.behind)))
+    if view.wait_loop:
+        s.add("ranks.wait_loop", ranks=", ".join(map(str, view.wait_loop)))
+    elif view.wait_ends:
+        s.add("ranks.wait_ends", ranks=", ".join(map(str, view.wait_ends)))
     s.findings += [words(s.lang, n) for n in view.clock_skew]
     if view.ranks:
         s.tables.append((s.say("table.ranks"), tables.ranks(view, s.lang)))
+    if view.collectives:
+        s.tables.append((s.say("table.collectives"), tables.collectives(view, s.lang)))
