@@ -24,8 +24,14 @@ _RETCODE = re.compile(r"retCode=(0x[0-9a-fA-F]+)")
 _PTA = re.compile(r"\b(ERR\d{5})\b")
 #: Codes of other catalogs, each read only after the words that say what it is (a bare hex is an address or a
 #: pid as often as a code): the runtime's inner code, a GE status, the AI CPU scheduler's code, DCMI's return, a
-#: black-box exception id, a device daemon's health event id.
+#: black-box exception id, a device daemon's health event id; HCCL's result, as its own log lines print it
+#: (`errNo[0x0000000005000006]`: module 5, a submodule, the HcclResult in the low 16 bits) and as a test program or
+#: an application prints what an HCCL call returned (`hccl interface return err ..., retcode: 7`,
+#: `HcclGetRootInfo(&hcclID), error code is 19`).
 _OTHER = (("runtime_inner", re.compile(r"\bInnerCode=(0x[0-9a-fA-F]+)\b")),
+          ("hccl_errno", re.compile(r"\berrNo\[(0x0{0,9}50[0-3][0-9a-fA-F]{4})\]")),
+          ("hccl", re.compile(r"(?i)\bhccl interface return err\b.*?\bretcode\s*:\s*(\d{1,5})\b")),
+          ("hccl", re.compile(r"\bHccl[A-Z]\w*\([^()]*\),? error code is (\d{1,5})\b")),
           ("ge", re.compile(r"\bErrorNo: (\d{10})\(")),
           ("aicpu", re.compile(r"during AICPU execution,.*?\berrcode:(2\d{4})\b")),
           ("dcmi", re.compile(r"(?i)\bdcmi\b.*?\bret is (-8\d{3})\b")),

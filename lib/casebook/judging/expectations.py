@@ -112,7 +112,7 @@ def gaps(folders: list[Path], kb=None) -> dict[str, dict[str, str] | list[str]]:
         for check, reason in misses(folder, to_dict(t), {c.code for c in t.evidence.codes}, set(kb.cases)).items():
             out[check][folder.name] = reason
         shown |= {str(c) for c in expected(folder).get("codes") or []}
-    out["codes"] = sorted(c for c in shown if c not in kb.codes)
+    out["codes"] = sorted(c for c in shown if not kb.explains(c))
     return out
 
 

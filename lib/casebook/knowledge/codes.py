@@ -41,6 +41,8 @@ KINDS_BY_SIGHTING = {
     "retcode": ("retcode",),
     "pta": ("torch_npu",),
     "runtime_inner": ("runtime_inner",),
+    "hccl": ("hccl",),
+    "hccl_errno": ("hccl",),   # an HCCL errNo, whose low 16 bits are the HcclResult (hccl_result)
     "ge": ("ge",),
     "aicpu": ("aicpu",),
     "dcmi": ("dcmi",),
@@ -59,11 +61,23 @@ _SPELLING = {
     "device_event": re.compile(r"0x[0-9a-f]{8}"),
     "runtime_inner": re.compile(r"-?\d+|0x[0-9a-f]+"),
     "hccl": re.compile(r"\d{1,5}"),
+    "hccl_errno": re.compile(r"0x0{0,9}50[0-3][0-9a-f]{4}"),
     "ge": re.compile(r"\d{10}"),                  # a GE status in decimal: ErrorNo: 1343242282(assign engine failed)
     "aicpu": re.compile(r"2\d{4}"),
     "dcmi": re.compile(r"-8\d{3}"),
     "bbox_exception": re.compile(r"0x[0-9a-f]{8}"),
 }
+
+
+def is_hccl_errno(code: str) -> bool:
+    """Whether a code as a log prints it is an HCCL errNo (`0x0000000005000006`)."""
+    return _SPELLING["hccl_errno"].fullmatch(code.lower()) is not None
+
+
+def hccl_result(errno: str) -> str:
+    """The HcclResult an HCCL errNo carries: HCCL's log puts module 5 in bits 24-31, a submodule (HCCL, HCOM, CLTM,
+    custom op) in bits 16-23 and the result below (`0x0000000005010001` is HCOM's HCCL_E_PARA, 1)."""
+    return str(int(errno, 16) & 0xFFFF)
 
 
 @dataclass(frozen=True)

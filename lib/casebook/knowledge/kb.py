@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .cache import kept
-from .codes import KINDS_BY_SIGHTING, CodeRow, load_tables
+from .codes import KINDS_BY_SIGHTING, CodeRow, hccl_result, is_hccl_errno, load_tables
 from .document import KbDocument, Problem, sections
 from .literals import Index
 from .rules import SAME_AS, Condition, Signature, check_keys, condition, enum, resolved, signature, terms
@@ -119,9 +119,16 @@ class KnowledgeBase:
     #: by field, the literals of every regex signature (cases', families', contradictions'), made when loaded
     needles: dict[str, Index] = field(default_factory=dict, repr=False, compare=False)
 
+    def explains(self, code: str) -> bool:
+        """Whether a catalog explains a code as a log prints it: its own page or row, or for an HCCL errNo the
+        result it carries."""
+        return code in self.codes or (is_hccl_errno(code) and self.code_page(code, "hccl_errno") is not None)
+
     def code_page(self, code: str, sighting: str | None = None) -> CodePage | None:
         """The page of a code; given what named it in the log (a sighting family of evidence/codes.py), only a
         page of a kind that family can be, else that kind's catalog row, else None."""
+        if sighting == "hccl_errno":
+            code = hccl_result(code)
         page = self.codes.get(code)
         kinds = KINDS_BY_SIGHTING.get(sighting) if sighting is not None else None
         if kinds is None or (page is not None and page.kind in kinds):
