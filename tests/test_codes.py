@@ -128,6 +128,20 @@ def test_the_project_catalogs_hold_every_catalog_and_400_sourced_codes():
     ("hccl interface return err ./common/src/hccl_test_common.cc:538, retcode: 7 ", [("7", "hccl")]),
     ("hccl interface return err./opbase_test/hccl_allreduce_rootinfo_test.cc:135,retcode:4", [("4", "hccl")]),
     ("HcclGetRootInfo(&hcclID), error code is 19", [("19", "hccl")]),
+    # a code after the words of an application, a serving stack, a sample's check macro, a framework, a tool, the
+    # runtime's capture check, onnxruntime's CANN provider and an op's exception report
+    ("[ERROR] Execute model failed for acl.mdl.execute error 507011", [("507011", "runtime")]),
+    ("Worker_TP6 SUSPECT REMOTE ERROR 507057", [("507057", "runtime")]),
+    ("/catlass/examples/00_basic_matmul/basic_matmul.cpp:40 aclError:507033", [("507033", "runtime")]),
+    ("Call aclrtSetDevice(device->id) failed : 507033 at file /work/Paddle/device.cc", [("507033", "runtime")]),
+    ("[dirty] aclrtSynchronizeStream FAILED -> 507035 (AI Core Error expected)", [("507035", "runtime")]),
+    ("2026-03-05 10:47:18.205 E | aclmdlRICaptureGetInfo failed, return[100000]", [("100000", "runtime")]),
+    ("not allow to synchronize captured-stream, stream_id=1537.   [rt result 107027]", [("107027", "runtime")]),
+    ("CANN failure 507013: (look for ACL_ERROR_RT in acl_base.h)", [("507013", "runtime")]),
+    ("opType: 7, Cast, errno:361001, aicore exception (507015)", [("361001", "runtime"), ("507015", "runtime")]),
+    # a GE status after a framework's words: TorchAir's graph compile, MindSpore's task load
+    ("[Compile][Graph]Compile graph failed, error code:1343225857, session_id:0", [("1343225857", "ge")]),
+    ("error msg: davinci_model : load task fail, return ret: 1343225860", [("1343225860", "ge")]),
 ])
 def test_codes_are_read_after_the_words_that_name_them(line, codes):
     assert codes_in(line) == tuple(codes)
@@ -142,6 +156,7 @@ def test_codes_are_read_after_the_words_that_name_them(line, codes):
     "rtMalloc execute failed, reason=[some words no release prints]",   # reason words outside the runtime's table
     "errNo[0x0000000000000010] p2p connect timeout",        # module 0: no HCCL errNo
     "init failed, retcode: 7",                             # a retcode of no HCCL call
+    "there was 1 error 123456 bytes into the file",        # six digits after "error" that go on as words
 ])
 def test_a_number_without_the_words_is_no_code(line):
     assert codes_in(line) == ()

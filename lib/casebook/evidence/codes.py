@@ -15,10 +15,16 @@ _ECODE = re.compile(r"(?<![0-9A-Za-z])(E[0-9A-Z]\d{4})(?![0-9A-Za-z])")
 # "run_prepared failed with code 507018" a framework's; "(Calling Function = aclrtSynchronizeStream, Code = 507014)"
 # the Vision SDK's, "acl.mdl.execute failed ret_int=507011" a pyACL sample's, "aclInit failed. ERROR: 500000" the
 # CANN operator repositories' examples', "Register mem ret:207000." a transfer engine's, "aclnnXGetWorkspaceSize failed
-# with aclnnStatus=561103" an op library's report of the aclnn call it made
+# with aclnnStatus=561103" an op library's report of the aclnn call it made; "acl.mdl.execute error 507011" and
+# "SUSPECT REMOTE ERROR 507057" applications' and serving stacks' own words, "aclError:507033" a sample's check macro,
+# "failed : 507033" and "FAILED -> 507035" frameworks' and tools' reports of a call, "return[100000]" a tool's,
+# "[rt result 107027]" the runtime's capture check, "CANN failure 507013" onnxruntime's CANN provider, "aicore
+# exception (507015)" an op's report of the exception it saw
 _RUNTIME = re.compile(
     r"(?:ErrCode=|(?i:error ?code)(?: is)?\s*[:=]?\s*|runtime result = |result = |errno:|errno\[|\bret\[|ret ?= ?|"
-    r"error_code=|\bretcode: |\bfailed: |\bfailed with code:? |\bCode = |\bret_int=|\bret: ?|\bERROR: |\baclnnStatus ?= ?)"
+    r"error_code=|\bretcode: |\bfailed ?: ?|\bfailed with code:? |\bCode = |\bret_int=|\bret: ?|\bERROR: |"
+    r"\baclnnStatus ?= ?|(?i:\berror) (?=\d{6}\s*(?:$|[^\w\s]))|\baclError: ?|(?i:\bfailed) -> |\breturn\[|\brt result |\bCANN failure |"
+    r"\bexception \()"
     r"([1-5]\d{5})\b")
 _RETCODE = re.compile(r"retCode=(0x[0-9a-fA-F]+)")
 _PTA = re.compile(r"\b(ERR\d{5})\b")
@@ -33,6 +39,9 @@ _OTHER = (("runtime_inner", re.compile(r"\bInnerCode=(0x[0-9a-fA-F]+)\b")),
           ("hccl", re.compile(r"(?i)\bhccl interface return err\b.*?\bretcode\s*:\s*(\d{1,5})\b")),
           ("hccl", re.compile(r"\bHccl[A-Z]\w*\([^()]*\),? error code is (\d{1,5})\b")),
           ("ge", re.compile(r"\bErrorNo: (\d{10})\(")),
+          # a GE status a framework prints after its own words (TorchAir's graph compile, MindSpore's task load)
+          ("ge", re.compile(r"(?i:\berror code):\s*(1\d{9})\b")),
+          ("ge", re.compile(r"\breturn ret: (1\d{9})\b")),
           ("aicpu", re.compile(r"during AICPU execution,.*?\berrcode:(2\d{4})\b")),
           ("dcmi", re.compile(r"(?i)\bdcmi\b.*?\bret is (-8\d{3})\b")),
           ("bbox_exception", re.compile(r"\bsystem exception code \[(0x[0-9a-fA-F]{8})\]")),
