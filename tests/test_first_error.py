@@ -122,6 +122,12 @@ def test_a_paste_with_no_error_line_has_the_lines_that_say_it_failed(tmp_path):
     "all nodes are unavailable: 1 node annotations(7) not same node idle(8)",
     "acl and himpi mode is incompatible, please check! used channel-num: 6",
     "'DeepSpeedEngine' obiect has no attribute \"save checkpoint\"",   # an OCR'd screenshot: the class name is misread
+    # a rule stated as what is allowed or required, a symbol a library lacks, and a tool's advice that stands alone
+    "simt_vf function can only call simt_callee function",
+    "inlinable function call in a function with debug info must have a !dbg location",
+    "'aclnnAddRmsNormBias or aclnnAddRmsNormBiasGetWorkspaceSize not in libopapi.so, or libopapi.sonot found.'",
+    "Please check the rtspUrl of the video is correct or the video exists",
+    "larger than current process default size 32768. Please modify aclInit json, and reboot process.",
 ])
 def test_an_argument_check_worded_as_the_rule_it_breaks_is_the_pastes_error(tmp_path, line):
     """An API's own check of an argument says the rule, not "error": it is the failure of a paste that has no other."""

@@ -57,7 +57,11 @@ _STATES = re.compile(r"(?i)\b(?:out of (?:device )?memory|not support(?:ed)?|uns
                      # an API's own check of an argument, worded as the rule it breaks ("widthStride(500) is not
                      # right, it should be 16 aligned!", "crop width 640 cannot be greater than input width 416",
                      # "the socversion X of bin package does not match the current device socversion Y")
-                     r"(?:should|must) (?:not )?be|(?:is )?not right|unsupport|is not usable|"
+                     r"(?:should|must) (?:not )?(?:be|have)|(?:is )?not right|unsupport|is not usable|"
+                     # a rule stated as what is allowed ("simt_vf function can only call simt_callee function"), a
+                     # symbol a library lacks ("aclnnX ... not in libopapi.so"), and a tool's advice where it printed no
+                     # error of its own ("Please check the rtspUrl ...", "Please modify aclInit json")
+                     r"can only (?:be|call|take|accept|run|use)|not in lib[\w.+-]*\.so|please (?:check|modify)|"
                      r"(?:does|do) ?n[o']t (?:match|have|contain)|not match|out of range|has already been created|"
                      r"(?:is|are|be) (?:greater|bigger|larger|smaller|less) than|(?:is|are) too (?:large|big|long|small|"
                      r"many|few)|(?:is|are) required|not available|undefined (?:reference|symbol)|not aligned|"
