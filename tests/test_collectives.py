@@ -57,12 +57,12 @@ def test_graph_modes_prefix_and_a_releases_index_do_not_split_a_communicator(tmp
 
 def test_a_paste_that_broke_the_line_keeps_the_tag_with_the_process_after_it(tmp_path):
     """A paste of two ranks' reports whose tags sit on lines of their own, each before its process's next header."""
-    def rank(pid: int, kind: str) -> str:
+    def rank(pid: int, kind: str, rank_id: int) -> str:
         return (f"tag[{kind}_{GROUP}], AlgType(level 0-1-2):[fullmesh-ring-NHR].\n"
                 f"[ERROR] HCCL({pid},all_reduce_test):2026-01-19-21:30:44.812.406 [task_exception_handler.cc:771] "
                 f"[{pid}][TaskExecStage][Timeout][Host]Task run failed, groupRank information is group:[{GROUP}], "
-                f"user define information[], rankSize[4], rankId[0].\n")
-    t = triage(write_log(tmp_path, "paste.txt", rank(3418207, "AllReduce") + rank(3418208, "AllGather")), kb=KB)
+                f"user define information[], rankSize[4], rankId[{rank_id}].\n")
+    t = triage(write_log(tmp_path, "paste.txt", rank(3418207, "AllReduce", 0) + rank(3418208, "AllGather", 1)), kb=KB)
     assert t.diagnosis is not None and t.diagnosis.case.id == "hccl-collective-order-mismatch"
     assert t.diagnosis.verdict == "confirmed"
     assert [c.verdict for c in t.candidates if c.case.id == "hccl-notify-wait-timeout"] == ["ruled_out"]
@@ -183,3 +183,10 @@ def test_the_timeout_the_job_logged_is_the_one_compared(tmp_path):
     setting = "[INFO] HCCL(4101,all_reduce_test):2025-10-24-11:16:52.000.001 [env.cc:1] HCCL_EXEC_TIMEOUT=300\n"
     facts = _facts(tmp_path, setting + _at(4101, 0, "AllReduce", "22:03:14") + _at(4102, 1, "AllReduce", "22:08:58"))
     assert "344 s apart, longer than HCCL_EXEC_TIMEOUT (300 s)" in facts["peer_rank_exited_or_stalled"].note
+
+
+def test_two_runs_of_one_rank_table_communicator_are_not_compared(tmp_path):
+    """A folder that keeps an earlier run's plogs holds a rank's failure twice under the same communicator name."""
+    text = (_at(4101, 0, "AllReduce", "11:18:29") + _at(4102, 1, "Broadcast", "11:18:30")
+            + _at(5101, 0, "AllReduce", "14:00:00") + _at(5102, 1, "AllReduce", "14:00:01"))
+    assert _facts(tmp_path, text) == {}

@@ -105,10 +105,13 @@ def _failures(log: LogTable) -> list[FailedCollective]:
 
 
 def _communicators(fails: list[FailedCollective]) -> dict[str, list[FailedCollective]]:
+    """The failures by communicator, for the communicators whose failures are of one run: a rank that failed twice
+    is two runs' logs in one folder (a rank-table communicator keeps its name from run to run), not to be compared."""
     out: dict[str, list[FailedCollective]] = {}
     for f in fails:
         out.setdefault(f.group, []).append(f)
-    return out
+    return {group: fs for group, fs in out.items()
+            if len(ranks := [f.rank for f in fs if f.rank is not None]) == len(set(ranks))}
 
 
 def differing(fails: list[FailedCollective]) -> tuple[FailedCollective, FailedCollective, str] | None:
@@ -148,7 +151,7 @@ def _seconds(t: str | None) -> float | None:
 def apart(fails: list[FailedCollective], timeout_s: float) -> tuple[FailedCollective, FailedCollective] | None:
     """The first and the last failure of one collective on one node when they lie further apart than the timeout."""
     same: dict[tuple, list[tuple[float, FailedCollective]]] = {}
-    for f in fails:
+    for f in (f for group in _communicators(fails).values() for f in group):
         if (t := _seconds(f.time)) is not None:
             same.setdefault((f.node, f.group, f.kind, f.index), []).append((t, f))
     for timed in same.values():
