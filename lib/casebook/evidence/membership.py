@@ -58,11 +58,15 @@ def _shared_pids(log: LogTable) -> dict[str, int]:
     return {f: rank for f, (pid, rank) in files.items() if len(ranks[(log.origin(f).node, pid)]) > 1}
 
 
+def _shared(log: LogTable) -> dict[str, int]:
+    return log.derive("rank_of_shared_pid_files", _shared_pids)
+
+
 def rank_of(log: LogTable, file: str, known: int | None) -> int | None:
     """The rank of a line's process: its file's own where its pid is shared, else `known` (its node and pid's)."""
-    return log.derive("rank_of_shared_pid_files", _shared_pids).get(file, known)
+    return _shared(log).get(file, known)
 
 
 def process_of(log: LogTable, file: str, node: str | None, pid) -> tuple:
     """A key for the process a line belongs to: its node and pid, and its file's rank where the pid is shared."""
-    return node, pid, log.derive("rank_of_shared_pid_files", _shared_pids).get(file)
+    return node, pid, _shared(log).get(file)

@@ -78,9 +78,10 @@ def _extract(log: LogTable) -> RankView:
     view.links = _links(log, lines, ident)
     view.blamed = dict(Counter(link.peer for link in view.links if link.peer != link.rank))
     view.collectives = collectives.failures(log)
-    view.behind = sorted({f.rank for f in collectives.behind(view.collectives) if f.rank is not None})
+    late = collectives.behind(view.collectives)
+    view.behind = sorted({f.rank for f in late if f.rank is not None})
     view.waits, view.wait_ends, view.wait_loop = _waits(view.links)
-    if collectives.behind(view.collectives):
+    if late:
         view.wait_loop = []   # ranks at different collectives wait in different ops: their waits make no one loop
     expected = set(range(view.rank_num)) if view.rank_num else set()
     named = set(view.blamed)
@@ -129,10 +130,9 @@ def _waits(links: list[LinkFailure]) -> tuple[dict[int, list[int]], list[int], l
 
 def _cycle_from(start: int, waits: dict[int, set[int]]) -> list[int]:
     """The ranks of a loop of waits that `start` is on, found by walking the waits (empty when it is on none)."""
-    path, stack, seen = [], [(start, iter(sorted(waits.get(start, ()))))], {start}
-    path.append(start)
+    path, stack, seen = [start], [iter(sorted(waits.get(start, ())))], {start}
     while stack:
-        node, peers = stack[-1]
+        peers = stack[-1]
         nxt = next(peers, None)
         if nxt is None:
             stack.pop()
@@ -142,7 +142,7 @@ def _cycle_from(start: int, waits: dict[int, set[int]]) -> list[int]:
         elif nxt not in seen:
             seen.add(nxt)
             path.append(nxt)
-            stack.append((nxt, iter(sorted(waits.get(nxt, ())))))
+            stack.append(iter(sorted(waits.get(nxt, ()))))
     return []
 
 
