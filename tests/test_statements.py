@@ -163,3 +163,13 @@ def test_a_stack_that_measured_dev_shm_short_states_it_and_confirms_the_shared_m
     t = triage(path)
     assert t.diagnosis is not None and t.diagnosis.case.id == "container-shm-too-small"
     assert t.diagnosis.verdict == "confirmed"
+
+
+def test_hccls_heartbeat_finding_the_operators_inconsistent_states_that_the_collectives_differ(tmp_path):
+    """The heartbeat's operator check (heartbeat.cc, HEARTBEAT_INCONSISTENT) says in words that the ranks are in
+    different collectives: the order case needs no answer, and a peer that never came is ruled out."""
+    line = ("[ERROR] HCCL(52210,python):2026-02-03-14:12:09.441.350 [heartbeat.cc:1420][52381][TaskExecStage]"
+            "[HeartbeatAbnormal]Cluster Exception Location[IP/ID]:[10.0.5.21/1], Arrival Time:[Tue Feb  3 13:42:09 "
+            "2026], ExceptionType:[Op Inconsistent Occurred], Possible Reason:communication operator is inconsistent\n")
+    facts = extract(read_plog(write_log(tmp_path, "plog-52210_1.log", line)))
+    assert facts["collective_sequence_differs"].value is True and facts["collective_order_differs"].line == 1

@@ -36,6 +36,11 @@ STATEMENTS: tuple[tuple[str, object, re.Pattern], ...] = (
     # a stack that measured /dev/shm against what it needs (Ray's raylet at WARNING, MindIE's backend at ERROR)
     ("shm_too_small_for_job", True,
      re.compile(r"memory available in /dev/shm\b|Shared memory available is not enough\b")),
+    # HCCL's heartbeat, whose operator check compares the ranks' operators, finding them inconsistent
+    ("collective_sequence_differs", True,
+     re.compile(r"\[Op Inconsistent Occurred\]|communication operator is inconsistent")),
+    ("collective_order_differs", True,
+     re.compile(r"\[Op Inconsistent Occurred\]|communication operator is inconsistent")),
     # pip saying it put a command in a folder the shell does not search
     ("command_folder_on_path", False, re.compile(r"is installed in '[^']+' which is not on PATH")),
     # torch_npu's CPU fallback taking a custom op of a CUDA serving or kernel library: the library's CUDA kernel path
@@ -48,7 +53,8 @@ STATEMENTS: tuple[tuple[str, object, re.Pattern], ...] = (
 #: the lower-case "address already in use" some frameworks print).
 KEEP = ("occupying", "occupied by", "in use by", "used by other", "which is not installed", "does not match",
         "version checking is skipped", "sufficient permissions", "which is not on PATH", "lready in use",
-        "EADDRINUSE", "supported on the NPU backend", "memory available in /dev/shm", "Shared memory available is not")
+        "EADDRINUSE", "supported on the NPU backend", "memory available in /dev/shm", "Shared memory available is not",
+        "Op Inconsistent Occurred", "operator is inconsistent")
 
 
 def _stated(log: LogTable) -> list[tuple[int, str, object]]:
