@@ -23,8 +23,8 @@ _ECODE = re.compile(r"(?<![0-9A-Za-z])(E[0-9A-Z]\d{4})(?![0-9A-Za-z])")
 _RUNTIME = re.compile(
     r"(?:ErrCode=|(?i:error ?code)(?: is)?\s*[:=]?\s*|runtime result = |result = |errno:|errno\[|\bret\[|ret ?= ?|"
     r"error_code=|\bretcode: |\bfailed ?: ?|\bfailed with code:? |\bCode = |\bret_int=|\bret: ?|\bERROR: |"
-    r"\baclnnStatus ?= ?|(?i:\berror) (?=\d{6}\s*(?:$|[^\w\s]))|\baclError: ?|(?i:\bfailed) -> |\breturn\[|\brt result |\bCANN failure |"
-    r"\bexception \()"
+    r"\baclnnStatus ?= ?|(?i:\berror) (?=\d{6}\s*(?:$|[^\w\s]))|\baclError: ?|(?i:\bfailed) -> |\breturn\[|"
+    r"\brt result |\bCANN failure |\bexception \()"
     r"([1-5]\d{5})\b")
 _RETCODE = re.compile(r"retCode=(0x[0-9a-fA-F]+)")
 _PTA = re.compile(r"\b(ERR\d{5})\b")

@@ -84,9 +84,9 @@ def _ranks(v: RankView) -> dict:
                   for x in v.links],
         "blamed": {str(k): n for k, n in sorted(v.blamed.items())},
         "missing": v.missing, "clock_skew": v.clock_skew,
-        "collectives": [{"process": f.process, "node": f.node, "group": f.group, "kind": f.kind, "index": f.index, "count": f.count,
-                         "dtype": f.dtype, "rank": f.rank, "file": f.file, "line": f.line, "time": f.time}
-                        for f in v.collectives],
+        "collectives": [{"process": f.process, "node": f.node, "group": f.group, "kind": f.kind, "index": f.index,
+                         "count": f.count, "dtype": f.dtype, "rank": f.rank, "file": f.file, "line": f.line,
+                         "time": f.time} for f in v.collectives],
         "behind": v.behind, "waits": {str(k): p for k, p in v.waits.items()}, "wait_ends": v.wait_ends,
         "wait_loop": v.wait_loop,
     }
