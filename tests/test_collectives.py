@@ -190,3 +190,14 @@ def test_two_runs_of_one_rank_table_communicator_are_not_compared(tmp_path):
     text = (_at(4101, 0, "AllReduce", "11:18:29") + _at(4102, 1, "Broadcast", "11:18:30")
             + _at(5101, 0, "AllReduce", "14:00:00") + _at(5102, 1, "AllReduce", "14:00:01"))
     assert _facts(tmp_path, text) == {}
+
+
+def test_the_root_cause_step_says_which_rank_to_read_first(tmp_path):
+    """Beside the cause, the step where the engineer decides names the rank the ranks' own reports point at."""
+    behind = triage(write_log(tmp_path, "paste.txt", _reported(4101, "AllReduce", 0, 22)
+                              + _reported(4102, "AllReduce", 1, 21)), kb=KB)
+    root = next(step for step in build(behind) if step.key == "root_cause")
+    assert any(f.startswith("Read rank 1 first: it failed at an earlier collective") for f in root.findings)
+    chain = _bundle(tmp_path / "chain", {1: 0, 2: 1})
+    root = next(step for step in build(chain) if step.key == "root_cause")
+    assert any(f.startswith("Read rank 0 first: the other ranks' notify waits end at it") for f in root.findings)

@@ -205,11 +205,24 @@ def root_cause(t: Triage, s: Step) -> None:
         if d is None and family.most_often:
             case, n, of = family.most_often
             s.add("root.most_often", case=case, n=n, of=of)
+    _rank_to_read(t, s)
     if not t.candidates and family is None:
         s.add("root.no_case")
     if t.candidates:
         s.folds.append(_all_candidates(t, s, family))
     _coverage(t, s)
+
+
+def _rank_to_read(t: Triage, s: Step) -> None:
+    """Where the ranks' own reports point, said beside the cause: the rank behind the others, a loop of waits, or the
+    rank the chains of waits end at (the topology step shows how each was read)."""
+    view = t.evidence.topology.ranks
+    if view.behind:
+        s.add("root.rank.behind", ranks=", ".join(map(str, view.behind)))
+    elif view.wait_loop:
+        s.add("root.rank.loop", ranks=", ".join(map(str, view.wait_loop)))
+    elif view.wait_ends:
+        s.add("root.rank.chain_end", ranks=", ".join(map(str, view.wait_ends)))
 
 
 def _tie(t: Triage, s: Step, lead: list) -> None:
