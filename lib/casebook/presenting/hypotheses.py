@@ -213,16 +213,21 @@ def root_cause(t: Triage, s: Step) -> None:
     _coverage(t, s)
 
 
-def _rank_to_read(t: Triage, s: Step) -> None:
-    """Where the ranks' own reports point, said beside the cause: the rank behind the others, a loop of waits, or the
-    rank the chains of waits end at (the topology step shows how each was read)."""
-    view = t.evidence.topology.ranks
-    if view.behind:
-        s.add("root.rank.behind", ranks=", ".join(map(str, view.behind)))
-    elif view.wait_loop:
-        s.add("root.rank.loop", ranks=", ".join(map(str, view.wait_loop)))
+def rank_pointers(view) -> list[tuple[str, str]]:
+    """What the ranks' own reports point at, the most telling first: (behind | loop | chain_end, the ranks). A loop
+    of waits says more than where chains end, so only one of the two is said."""
+    out = [("behind", view.behind)] if view.behind else []
+    if view.wait_loop:
+        out.append(("loop", view.wait_loop))
     elif view.wait_ends:
-        s.add("root.rank.chain_end", ranks=", ".join(map(str, view.wait_ends)))
+        out.append(("chain_end", view.wait_ends))
+    return [(kind, ", ".join(map(str, ranks))) for kind, ranks in out]
+
+
+def _rank_to_read(t: Triage, s: Step) -> None:
+    """Where the ranks' own reports point, said beside the cause (the topology step shows how each was read)."""
+    for kind, ranks in rank_pointers(t.evidence.topology.ranks)[:1]:
+        s.add(f"root.rank.{kind}", ranks=ranks)
 
 
 def _tie(t: Triage, s: Step, lead: list) -> None:

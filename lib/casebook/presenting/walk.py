@@ -282,12 +282,8 @@ def _ranks(view, s: Step) -> None:
         s.add("ranks.blamed", ranks=", ".join(str(r) for r, n in sorted(view.blamed.items()) if n == top), n=top)
     if view.missing:
         s.add("ranks.missing", ranks=", ".join(map(str, view.missing)))
-    if view.behind:
-        s.add("ranks.behind", ranks=", ".join(map(str, view.behind)))
-    if view.wait_loop:
-        s.add("ranks.wait_loop", ranks=", ".join(map(str, view.wait_loop)))
-    elif view.wait_ends:
-        s.add("ranks.wait_ends", ranks=", ".join(map(str, view.wait_ends)))
+    for kind, ranks in hypotheses.rank_pointers(view):
+        s.add(f"ranks.{kind}", ranks=ranks)
     s.findings += [words(s.lang, n) for n in view.clock_skew]
     if view.ranks:
         s.tables.append((s.say("table.ranks"), tables.ranks(view, s.lang)))
