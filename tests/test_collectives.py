@@ -201,3 +201,37 @@ def test_the_root_cause_step_says_which_rank_to_read_first(tmp_path):
     chain = _bundle(tmp_path / "chain", {1: 0, 2: 1})
     root = next(step for step in build(chain) if step.key == "root_cause")
     assert any(f.startswith("Read rank 0 first: the other ranks' notify waits end at it") for f in root.findings)
+
+
+def _event_wait(timeout: int) -> str:
+    """The device scheduler's report of a stream's event wait past its timeout (the MindSpore forum's form)."""
+    return (f"EE9999: [PID: 30512] 2026-03-09-10:33:19.088.455 The error from device(chipId:2, dieId:0), serial number "
+            f"is 1, event wait timeout occurred during task execution, stream_id:4, sq_id:4, task_id:4211, event_id=97, "
+            f"timeout={timeout}.[FUNC:ProcessStarsWaitTimeoutErrorInfo][FILE:device_error_proc.cc][LINE:1395]\n")
+
+
+def _exec_timeout(seconds: int) -> str:
+    return (f"[INFO] HCCL(30512,python):2026-03-09-10:02:11.301.552 [externalinput.cc:985] [30512]HCCL_EXEC_TIMEOUT set "
+            f"by environment to [{seconds}]s\n")
+
+
+def test_an_event_timeout_not_above_the_exec_timeout_is_read_from_the_log(tmp_path):
+    """torch_npu requires HCCL_EVENT_TIMEOUT above HCCL_EXEC_TIMEOUT: the event wait's own timeout against the one the
+    job logged."""
+    below = _facts(tmp_path, _exec_timeout(3600) + _event_wait(1868))["event_timeout_above_exec_timeout"]
+    assert (below.value, below.source, below.line) == (False, "log", 2)
+    assert _facts(tmp_path, _exec_timeout(1800) + _event_wait(1980))["event_timeout_above_exec_timeout"].value is True
+
+
+def test_without_the_exec_timeout_in_the_log_its_longest_default_is_taken_and_said(tmp_path):
+    fact = _facts(tmp_path, _event_wait(1980))["event_timeout_above_exec_timeout"]
+    assert (fact.value, fact.source) == (True, "default") and "longest default, 1836 s" in fact.note
+    t = triage(write_log(tmp_path, "paste.txt", _event_wait(1980)), kb=KB)
+    assert t.facts["event_timeout_above_exec_timeout"].source == "default"
+    assert t.candidate("hccl-event-timeout-not-above-exec-timeout").verdict == "ruled_out"
+
+
+def test_the_event_timeout_the_job_set_counts_without_an_event_wait_line_and_zero_never_times_out(tmp_path):
+    setting = "[INFO] 2026-03-09 10:02:11 launch: export HCCL_EVENT_TIMEOUT=0\n"
+    assert _facts(tmp_path, _exec_timeout(3600) + setting)["event_timeout_above_exec_timeout"].value is True
+    assert "event_timeout_above_exec_timeout" not in _facts(tmp_path, _exec_timeout(3600))

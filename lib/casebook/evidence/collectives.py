@@ -16,6 +16,10 @@ communicator's collectives. HCCL's fault-diagnosis guide compares these across t
 - in the same collective, failures further apart than HCCL_EXEC_TIMEOUT: each rank waits that long from when it
   arrives, so the ranks arrived that far apart, and the later one was held up before it (`peer_rank_exited_or_stalled`).
   Only failures of one node are compared: the clocks of two nodes need not agree.
+
+The compute stream waits for the event a collective records on completion, with a timeout of its own
+(HCCL_EVENT_TIMEOUT in torch_npu, the `timeout=N` of the device's `event wait timeout occurred` line), which must be
+larger than HCCL_EXEC_TIMEOUT (`event_timeout_above_exec_timeout`, read when the job logged HCCL_EXEC_TIMEOUT).
 """
 from __future__ import annotations
 
@@ -40,6 +44,8 @@ GROUP_RANK = re.compile(r"groupRank information is group:\s*\[(?P<group>[^\]]*)\
 OP_DATA = re.compile(r"opData information is .*?\bindex\s*\[(?P<index>\d+)\](?:.*?\bcount\s*\[(?P<count>\d+)\])?"
                      r"(?:.*?\bdataType\s*\[(?P<dtype>\w+)\])?")
 INDEX = re.compile(r"\bindex\s*\[(?P<index>\d+)\]")
+#: The device scheduler's report of a stream's event wait that ran past its timeout.
+EVENT_WAIT = re.compile(r"event wait timeout occurred during task execution\b.*?\btimeout=(?P<timeout>\d+)")
 #: What every line of the report holds. No line is kept for them besides the error lines and a paste's lines
 #: without a header, which every reading keeps already (a tag on an INFO line is the collective at work), so the
 #: family adds nothing to KEEP.
@@ -170,6 +176,29 @@ def _timeout(log: LogTable) -> float:
         return EXEC_TIMEOUT_S
 
 
+def _event_timeout(log: LogTable) -> dict[str, Fact]:
+    """`event_timeout_above_exec_timeout`, from the event wait line's timeout (else the HCCL_EVENT_TIMEOUT the job
+    logged) against the HCCL_EXEC_TIMEOUT the job logged, else against its longest default (the fact's source is then
+    `default`: an engineer who knows the job raised it answers otherwise); nothing without an event timeout."""
+    settings = environment.logged(log)
+    execute = settings.get("HCCL_EXEC_TIMEOUT")
+    logged = execute is not None and str(execute.value).isdigit()
+    execute_s = int(execute.value) if logged else EXEC_TIMEOUT_S
+    waited = next(((r, int(m["timeout"])) for r in log.picked(log.holding(("event wait timeout",)))
+                   if (m := EVENT_WAIT.search(r.msg))), None)
+    event = settings.get("HCCL_EVENT_TIMEOUT")
+    if waited is not None:
+        file, line, seconds = waited[0].file, waited[0].line, waited[1]
+    elif event is not None and str(event.value).isdigit():
+        file, line, seconds = event.file, event.line, int(event.value)
+    else:
+        return {}
+    above = seconds == 0 or seconds > execute_s   # 0: the wait never times out
+    return {"event_timeout_above_exec_timeout": Fact(
+        "event_timeout_above_exec_timeout", above, "log" if logged else "default", file, int(line),
+        note=Note("fact.event_timeout" if logged else "fact.event_timeout_default", event=seconds, execute=execute_s))}
+
+
 def _who(f: FailedCollective) -> str:
     return f"rank {f.rank}" if f.rank is not None else f"process {f.process}"
 
@@ -179,7 +208,7 @@ def extract(log: LogTable) -> dict[str, Fact]:
     collectives (`collective_order_differs`) or with different arguments (`collective_arguments_differ`);
     `collective_index_differs` when they failed at different indexes."""
     fails = failures(log)
-    out: dict[str, Fact] = {}
+    out: dict[str, Fact] = _event_timeout(log)
     pair = differing(fails)
     if pair is not None:
         a, b, what = pair

@@ -14,8 +14,8 @@ from .items import Fact
 #: vLLM-Ascend's shared-expert overlap is a key of its --additional-config (JSON on the command line or in a config
 #: file), read the same way: `"multistream_overlap_shared_expert": true`.
 VARIABLES = ("TASK_QUEUE_ENABLE", "ASCEND_LAUNCH_BLOCKING", "ASCEND_GLOBAL_LOG_LEVEL", "ASCEND_RT_VISIBLE_DEVICES",
-             "ASCEND_HOST_LOG_FILE_NUM", "HCCL_EXEC_TIMEOUT", "HCCL_CONNECT_TIMEOUT", "PER_STREAM_QUEUE",
-             "HCCL_BUFFSIZE", "ASCEND_SLOG_PRINT_TO_STDOUT", "multistream_overlap_shared_expert")
+             "ASCEND_HOST_LOG_FILE_NUM", "HCCL_EXEC_TIMEOUT", "HCCL_EVENT_TIMEOUT", "HCCL_CONNECT_TIMEOUT",
+             "PER_STREAM_QUEUE", "HCCL_BUFFSIZE", "ASCEND_SLOG_PRINT_TO_STDOUT", "multistream_overlap_shared_expert")
 #: HCCL states each variable it reads at start-up: `HCCL_EXEC_TIMEOUT set by environment to [600]s`.
 _SETTING = re.compile(r"(?<![A-Za-z_])(?:export\s+)?(?P<name>" + "|".join(VARIABLES) + r")[\"']?\s*"
                       r"(?:=|:|is|set by environment to)\s*\[?(?P<value>[^\s,;\]\)}]+)")

@@ -16,7 +16,10 @@ def resolve(evidence: Evidence, answers: dict[str, object] | None = None,
     facts: dict[str, Fact] = {}
     for name, fact in evidence.facts.items():
         try:
-            facts[name] = dataclasses.replace(fact, value=normalize(name, fact.value), source="log")
+            # read from the logs, or worked out from a documented default where the log lacks a value (the
+            # collectives' event timeout against HCCL_EXEC_TIMEOUT's default)
+            facts[name] = dataclasses.replace(fact, value=normalize(name, fact.value),
+                                              source="default" if fact.source == "default" else "log")
         except FactError:
             continue  # a value the fact does not take ("TASK_QUEUE_ENABLE: unknown") says nothing
     spmd = evidence.topology.single_process_multi_device

@@ -34,6 +34,8 @@ FACTS = {s.name: s for s in (
     FactSpec("ASCEND_RT_VISIBLE_DEVICES", "str", "Devices visible to the process (logical ids)."),
     FactSpec("ASCEND_HOST_LOG_FILE_NUM", "str", "Rotated plog files kept per process (default 10)."),
     FactSpec("HCCL_EXEC_TIMEOUT", "str", "HCCL execution timeout in seconds (default 1800)."),
+    FactSpec("HCCL_EVENT_TIMEOUT", "str",
+             "torch_npu's timeout in seconds of a stream's wait for a collective's event (default 1868; 0: none)."),
     FactSpec("HCCL_CONNECT_TIMEOUT", "str", "HCCL link setup timeout in seconds (default 120)."),
     FactSpec("PER_STREAM_QUEUE", "str", "One task queue per stream (experimental)."),
     FactSpec("multistream_overlap_shared_expert", "str",
@@ -102,6 +104,9 @@ FACTS = {s.name: s for s in (
              "different orders."),
     FactSpec("collective_arguments_differ", "bool",
              "The ranks of one communicator called the same collective with a different element count or data type."),
+    FactSpec("event_timeout_above_exec_timeout", "bool",
+             "The timeout of a stream's wait for a collective's event (HCCL_EVENT_TIMEOUT, the `timeout=N` of an event "
+             "wait line) is larger than HCCL_EXEC_TIMEOUT, as torch_npu requires."),
     FactSpec("collective_index_differs", "bool",
              "Ranks of one communicator failed at different collective indexes: the ones at the lowest are behind "
              "the others, which wait for them at a later collective."),
