@@ -25,9 +25,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from datetime import datetime
 
 from ..knowledge.messages import Note
+from ..reading.fields import seconds
 from ..reading.table import LogTable
 from . import environment, membership
 from .items import Fact, FailedCollective
@@ -86,14 +86,14 @@ def _failures(log: LogTable) -> list[FailedCollective]:
         r = log.record(pos)
         pid = _process(log, pos)
         node = log.origin(r.file, r.src_file).node
-        known = ident.get((node, pid))
-        rank = membership.rank_of(log, r.file, known.rank if known else None)
         process = membership.process_of(log, r.file, node, pid)
         tag = TAG.search(r.msg) if FAILED.search(r.msg) else None
         if tag is not None:
             key = (process, tag["group"])
             last[process] = key
             if key not in found:
+                known = ident.get((node, pid))
+                rank = membership.rank_of(log, r.file, known.rank if known else None)
                 index = INDEX.search(r.msg[tag.end():])
                 found[key] = FailedCollective(pid, node, tag["group"], tag["kind"], index and int(index["index"]),
                                               None, None, rank, r.file, r.line, r.time, r.msg)
@@ -147,18 +147,11 @@ def behind(fails: list[FailedCollective]) -> list[FailedCollective]:
     return out
 
 
-def _seconds(t: str | None) -> float | None:
-    try:
-        return datetime.fromisoformat(t).timestamp() if t else None
-    except ValueError:
-        return None
-
-
 def apart(fails: list[FailedCollective], timeout_s: float) -> tuple[FailedCollective, FailedCollective] | None:
     """The first and the last failure of one collective on one node when they lie further apart than the timeout."""
     same: dict[tuple, list[tuple[float, FailedCollective]]] = {}
     for f in (f for group in _communicators(fails).values() for f in group):
-        if (t := _seconds(f.time)) is not None:
+        if (t := seconds(f.time)) is not None:
             same.setdefault((f.node, f.group, f.kind, f.index), []).append((t, f))
     for timed in same.values():
         timed.sort(key=lambda x: x[0])
@@ -167,23 +160,18 @@ def apart(fails: list[FailedCollective], timeout_s: float) -> tuple[FailedCollec
     return None
 
 
-def _timeout(log: LogTable) -> float:
-    """The HCCL_EXEC_TIMEOUT the job logged, else the longest default."""
-    fact = environment.logged(log).get("HCCL_EXEC_TIMEOUT")
-    try:
-        return float(fact.value) if fact is not None and float(fact.value) > 0 else EXEC_TIMEOUT_S
-    except ValueError:
-        return EXEC_TIMEOUT_S
+def _exec_timeout(settings: dict[str, Fact]) -> int | None:
+    """The HCCL_EXEC_TIMEOUT the job logged, in seconds; None when it logged none (or no number)."""
+    fact = settings.get("HCCL_EXEC_TIMEOUT")
+    return int(fact.value) if fact is not None and str(fact.value).isdigit() else None
 
 
-def _event_timeout(log: LogTable) -> dict[str, Fact]:
+def _event_timeout(log: LogTable, settings: dict[str, Fact], execute: int | None) -> dict[str, Fact]:
     """`event_timeout_above_exec_timeout`, from the event wait line's timeout (else the HCCL_EVENT_TIMEOUT the job
     logged) against the HCCL_EXEC_TIMEOUT the job logged, else against its longest default (the fact's source is then
     `default`: an engineer who knows the job raised it answers otherwise); nothing without an event timeout."""
-    settings = environment.logged(log)
-    execute = settings.get("HCCL_EXEC_TIMEOUT")
-    logged = execute is not None and str(execute.value).isdigit()
-    execute_s = int(execute.value) if logged else EXEC_TIMEOUT_S
+    logged = execute is not None
+    execute_s = execute if logged else EXEC_TIMEOUT_S
     waited = next(((r, int(m["timeout"])) for r in log.picked(log.holding(("event wait timeout",)))
                    if (m := EVENT_WAIT.search(r.msg))), None)
     event = settings.get("HCCL_EVENT_TIMEOUT")
@@ -208,7 +196,9 @@ def extract(log: LogTable) -> dict[str, Fact]:
     collectives (`collective_order_differs`) or with different arguments (`collective_arguments_differ`);
     `collective_index_differs` when they failed at different indexes."""
     fails = failures(log)
-    out: dict[str, Fact] = _event_timeout(log)
+    settings = environment.logged(log)
+    execute = _exec_timeout(settings)
+    out: dict[str, Fact] = _event_timeout(log, settings, execute)
     pair = differing(fails)
     if pair is not None:
         a, b, what = pair
@@ -218,14 +208,15 @@ def extract(log: LogTable) -> dict[str, Fact]:
         for name in ("collective_sequence_differs",
                      "collective_order_differs" if what == "kind" else "collective_arguments_differ"):
             out[name] = Fact(name, True, "log", b.file, b.line, note=note)
-    pair = apart(fails, _timeout(log)) if len(fails) > 1 else None
+    timeout_s = execute or EXEC_TIMEOUT_S   # a logged 0 is no timeout to compare with
+    pair = apart(fails, timeout_s) if len(fails) > 1 else None
     if pair is not None:
         first, last = pair
-        gap = _seconds(last.time) - _seconds(first.time)
+        gap = seconds(last.time) - seconds(first.time)
         out["peer_rank_exited_or_stalled"] = Fact(
             "peer_rank_exited_or_stalled", True, "log", last.file, last.line,
             note=Note("fact.collective_reached_apart", first=_who(first), last=_who(last), kind=first.kind,
-                      gap=f"{gap:.0f}", timeout=f"{_timeout(log):.0f}"))
+                      gap=f"{gap:.0f}", timeout=timeout_s))
     late = behind(fails)
     if late:
         f = late[0]

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import replace
-from datetime import datetime
 
 from ..knowledge.messages import Note, named
+from ..reading.fields import seconds
 from ..reading.table import LogTable
 from . import hardware, membership
 from .cascade import BENIGN, CAUSE, DECORATION, DEVICE_FAULTS, GENERIC, PEER_SYMPTOMS, classify
@@ -24,15 +24,6 @@ BURST_GAP_S = 60
 #: HCCL waits up to HCCL_EXEC_TIMEOUT (default 1800 s) for a dead peer; a timeout later than this plus some
 #: slack after a device fault is not taken as its consequence.
 CONSEQUENCE_WINDOW_S = 2400
-
-
-def _seconds(t: str | None) -> float | None:
-    if not t:
-        return None
-    try:
-        return datetime.fromisoformat(t).timestamp()
-    except ValueError:
-        return None
 
 
 def _seeds(log: LogTable) -> list[tuple[ErrorLine, str, str | None]]:
@@ -98,7 +89,7 @@ def _bursts(seeds: list) -> list[list]:
     out: list[list] = []
     last = None
     for seed in seeds:
-        t = _seconds(seed[0].time)
+        t = seconds(seed[0].time)
         if out and (t is None or last is None or t - last <= BURST_GAP_S):
             out[-1].append(seed)
         else:
@@ -126,9 +117,9 @@ def _mark_consequences(incidents: list[Incident]) -> None:
     for inc in incidents:
         if inc.kind not in PEER_SYMPTOMS or not inc.first.time:
             continue
-        t = _seconds(inc.first.time)
+        t = seconds(inc.first.time)
         for f in faults:
-            ft = _seconds(f.first.time)
+            ft = seconds(f.first.time)
             other = (f.node, f.device) != (inc.node, inc.device)
             if other and ft is not None and t is not None and 0 <= t - ft <= CONSEQUENCE_WINDOW_S:
                 inc.role = "consequence"

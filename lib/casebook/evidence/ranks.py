@@ -16,11 +16,11 @@ in has every rank of it alive and waiting for another: the collectives were issu
 from __future__ import annotations
 
 from collections import Counter
-from datetime import datetime
 
 from ..knowledge import formats
 from ..knowledge.formats import Hit
 from ..knowledge.messages import Note
+from ..reading.fields import seconds
 from ..reading.table import LogTable
 from . import collectives, membership
 from .first_error import error_lines, time_order
@@ -34,13 +34,6 @@ def _peer_report(text: str) -> Hit | None:
     """A link report or a timeout naming the remote rank."""
     return formats.select("hccl_link", "row", "socket", "peer").first(text) or formats.select(
         "hccl_timeout", "peer").first(text)
-
-
-def _seconds(t: str | None) -> float | None:
-    try:
-        return datetime.fromisoformat(t).timestamp() if t else None
-    except ValueError:
-        return None
 
 
 def extract(log: LogTable) -> RankView:
@@ -161,7 +154,7 @@ def _skew(log: LogTable, ident: dict[tuple, RankInfo]) -> list[str]:
     notes, seen = [], set()
     for n1, r1, ref1 in setups:
         for n2, r2, ref2 in setups:
-            t1, t2 = _seconds(ref1.time), _seconds(ref2.time)
+            t1, t2 = seconds(ref1.time), seconds(ref2.time)
             if n1 < n2 and (n1, n2) not in seen and t1 is not None and t2 is not None and abs(t2 - t1) > SETUP_SPREAD_S:
                 notes.append(Note("ranks.skew", r1=r1, n1=n1, t1=ref1.time, r2=r2, n2=n2, t2=ref2.time,
                                   gap=f"{abs(t2 - t1):.0f}", limit=SETUP_SPREAD_S))

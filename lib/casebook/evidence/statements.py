@@ -11,6 +11,8 @@ from ..knowledge.terms import alternatives
 from ..reading.table import LogTable
 from .items import Fact
 
+#: HCCL's heartbeat report of ranks in different operators: it states two facts.
+_OPS_INCONSISTENT = re.compile(r"\[Op Inconsistent Occurred\]|communication operator is inconsistent")
 #: (fact, value, regex) of the statements read.
 STATEMENTS: tuple[tuple[str, object, re.Pattern], ...] = (
     ("other_processes_on_card", True,
@@ -37,10 +39,8 @@ STATEMENTS: tuple[tuple[str, object, re.Pattern], ...] = (
     ("shm_too_small_for_job", True,
      re.compile(r"memory available in /dev/shm\b|Shared memory available is not enough\b")),
     # HCCL's heartbeat, whose operator check compares the ranks' operators, finding them inconsistent
-    ("collective_sequence_differs", True,
-     re.compile(r"\[Op Inconsistent Occurred\]|communication operator is inconsistent")),
-    ("collective_order_differs", True,
-     re.compile(r"\[Op Inconsistent Occurred\]|communication operator is inconsistent")),
+    ("collective_sequence_differs", True, _OPS_INCONSISTENT),
+    ("collective_order_differs", True, _OPS_INCONSISTENT),
     # pip saying it put a command in a folder the shell does not search
     ("command_folder_on_path", False, re.compile(r"is installed in '[^']+' which is not on PATH")),
     # torch_npu's CPU fallback taking a custom op of a CUDA serving or kernel library: the library's CUDA kernel path

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from datetime import datetime
 
 import numpy as np
 
@@ -23,6 +22,7 @@ from ..evidence.items import Evidence
 from ..reading.bundle import ROLE_DEVICE_LOG, ROLE_HOST_PLOG, LogFile
 from ..reading.encoding import as_read, split_lines
 from ..reading.entries import MEMBER_SEP
+from ..reading.fields import seconds
 from ..reading.plog import plog_time_of
 from ..reading.table import LogTable
 from ..reading.rotation import order_key
@@ -248,14 +248,6 @@ class Departure:
     good_after_s: float | None = None   #: seconds from the good stream's first time to `good`
     bad_after_s: float | None = None    #: seconds from the bad stream's first time to `bad`
     position: int = 0        #: the bad stream's lines before the point (ranks departures of several streams)
-
-
-def seconds(t: str | None) -> float | None:
-    """An ISO time as seconds since the epoch, or None."""
-    try:
-        return datetime.fromisoformat(t).timestamp() if t else None
-    except ValueError:
-        return None
 
 
 def _after(start: str | None, line: Line | None) -> float | None:

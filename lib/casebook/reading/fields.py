@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from datetime import datetime
 
 #: Record kinds, one per family of forms.
 KIND_PLOG = "plog"                    # slog header line
@@ -44,6 +45,14 @@ def number(digits: str) -> int | None:
 def plog_time(ts: str) -> str:
     """`2023-07-13-07:42:40.515.526` -> ISO `2023-07-13T07:42:40.515526` (local time, as logged)."""
     return f"{ts[:10]}T{ts[11:19]}.{ts[20:23]}{ts[24:27]}"
+
+
+def seconds(t: str | None) -> float | None:
+    """A record's ISO time as seconds since the epoch, or None (no time, or one that is no ISO time)."""
+    try:
+        return datetime.fromisoformat(t).timestamp() if t else None
+    except ValueError:
+        return None
 
 
 @dataclass
