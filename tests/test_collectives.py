@@ -200,7 +200,8 @@ def test_the_root_cause_step_says_which_rank_to_read_first(tmp_path):
     assert any(f.startswith("Read rank 1 first: it failed at an earlier collective") for f in root.findings)
     chain = _bundle(tmp_path / "chain", {1: 0, 2: 1})
     root = next(step for step in build(chain) if step.key == "root_cause")
-    assert any(f.startswith("Read rank 0 first: the other ranks' notify waits end at it") for f in root.findings)
+    assert any(f.startswith("Read rank 0 first: the other ranks' waits (notify waits, failed link setups) end at it")
+               for f in root.findings)
 
 
 def _event_wait(timeout: int) -> str:

@@ -135,7 +135,7 @@ def observe(form: formats.Form, tmp_path: Path) -> dict:
     if (fam, part) == ("set_device", "rank"):
         (info,) = membership.identities(read_plog(write(tmp_path, form))).values()
         return {"rank": info.rank, "rank_num": info.rank_num, "device": info.device, "ip": info.ip}
-    if fam in ("hccl_link", "hccl_timeout") and part in ("row", "socket", "peer"):
+    if fam in ("hccl_link", "hccl_timeout") and part in ("row", "socket", "peer", "setup"):
         view = extract_evidence(read_plog(write(tmp_path, form))).topology.ranks
         if form.expect["peer"] == "unknown":
             assert view.links == []        # "remote rank [unknown]" names no rank

@@ -8,13 +8,18 @@ each column layout HCCL has used, socket timeouts, heartbeat and cluster-excepti
 matters as much as the time order, and clocks of different nodes need not agree: communicator setup of one
 group is near-simultaneous on every rank, so setup times far apart across nodes point to skewed clocks.
 
-The notify timeouts make a graph of waits, each rank to the peers it waited for. A chain of waits ends at a rank
-that is waited for and waits for none: the rank to look at first. A loop of waits that one rank is waited for twice
-in has every rank of it alive and waiting for another: the collectives were issued in an order that cannot complete
-(a ring's waits close a loop too, but each rank of it is waited for once).
+The notify timeouts and the failed link setups make a graph of waits, each rank to the peers it waited for (a link
+setup names both ends by their world ranks: "Transport init error! createLink para:rank[1]-localUserrank[1]-...,
+remoteRank[0]-remoteUserrank[0]-remoteIpAddr[...]"; the link table's rows and the socket timeouts name the peer). A
+chain of waits ends at a rank that is waited for and waits for none: the rank to look at first. HCCL's fault
+diagnosis guide reads link setup failures so, since they cascade: a rank whose link to a peer timed out may only be
+waiting for a peer that waits for a third. A loop of notify waits that one rank is waited for twice in has every rank
+of it alive and waiting for another: the collectives were issued in an order that cannot complete (a ring's waits
+close a loop too, but each rank of it is waited for once).
 """
 from __future__ import annotations
 
+import re
 from collections import Counter
 
 from ..knowledge import formats
@@ -28,11 +33,17 @@ from .items import Fact, LinkFailure, RankInfo, RankView
 
 #: HCCL_CONNECT_TIMEOUT's default: ranks of one group start their setup within this of each other.
 SETUP_SPREAD_S = 120
+NOTIFY = "notify timeout"
+#: Lines of HCCL's link stage: a rank that logs one was setting up links itself.
+_LINK_STAGE = re.compile(r"\[RaSocket\]|\[InitChannelStage\]|Transport init error|LINK_ERROR_INFO|socket establish|"
+                         r"get so[ck]{2}et timeout")
+#: What a link report says when the link was never set up: the rank waited for its peer to connect.
+SETUP_WAITS = frozenset({"link setup", "socket timeout", "no connect", "time out"})
 
 
 def _peer_report(text: str) -> Hit | None:
     """A link report or a timeout naming the remote rank."""
-    return formats.select("hccl_link", "row", "socket", "peer").first(text) or formats.select(
+    return formats.select("hccl_link", "row", "socket", "peer", "setup").first(text) or formats.select(
         "hccl_timeout", "peer").first(text)
 
 
@@ -42,16 +53,48 @@ def extract(log: LogTable) -> RankView:
 
 
 def facts(log: LogTable) -> dict[str, Fact]:
-    """`collective_order_differs` when the ranks' notify waits close a loop one rank is waited for twice in."""
+    """`collective_order_differs` when the ranks' notify waits close a loop one rank is waited for twice in;
+    `link_waits_end_at_peer` when failed link setups wait, along a chain, for a rank of the bundle that waits for
+    none (false when every rank whose link failed waits for another: each end was there and waiting)."""
     view = extract(log)
+    out = _setup_end(log, view)
     if not view.wait_loop:
-        return {}
+        return out
     twice = [r for r in view.wait_loop if sum(r in peers for peers in view.waits.values()) > 1]
-    link = next(x for x in view.links if x.status == "notify timeout" and x.peer in twice)
-    return {"collective_order_differs": Fact(
+    link = next(x for x in view.links if x.status == NOTIFY and x.peer in twice)
+    return out | {"collective_order_differs": Fact(
         "collective_order_differs", True, "log", link.file, link.line,
         note=Note("fact.rank_waits_loop", ranks=", ".join(map(str, view.wait_loop)),
                   twice=", ".join(map(str, twice))))}
+
+
+def _setup_end(log: LogTable, view: RankView) -> dict[str, Fact]:
+    """Where the failed link setups lead: to a rank of the bundle that waits for no one (HCCL's guide: read that
+    rank's own logs first), or to no end (every rank named was itself waiting: the ends were there)."""
+    setups = [x for x in view.links if x.status in SETUP_WAITS and x.rank is not None]
+    if not setups:
+        return {}
+    present = {r.rank: r for r in view.ranks}
+    ends = [(present[p], present[p].first_error or _node_first_error(log, view, present[p]))
+            for p in dict.fromkeys(x.peer for x in setups) if p not in view.waits and p in present]
+    # an end whose own first error is of the link stage (a socket's recv failed) was in link setup too, waiting
+    # on a link its line names no peer of: the chain does not end there, it is lost there
+    ends = [(info, first) for info, first in ends if first is None or not _LINK_STAGE.search(first.text)]
+    if ends:
+        end, first = ends[0]
+        link = next(x for x in setups if x.peer == end.rank)
+        own = (Note("fact.link_end_failed", file=first.file, line=first.line) if first is not None
+               else Note("fact.link_end_silent"))
+        return {"link_waits_end_at_peer": Fact("link_waits_end_at_peer", True, "log", link.file, link.line, note=Note(
+            "fact.link_waits_end", rank=end.rank, waiters=", ".join(sorted({str(x.rank) for x in setups
+                                                                             if x.peer == end.rank})), own=own))}
+    if all(x.peer in view.waits for x in setups):
+        link = setups[0]
+        return {"link_waits_end_at_peer": Fact("link_waits_end_at_peer", False, "log", link.file, link.line,
+                                               note=Note("fact.link_waits_mutual", ranks=", ".join(
+                                                   map(str, sorted({x.rank for x in setups} | {x.peer for x in setups}))
+                                               )))}
+    return {}
 
 
 def _extract(log: LogTable) -> RankView:
@@ -83,6 +126,14 @@ def _extract(log: LogTable) -> RankView:
     return view
 
 
+def _node_first_error(log: LogTable, view: RankView, info: RankInfo):
+    """The first error of the rank's node when no other rank of the bundle ran there: lines its process wrote under
+    another pid (a thread's, a child's) are still that rank's."""
+    if info.node is None or any(r.node == info.node for r in view.ranks if r is not info):
+        return None
+    return min((e for e in error_lines(log) if e.node == info.node), key=time_order, default=None)
+
+
 def _links(log: LogTable, lines, ident: dict[tuple, RankInfo]) -> list[LinkFailure]:
     out = []
     for e in lines:
@@ -94,9 +145,11 @@ def _links(log: LogTable, lines, ident: dict[tuple, RankInfo]) -> list[LinkFailu
         peer = hit.int("peer")
         if peer is None:
             continue      # a run of digits no rank number has
-        if hit.form.part == "row":
+        if hit.form.part == "setup":
+            own = hit.int("rank")      # both ends by their world ranks, whichever communicator the link was for
+        elif hit.form.part == "row":
             own = hit.int("rank") if own is None else own
-        elif peer == own:
+        if peer == own and hit.form.part != "row":
             continue
         out.append(LinkFailure(e.node, e.pid, own, peer, hit.values.get("peer_ip"), _status(hit),
                                hit.values.get("role"), e.file, e.line, e.time, e.text))
@@ -104,17 +157,21 @@ def _links(log: LogTable, lines, ident: dict[tuple, RankInfo]) -> list[LinkFailu
 
 
 def _waits(links: list[LinkFailure]) -> tuple[dict[int, list[int]], list[int], list[int]]:
-    """The notify timeouts as a graph: rank -> the peers it waited for; the ranks where chains of waits end; the
-    ranks of a loop that one of them is waited for twice in (none when no loop has such a rank)."""
+    """The notify timeouts and failed link setups as a graph: rank -> the peers it waited for; the ranks where
+    chains of waits end; the ranks of a loop of notify waits that one of them is waited for twice in (none when no
+    loop has such a rank: two ends of a link that both timed out wait for each other, and that is no order)."""
     waits: dict[int, set[int]] = {}
+    notify: dict[int, set[int]] = {}
     for x in links:
-        if x.status == "notify timeout" and x.rank is not None and x.peer != x.rank:
+        if (x.status == NOTIFY or x.status in SETUP_WAITS) and x.rank is not None and x.peer != x.rank:
             waits.setdefault(x.rank, set()).add(x.peer)
-    waited = Counter(p for peers in waits.values() for p in peers)
-    ends = sorted(p for p in waited if p not in waits)
+            if x.status == NOTIFY:
+                notify.setdefault(x.rank, set()).add(x.peer)
+    ends = sorted({p for peers in waits.values() for p in peers} - set(waits))
+    waited = Counter(p for peers in notify.values() for p in peers)
     loop: list[int] = []
-    for start in sorted(waits):
-        cycle = _cycle_from(start, waits)
+    for start in sorted(notify):
+        cycle = _cycle_from(start, notify)
         if cycle and any(waited[r] > 1 for r in cycle):
             loop = sorted(cycle)
             break
@@ -145,6 +202,8 @@ def _status(hit: Hit) -> str:
         return hit.values["status"]
     if hit.form.part == "socket":
         return "socket timeout"
+    if hit.form.part == "setup":
+        return "link setup"
     return "notify timeout" if hit.form.family == "hccl_timeout" else "link error"
 
 

@@ -39,7 +39,7 @@ FAMILIES = {
     "aicpu_fault": ("report", "code"),
     "set_device": ("set", "rank", "failed"),
     "hccl_timeout": ("timeout", "peer", "code"),
-    "hccl_link": ("row", "socket", "peer", "table", "code"),
+    "hccl_link": ("row", "socket", "peer", "setup", "table", "code"),
     "task_exception": ("report", "code"),
     "device_heartbeat": ("report", "code"),
     "device_lost": ("report", "code"),

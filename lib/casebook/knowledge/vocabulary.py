@@ -85,6 +85,9 @@ FACTS = {s.name: s for s in (
              "Operator binaries (custom ops, kernel packages, compile caches) were built for another CANN version."),
     FactSpec("peer_rank_exited_or_stalled", "bool",
              "A rank exited, hung or paused (data loading, checkpointing) before the others timed out."),
+    FactSpec("link_waits_end_at_peer", "bool",
+             "The failed link setups wait, directly or along a chain, for one rank that waited for no one: it never "
+             "offered the link (stalled, exited or took another path before that collective)."),
     FactSpec("link_flaps_seen", "bool", "The NPU network port shows link down/up events or growing error counters."),
     # HCCL configuration and links: communicator setup, collective timeouts, RoCE links
     FactSpec("several_jobs_share_node", "bool",
