@@ -146,6 +146,23 @@ def test_causes_only_their_family_places_score_alike_whatever_number_of_signatur
     assert h.score == round(5 / 12 * 0.5, 3)                # a sign of its own: weighed on its own units again
 
 
+def test_a_cause_only_possible_on_signs_its_siblings_print_too_scores_as_one_its_family_places():
+    """A weak sign every cause of the family prints (a link's socket timeout) does not put a cause whose own sign
+    and fact are missing ahead of the siblings only the family places."""
+    family = (Signature("fam", "message", "contains", "aicore exception", 1, True, "family"),)
+    waits = Signature("waits", "message", "contains", "beta", 1, False, "why waits", "waits", True)
+    specific = case(KEY, waits, requires=[ONE_PROCESS])
+    placed = judge(case(KEY), obs("aicore exception", "beta"), {}, family)
+    h = judge(specific, obs("aicore exception", "beta"), {}, family)
+    assert h.verdict == POSSIBLE and h.score == placed.score == round(1 / (1 + 3) * 0.5, 3)
+    # without the family's sign the shared sign places it, as a family's sign would
+    assert judge(specific, obs("beta"), {}).score == round(1 / 3 * 0.5, 3)
+    # its own key sign or its fact weighs it on its own units again
+    assert judge(specific, obs("aicore exception", "alpha", "beta"), {}, family).score == 0.8
+    one = {"single_process_multi_device": fact("single_process_multi_device", True)}
+    assert judge(specific, obs("aicore exception", "beta"), one, family).score == round(2 / 5 * 0.5, 3)
+
+
 def bit(id: str, value, weight: int = 3, key: bool = True, group: str = "") -> Signature:
     return Signature(id, "error_bits", "in" if isinstance(value, list) else "equals", value, weight, key,
                      f"why {id}", group)

@@ -192,10 +192,12 @@ def judge(case: KnownCase, obs: Observed | list[Observation], facts: dict[str, F
         h.verdict = LIKELY
     else:
         h.verdict = POSSIBLE
-    if not own and not h.fact_holds:
-        # placed by its family's signs alone, a case is weighed as if it named one unit of its own: siblings then
-        # tie whatever number of signatures each names, and how often each is the stated cause orders them
-        total += max(s.weight for s in inherited) + UNPLACED_OWN_WEIGHT - signed
+    if not h.fact_holds and all(s.shared for s, _ in own) and (not own or h.verdict == POSSIBLE):
+        # placed by its family's signs alone, or only possible on signs its siblings print too, a case is weighed as
+        # if it named one unit of its own and matched none: siblings then tie whatever number of signatures each
+        # names, and how often each is the stated cause orders them
+        total += max((s.weight for s in inherited), default=0) + UNPLACED_OWN_WEIGHT - signed
+        got = max((s.weight for s, _ in family), default=0) or max(s.weight for s, _ in own)   # a shared sign places it
     # total > 0: a signature matched, and every signature weighs 1 to 3
     h.score = round(got / total * _VERDICT_FACTOR[h.verdict], 3)
     return h

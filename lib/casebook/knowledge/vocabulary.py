@@ -88,6 +88,8 @@ FACTS = {s.name: s for s in (
     FactSpec("link_waits_end_at_peer", "bool",
              "The failed link setups wait, directly or along a chain, for one rank that waited for no one: it never "
              "offered the link (stalled, exited or took another path before that collective)."),
+    FactSpec("logic_superpod_spans_physical", "bool",
+             "Ranks that HCCL_LOGIC_SUPERPOD_ID put in one logical super pod sit in different physical super pods."),
     FactSpec("link_flaps_seen", "bool", "The NPU network port shows link down/up events or growing error counters."),
     # HCCL configuration and links: communicator setup, collective timeouts, RoCE links
     FactSpec("several_jobs_share_node", "bool",
