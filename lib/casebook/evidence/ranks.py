@@ -33,6 +33,7 @@ from .items import Fact, LinkFailure, RankInfo, RankView
 
 #: HCCL_CONNECT_TIMEOUT's default: ranks of one group start their setup within this of each other.
 SETUP_SPREAD_S = 120
+#: What a notify timeout's link says of itself.
 NOTIFY = "notify timeout"
 #: Lines of HCCL's link stage: a rank that logs one was setting up links itself.
 _LINK_STAGE = re.compile(r"\[RaSocket\]|\[InitChannelStage\]|Transport init error|LINK_ERROR_INFO|socket establish|"
@@ -83,17 +84,16 @@ def _setup_end(log: LogTable, view: RankView) -> dict[str, Fact]:
     if ends:
         end, first = ends[0]
         link = next(x for x in setups if x.peer == end.rank)
+        waiters = sorted({x.rank for x in setups if x.peer == end.rank})
         own = (Note("fact.link_end_failed", file=first.file, line=first.line) if first is not None
                else Note("fact.link_end_silent"))
-        return {"link_waits_end_at_peer": Fact("link_waits_end_at_peer", True, "log", link.file, link.line, note=Note(
-            "fact.link_waits_end", rank=end.rank, waiters=", ".join(sorted({str(x.rank) for x in setups
-                                                                             if x.peer == end.rank})), own=own))}
+        note = Note("fact.link_waits_end", rank=end.rank, waiters=", ".join(map(str, waiters)), own=own)
+        return {"link_waits_end_at_peer": Fact("link_waits_end_at_peer", True, "log", link.file, link.line, note=note)}
     if all(x.peer in view.waits for x in setups):
-        link = setups[0]
-        return {"link_waits_end_at_peer": Fact("link_waits_end_at_peer", False, "log", link.file, link.line,
-                                               note=Note("fact.link_waits_mutual", ranks=", ".join(
-                                                   map(str, sorted({x.rank for x in setups} | {x.peer for x in setups}))
-                                               )))}
+        ranks = sorted({x.rank for x in setups} | {x.peer for x in setups})
+        note = Note("fact.link_waits_mutual", ranks=", ".join(map(str, ranks)))
+        return {"link_waits_end_at_peer": Fact("link_waits_end_at_peer", False, "log", setups[0].file,
+                                               setups[0].line, note=note)}
     return {}
 
 

@@ -14,7 +14,7 @@ from ..knowledge.messages import Note
 from ..reading.table import LogTable
 from .items import Fact
 
-_LOCAL = re.compile(r"local rank information: nicType\[(?P<nic>\w+)\],\s*logicSuperPodId\[(?P<logic>[^\]]+)\],\s*"
+_LOCAL = re.compile(r"local rank information: nicType\[\w+\],\s*logicSuperPodId\[(?P<logic>[^\]]+)\],\s*"
                     r"phySuperPodId\[(?P<phy>-?\d+)\]")
 #: Lines this family reads.
 KEEP = ("phySuperPodId[",)
