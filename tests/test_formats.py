@@ -33,7 +33,7 @@ ANALYZER = ("device id : 0", "node name : trans_TransData_241", "kernel name : t
             "current pc : 0x1040")
 #: Groups whose values are numbers (compared by value: 0x10 == 16).
 NUMBERS = {"device", "serial", "core_id", "pc_start", "pc_start_second", "current", "stream", "task", "bin_size",
-           "address", "rank", "rank_num", "peer", "tid"}
+           "address", "rank", "rank_num", "peer", "peer_device", "tid"}
 
 
 def plog_line(form: formats.Form, example: str | None = None, s: int = 1) -> str:
@@ -135,6 +135,9 @@ def observe(form: formats.Form, tmp_path: Path) -> dict:
     if (fam, part) == ("set_device", "rank"):
         (info,) = membership.identities(read_plog(write(tmp_path, form))).values()
         return {"rank": info.rank, "rank_num": info.rank_num, "device": info.device, "ip": info.ip}
+    if (fam, part) == ("hccl_link", "detect"):
+        (d,) = extract_evidence(read_plog(write(tmp_path, form))).topology.ranks.detected
+        return {"ip": d.server, "device": d.device, "peer_ip": d.peer_server, "peer_device": d.peer_device}
     if fam in ("hccl_link", "hccl_timeout") and part in ("row", "socket", "peer", "setup"):
         view = extract_evidence(read_plog(write(tmp_path, form))).topology.ranks
         if form.expect["peer"] == "unknown":

@@ -3,6 +3,7 @@ peer its `Transport init error! createLink para:` line, link table row or socket
 the chain is followed to the rank that waited for no one, and what that rank logged decides. Lines follow the guide's
 and the transport manager's forms, with pids, times, ranks and addresses of ours."""
 from casebook.evidence.ranks import extract
+from casebook.judging.contract import to_dict
 from casebook.judging.triage import triage
 from casebook.knowledge.kb import load_kb
 from casebook.presenting.walk import build
@@ -110,3 +111,27 @@ def test_an_end_whose_own_first_error_is_of_the_link_stage_is_no_end(tmp_path):
     t = _per_node(tmp_path, "[ERROR] HCCL(903,python3.8):2026-05-12-14:32:56.166.988 [adapter_hccp.cc:1357] [16542]"
                             "[Recv][RaSocket]errNo[0x000000000500000d] recv fail, data[0xfffddc0e6ef0], size[2239]\n")
     assert t.evidence.topology.ranks.wait_ends == [0] and "link_waits_end_at_peer" not in t.facts
+
+
+def _detected(pid: int, local: int, src: int, dst: int) -> str:
+    """HCCL's connect-timeout detection result as the card with device `local` prints it."""
+    return (f"[ERROR] HCCL({pid},python3):2026-05-12-14:34:43.141.966 [detect_connect_anomalies.cc:132] [{pid}]This "
+            f"node (server 10.20.0.5, device ID {local}) detects that srcRank (server 10.20.0.5, device ID {src}) fails "
+            f"to connect to dstRank (server 10.20.0.6, device ID {dst}). Continue to analyze the fault based on the "
+            f"logs of srcRank and dstRank.\n")
+
+
+def test_hccls_own_detection_names_the_card_to_read_first_once_however_many_cards_print_it(tmp_path):
+    t = _triage(tmp_path, _init(30111, 1) + _create_link(30111, 1, 0) + _detected(30111, 1, 1, 3)
+                + _detected(30112, 2, 1, 3))
+    (d,) = t.evidence.topology.ranks.detected
+    assert (d.server, d.device, d.peer_server, d.peer_device, d.line) == ("10.20.0.5", 1, "10.20.0.6", 3, 3)
+    steps = {step.key: step for step in build(t)}
+    assert any("could not connect to the card at server 10.20.0.6, device 3" in f for f in steps["topology"].findings)
+    # HCCL's own finding comes before the chain the bundle's ranks make
+    assert [f for f in steps["root_cause"].findings if f.startswith("Read ")] == [
+        "Read the card at server/device 10.20.0.6/3 first: HCCL's own connect-timeout detection names it as the end "
+        "that could not be reached (see the topology step)."]
+    assert to_dict(t)["topology"]["ranks"]["detected"] == [{
+        "server": "10.20.0.5", "device": 1, "peer_server": "10.20.0.6", "peer_device": 3, "file": "paste.txt",
+        "line": 3, "time": "2026-05-12T14:34:43.141966"}]

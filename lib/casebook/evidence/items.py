@@ -234,6 +234,20 @@ class LinkFailure:
     text: str
 
 
+@dataclass(frozen=True)
+class LinkDetection:
+    """HCCL's own finding after a failed link setup: which card could not connect to which (by server and device)."""
+
+    server: str
+    device: int
+    peer_server: str
+    peer_device: int
+    file: str
+    line: int
+    time: str | None
+    text: str
+
+
 @dataclass
 class RankInfo:
     """One rank: where it ran and when it first failed."""
@@ -281,6 +295,7 @@ class RankView:
     waits: dict[int, list[int]] = field(default_factory=dict)   #: rank -> the peers its notify timeouts wait for
     wait_ends: list[int] = field(default_factory=list)   #: ranks waited for that wait for none: where chains end
     wait_loop: list[int] = field(default_factory=list)   #: ranks whose waits close a loop one of them enters twice
+    detected: list[LinkDetection] = field(default_factory=list)   #: HCCL's connect-timeout detection results
 
     @property
     def order(self) -> list[RankInfo]:

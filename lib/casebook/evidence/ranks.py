@@ -29,7 +29,7 @@ from ..reading.fields import seconds
 from ..reading.table import LogTable
 from . import collectives, membership
 from .first_error import error_lines, time_order
-from .items import Fact, LinkFailure, RankInfo, RankView
+from .items import Fact, LinkDetection, LinkFailure, RankInfo, RankView
 
 #: HCCL_CONNECT_TIMEOUT's default: ranks of one group start their setup within this of each other.
 SETUP_SPREAD_S = 120
@@ -40,6 +40,9 @@ _LINK_STAGE = re.compile(r"\[RaSocket\]|\[InitChannelStage\]|Transport init erro
                          r"get so[ck]{2}et timeout")
 #: What a link report says when the link was never set up: the rank waited for its peer to connect.
 SETUP_WAITS = frozenset({"link setup", "socket timeout", "no connect", "time out"})
+
+
+_DETECT = formats.select("hccl_link", "detect")
 
 
 def _peer_report(text: str) -> Hit | None:
@@ -123,7 +126,21 @@ def _extract(log: LogTable) -> RankView:
     named = set(view.blamed)
     view.missing = sorted((expected | named) - set(by_rank))
     view.clock_skew = _skew(log, ident)
+    view.detected = _detected(lines)
     return view
+
+
+def _detected(lines) -> list[LinkDetection]:
+    """HCCL's connect-timeout detection (CANN 8.5+): after a failed link setup its probes follow the cascade and name
+    the pair where it starts, "srcRank (server S, device ID s) fails to connect to dstRank (server D, device ID d)";
+    each pair once, as every rank that probed prints it."""
+    found: dict[tuple, LinkDetection] = {}
+    for e in lines:
+        hit = _DETECT.first(e.text)
+        if hit is not None:
+            key = (hit.values["ip"], hit.int("device"), hit.values["peer_ip"], hit.int("peer_device"))
+            found.setdefault(key, LinkDetection(*key, e.file, e.line, e.time, e.text))
+    return list(found.values())
 
 
 def _node_first_error(log: LogTable, view: RankView, info: RankInfo):

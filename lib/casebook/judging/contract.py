@@ -89,6 +89,9 @@ def _ranks(v: RankView) -> dict:
                          "time": f.time} for f in v.collectives],
         "behind": v.behind, "waits": {str(k): p for k, p in v.waits.items()}, "wait_ends": v.wait_ends,
         "wait_loop": v.wait_loop,
+        "detected": [{"server": d.server, "device": d.device, "peer_server": d.peer_server,
+                      "peer_device": d.peer_device, "file": d.file, "line": d.line, "time": d.time}
+                     for d in v.detected],
     }
 
 

@@ -39,7 +39,7 @@ FAMILIES = {
     "aicpu_fault": ("report", "code"),
     "set_device": ("set", "rank", "failed"),
     "hccl_timeout": ("timeout", "peer", "code"),
-    "hccl_link": ("row", "socket", "peer", "setup", "table", "code"),
+    "hccl_link": ("row", "socket", "peer", "setup", "detect", "table", "code"),
     "task_exception": ("report", "code"),
     "device_heartbeat": ("report", "code"),
     "device_lost": ("report", "code"),
@@ -62,7 +62,7 @@ LEVELS = ("ERROR", "WARNING", "INFO", "EVENT", "DEBUG", "TRACE", "-")
 #: Named groups a regex may use, so that every family reads the same name the same way.
 GROUPS = ("device", "serial", "core_id", "core_type", "error_code", "errcode", "error_str", "pc_start",
           "pc_start_second", "current", "stream", "task", "kernel", "bin_size", "address", "ret_code", "code",
-          "module", "tid", "rank", "rank_num", "ip", "peer", "peer_ip", "role", "status")
+          "module", "tid", "rank", "rank_num", "ip", "peer", "peer_ip", "peer_device", "role", "status")
 
 
 class FormatError(ValueError):

@@ -267,7 +267,7 @@ def _topology(t: Triage, s: Step) -> None:
 
 
 def _ranks(view, s: Step) -> None:
-    if not view.ranks and not view.links and not view.collectives:
+    if not view.ranks and not view.links and not view.collectives and not view.detected:
         return
     if view.order:
         s.add("ranks.order", ranks=s.say("list.sep").join(
@@ -282,8 +282,12 @@ def _ranks(view, s: Step) -> None:
         s.add("ranks.blamed", ranks=", ".join(str(r) for r, n in sorted(view.blamed.items()) if n == top), n=top)
     if view.missing:
         s.add("ranks.missing", ranks=", ".join(map(str, view.missing)))
+    for d in view.detected:
+        s.add("ranks.detected", server=d.server, device=d.device, peer_server=d.peer_server, peer_device=d.peer_device)
+        s.cite(cited(d.file, d.line, d.text, "fails to connect to dstRank"))
     for kind, ranks in hypotheses.rank_pointers(view):
-        s.add(f"ranks.{kind}", ranks=ranks)
+        if kind != "detected":   # said just above, with both ends
+            s.add(f"ranks.{kind}", ranks=ranks)
     s.findings += [words(s.lang, n) for n in view.clock_skew]
     if view.ranks:
         s.tables.append((s.say("table.ranks"), tables.ranks(view, s.lang)))
