@@ -292,7 +292,7 @@ class RankView:
     clock_skew: list[str] = field(default_factory=list)      #: notes on suspected clock differences between nodes
     collectives: list[FailedCollective] = field(default_factory=list)  #: the collective each process failed in
     behind: list[int] = field(default_factory=list)   #: ranks at a lower collective index than their peers
-    waits: dict[int, list[int]] = field(default_factory=dict)   #: rank -> the peers its notify timeouts wait for
+    waits: dict[int, list[int]] = field(default_factory=dict)   #: rank -> the peers it waited for (notify, link setup)
     wait_ends: list[int] = field(default_factory=list)   #: ranks waited for that wait for none: where chains end
     wait_loop: list[int] = field(default_factory=list)   #: ranks whose waits close a loop one of them enters twice
     detected: list[LinkDetection] = field(default_factory=list)   #: HCCL's connect-timeout detection results
