@@ -290,7 +290,7 @@ def test_no_bit_set_is_an_observation():
     from casebook.judging.observed import observations
     fault = AicoreFault(file="p.log", line=3, time=None, node=None, pid=1, device=0, serial=1, cores=[0],
                         wording="aicore error", pc_start_raw=None, current_raw=None, error_code=0, errcode=(0, 0, 0))
-    base = triage(ROOT / "kb" / "samples" / "_unknown" / "not-contiguous").evidence
+    base = triage(ROOT / "kb" / "samples" / "_unknown" / "scatter-list-size").evidence
     ev = replace(base, aicore_faults=[fault])
     obs = observations(ev, [])
     assert ("error_bits", "none") in {(o.field, o.value) for o in obs}

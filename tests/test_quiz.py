@@ -71,14 +71,14 @@ def test_cases_narrow_the_pool():
 
 
 def test_without_a_family_the_case_is_picked_among_the_candidates(tmp_path):
-    # the unknown sample's refusal ("Tensors must be contiguous") places the framework-usage family: worded as no family
-    # reads it, the failure is one the knowledge base cannot place at all
-    sample = tmp_path / "not-contiguous"
-    shutil.copytree(SAMPLES / "_unknown" / "not-contiguous", sample)
+    # the unknown sample's refusal ("... must match number of collective participants") places the framework-usage
+    # family: worded as no family reads it, the failure is one the knowledge base cannot place at all
+    sample = tmp_path / "scatter-list-size"
+    shutil.copytree(SAMPLES / "_unknown" / "scatter-list-size", sample)
     for path in sample.rglob("*.log"):
         text = path.read_text(encoding="utf-8")
-        path.write_text(text.replace("Tensors must be contiguous", "the tensors handed to all_gather are transposed"),
-                        encoding="utf-8")
+        path.write_text(text.replace("Tensor list input to scatter/gather must match number of collective participants",
+                                     "reduce_scatter was handed three tensors for four ranks"), encoding="utf-8")
     quiz = make_quiz(0, sample=sample)
     assert quiz.triage.family is None
     assert "family" not in [q.key for q in quiz.questions]

@@ -416,3 +416,22 @@ def test_the_graph_engines_format_check_names_the_op_type_not_the_node(tmp_path)
     assert (r.op, r.aspect, r.param, r.value, r.allowed) == ("Conv2D", "format", "x", "ND", ("NCHW", "NHWC"))
     t = triage(path, kb=KB)
     assert t.diagnosis is not None and t.diagnosis.case.id == "op-rejects-format-or-layout"
+
+
+@pytest.mark.parametrize("line,op,value", [
+    # the converter's pre-check (E19010), with the node's name and without it, and the ONNX parser's own (E16002)
+    ("E19010: No parser is registered for Op [/backbone/stem/conv/Conv, optype [ai.onnx::18::Conv]].", "Conv", "18"),
+    ("No parser is registered for Op [ai.onnx::21::Gelu]", "Gelu", "21"),
+    ("E16002: No ONNX parser is registered for optype [ai.onnx::18::Col2Im].", "Col2Im", "18"),
+])
+def test_a_node_type_without_a_parser_names_the_op_and_the_opset_it_is_keyed_by(tmp_path, line, op, value):
+    """Ascend/parser keys an ONNX node's type as domain::opset::type: the opset is what the converter did not parse,
+    not the op alone, and the answer says both."""
+    (r,) = extract(read_plog(write_log(tmp_path, "atc.log", line + "\n")))
+    assert (r.op, r.aspect, r.param, r.value) == (op, "opset", "ai.onnx", value)
+    t = triage(tmp_path / "atc.log", kb=KB)
+    assert (t.diagnosis.case.id, t.diagnosis.verdict) == ("onnx-opset-outside-converter-parsers", "likely")
+    assert f"{op} rejects the model's opset {value} (ai.onnx)" in [i.text for i in t.diagnosis.for_]
+    # a type the converter knows nothing of, at no opset (a plugin's own name), is not read as an opset refusal
+    other = write_log(tmp_path, "plain.log", "E16002: No ONNX parser is registered for optype CustomOp.\n")
+    assert extract(read_plog(other)) == []

@@ -327,7 +327,7 @@ class Rejection:
     """An op refusing its call before launch, and what it says it refuses."""
 
     op: str | None               #: aclnn API or op type, from the line or the call's line just before it
-    #: dtype, dtype_or_format, format, layout, shape, attribute, bound, platform, call or converter
+    #: dtype, dtype_or_format, format, layout, shape, attribute, bound, platform, call, converter or opset
     aspect: str
     param: str | None            #: the parameter named (self, gamma, head dim, ...)
     value: str | None            #: the value refused

@@ -183,6 +183,13 @@ FORMS: tuple[tuple[str, tuple[str, int]], ...] = (
     ("call", _form(r"[Tt]iling (?:failed|Failed|func failed)|do tiling failed|TilingFunc failed|"
                    r"[Ff]ailed to execute tiling function|\btiling requires\b")),
     ("call", _form(r"AclNN_Parameter_Error|ACLNN_ERR_PARAM_INVALID|error code is 161002")),
+    # a model converter's parser that has none for a node's type at the model's opset (E19010: "No parser is
+    # registered for Op [/head/Div_3, optype [ai.onnx::23::Div]]"): the ONNX parser keys each node's type by its
+    # domain and the model's opset version, so the type that fails is the op at that opset, not the op alone
+    ("opset", _form(r"No parser is registered for Op \[(?:[^\[\]]*?,\s*optype \[)?(?P<param>[\w.]+)::(?P<value>\d+)::"
+                    r"(?P<op>\w+)\]")),
+    # its op-plugin twin (E16002, E76002: "No ONNX parser is registered for optype [ai.onnx::18::Col2Im]")
+    ("opset", _form(r"No ONNX parser is registered for optype \[?(?P<param>[\w.]+)::(?P<value>\d+)::(?P<op>\w+)")),
 )
 #: Lines this family reads.
 READS = ("not implemented for", "support list", "supported list", "when layout", "layout is", "not support",
@@ -190,7 +197,7 @@ READS = ("not implemented for", "support list", "supported list", "when layout",
          "must be", "but it is", "only support", "but got", "but received", "Wrong ", "for parameter",
          "need to broadcast", "incorrect format", "incorrect dtype", "incorrect data", "has not been supported",
          "Only support", "initCann", "but found", "desired output type", "alues are", "llowed value",
-         "Unsupported data type", "Unsupported dtype", "needs to be")
+         "Unsupported data type", "Unsupported dtype", "needs to be", "parser is registered")
 #: Of those, the lines the reader keeps in big files. An op complains in an ERROR line, which the reader keeps anyway,
 #: or in a line without a header; a line that merely names a tiling is kept when the tiling failed: an op's INFO lines
 #: report their tiling data by the thousand, and none of them is a complaint.
@@ -366,8 +373,10 @@ def extract(log: LogTable) -> list[Rejection]:
             continue
         # the complaint's own line and the one just before it (a paste puts the source position above the message)
         stage = "tiling" if any(_TILING.search(t) for t in (m.string, *before[-2:])) else None
-        out.append(Rejection(op=op or _op(after[::-1]), aspect=aspect, param=_clean(groups.get("param")),
-                             value=_clean(groups.get("value")), allowed=_allowed(groups.get("allowed")),
+        # a form that names the op itself (the converter's type key) is read before the lines around it
+        out.append(Rejection(op=groups.get("op") or op or _op(after[::-1]), aspect=aspect,
+                             param=_clean(groups.get("param")), value=_clean(groups.get("value")),
+                             allowed=_allowed(groups.get("allowed")),
                              file=files[pos], line=log.column("line")[pos], text=m.string, stage=stage))
         covered = pos + used
     return out

@@ -239,6 +239,12 @@ FACTS = {s.name: s for s in (
     FactSpec("started_in_torch_npu_source_tree", "bool",
              "Python was started in the torch_npu source checkout (or a folder holding a torch_npu directory), so "
              "`import torch_npu` finds that folder before the installed package."),
+    FactSpec("ray_status_lists_npu", "bool",
+             "`ray status` lists an NPU resource with every node's cards, so Ray can give NPU bundles."),
+    FactSpec("lower_opset_export_converts", "bool",
+             "The ONNX model exported again with a lower opset (11 or 13) passes the nodes ATC found no parser for."),
+    FactSpec("onnx_model_imports_several_opsets", "bool",
+             "The ONNX model's opset_import lists more than one entry (a custom or quantisation domain beside ai.onnx)."),
     FactSpec("job_python_is_cann_python", "bool",
              "The Python that runs the job sees CANN's own Python packages (te, tbe, op_compile_tool from the toolkit's "
              "python/site-packages or its wheels), e.g. `python -c \"import tbe.common\"` succeeds."),

@@ -292,18 +292,17 @@ def visible_negative_device_id() -> dict[str, str]:
                   "verdicts": {VISIBLE: "possible", "device-id-beyond-visible-devices": "confirmed"}}]})
 
 
-def unknown_not_contiguous() -> dict[str, str]:
+def unknown_scatter_list_size() -> dict[str, str]:
     """A usage error in the script that no case of the knowledge base covers."""
     job, t = job_failing(260721, 91230, datetime(2026, 7, 21, 12, 0, 0, 310_777), 6)
-    p = job.proc(0)
-    job.screen += traceback([(SCRIPT, 210, "main", "dist.all_gather(outputs, grads.t())")],
-                            "RuntimeError: Tensors must be contiguous")
-    job.screen += [pta_line(t, p.pid, p.device, p.rank, "ERR02002", "DIST invalid type.")]
+    job.screen += traceback([(SCRIPT, 210, "main", "dist.reduce_scatter(shard, parts)")],
+                            "RuntimeError: Tensor list input to scatter/gather must match number of collective "
+                            "participants")
     job.screen += failure_exit(job, 0, t + timedelta(seconds=1))
     stop(job, t)
-    return files(job, {"about": """A failure no case covers: rank 0 passes a transposed (non-contiguous) tensor to
-        all_gather and torch_npu refuses it ('Tensors must be contiguous', ERR02002 DIST invalid type). No case
-        matches: no candidate above possible and no diagnosis.""",
+    return files(job, {"about": """A failure no case covers: rank 0 hands reduce_scatter a list of three tensors on a
+        group of four ranks, and the collective's entry check refuses the call. No case matches: no candidate above
+        possible and no diagnosis.""",
         "runs": [{"facts": {}, "diagnosis": None, "verdicts": {}}]})
 
 
@@ -315,5 +314,5 @@ BUILDERS = (
     (TILING, "positive-atten-mask-shape", tiling_positive), (TILING, "negative-dtype-check", tiling_negative_dtype),
     (TILING, "negative-binary-missing", tiling_negative_binary),
     (VISIBLE, "positive-not-ascending", visible_positive), (VISIBLE, "negative-device-id", visible_negative_device_id),
-    ("_unknown", "not-contiguous", unknown_not_contiguous),
+    ("_unknown", "scatter-list-size", unknown_scatter_list_size),
 )
