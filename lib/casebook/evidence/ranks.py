@@ -19,7 +19,6 @@ close a loop too, but each rank of it is waited for once).
 """
 from __future__ import annotations
 
-import re
 from collections import Counter
 
 from ..knowledge import formats
@@ -27,7 +26,7 @@ from ..knowledge.formats import Hit
 from ..knowledge.messages import Note
 from ..reading.fields import seconds
 from ..reading.table import LogTable
-from . import collectives, membership
+from . import cascade, collectives, membership
 from .first_error import error_lines, time_order
 from .items import Fact, LinkDetection, LinkFailure, RankInfo, RankView
 
@@ -35,9 +34,9 @@ from .items import Fact, LinkDetection, LinkFailure, RankInfo, RankView
 SETUP_SPREAD_S = 120
 #: What a notify timeout's link says of itself.
 NOTIFY = "notify timeout"
-#: Lines of HCCL's link stage: a rank that logs one was setting up links itself.
-_LINK_STAGE = re.compile(r"\[RaSocket\]|\[InitChannelStage\]|Transport init error|LINK_ERROR_INFO|socket establish|"
-                         r"get so[ck]{2}et timeout")
+#: Failure kinds of HCCL's own stages (the cascade rules and the format catalog name them): a rank whose first error
+#: is of one was setting up links, or running a collective, itself.
+HCCL_STAGES = frozenset({"link_failure", "hccl_timeout"})
 #: What a link report says when the link was never set up: the rank waited for its peer to connect.
 SETUP_WAITS = frozenset({"link setup", "socket timeout", "no connect", "time out"})
 
@@ -81,9 +80,10 @@ def _setup_end(log: LogTable, view: RankView) -> dict[str, Fact]:
     present = {r.rank: r for r in view.ranks}
     ends = [(present[p], present[p].first_error or _node_first_error(log, view, present[p]))
             for p in dict.fromkeys(x.peer for x in setups) if p not in view.waits and p in present]
-    # an end whose own first error is of the link stage (a socket's recv failed) was in link setup too, waiting
-    # on a link its line names no peer of: the chain does not end there, it is lost there
-    ends = [(info, first) for info, first in ends if first is None or not _LINK_STAGE.search(first.text)]
+    # an end whose own first error is of HCCL's stages (a socket's recv failed, a link it set up timed out) was in
+    # link setup or a collective too, waiting on a link its line names no peer of: the chain is lost there
+    ends = [(info, first) for info, first in ends
+            if first is None or cascade.classify(first.text)[1] not in HCCL_STAGES]
     if ends:
         end, first = ends[0]
         link = next(x for x in setups if x.peer == end.rank)
