@@ -4,7 +4,7 @@ import re
 import pytest
 from casebook.judging.observed import Observation, Observed
 from casebook.knowledge.kb import load_kb
-from casebook.knowledge.literals import _CHUNKED_FROM, Haystack, Index, required, required_all
+from casebook.knowledge.literals import Haystack, Index, required, required_all
 from casebook.reading.bundle import Pasted
 from casebook.reading.plog import read_plog
 from conftest import COLLECTIONS, SAMPLES
@@ -214,8 +214,8 @@ def test_the_index_finds_the_same_literals_through_the_compiled_search_on_a_big_
     lines = sorted({line for f in sorted(Path(kb.root, "samples").glob("*/*/capture.txt"))
                     for line in f.read_text(errors="replace").splitlines() if line.strip()})
     hay = Haystack(lines)
-    # the chunked path, both cases
-    assert all(len(hay.joined(f)) >= _CHUNKED_FROM and hay.compiled(500, f) for f in (False, True))
+    # the compiled search, both cases
+    assert all(hay.compiled(500, f) for f in (False, True))
     present = index.present(hay)
     for folded in (False, True):
         joined = hay.joined(folded)
@@ -300,3 +300,39 @@ def test_lines_holding_refuses_what_its_search_cannot_take():
             _linescan.lines_holding(b"abc", literals)
     # its most, 511 (the scan keeps one slot for the device literal), is taken
     assert _linescan.lines_holding(b"x\nabc510\n", tuple(b"abc%03d" % i for i in range(511))) == [1]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.lists(st.sampled_from([b"ver", b"sion", b"ab", b"c", b"\xc3\xa9", b"x", b"\n"]), max_size=12)
+                .map(b"".join), max_size=12).map(b"\n".join),
+       st.lists(st.sampled_from([b"version", b"abc", b"sionab", b"\xc3\xa9x", b"xxx", b"cab"]), min_size=1, max_size=6))
+def test_literals_held_names_the_literals_the_bytes_hold(data, literals):
+    from casebook.reading import _linescan
+    assert _linescan.literals_held(data, tuple(literals)) == [i for i, lit in enumerate(literals) if lit in data]
+
+
+def test_literals_held_refuses_what_its_search_cannot_take():
+    from casebook.reading import _linescan
+    for literals, error in [((), ValueError), ((b"ab",), ValueError), (("abc",), TypeError),
+                            (tuple(b"abc%d" % i for i in range(512)), ValueError)]:
+        with pytest.raises(error):
+            _linescan.literals_held(b"abc", literals)
+    assert _linescan.literals_held(b"x\nabc510\n", tuple(b"abc%03d" % i for i in range(511))) == [510]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(_PIECE, max_size=8).map("".join), max_size=20), st.lists(_NEEDLE, min_size=1, max_size=6),
+       st.booleans())
+def test_the_literals_a_haystack_holds_are_those_one_of_its_texts_holds(texts, needles, folded):
+    from unittest import mock
+
+    from casebook.reading import haystack
+    # every size goes to the compiled search where it can take the texts (none holds a newline): a literal is held
+    # when one text holds it, as the plain search of each text says
+    with mock.patch.object(haystack, "_COMPILED_FROM", 0):
+        held = haystack.Haystack(texts).held(needles, folded)
+    if all("\n" not in t for t in texts):
+        assert held == {n for n in needles if any(n in (t.lower() if folded else t) for t in texts)}
+    else:   # a text holding a newline: the joined texts are searched as one, which is what the plain search does
+        joined = "\n".join(t.lower() if folded else t for t in texts)
+        assert held == {n for n in needles if n in joined}

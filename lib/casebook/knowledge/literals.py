@@ -232,12 +232,6 @@ class Haystack(haystack.Haystack):
         return [i for i in within if need.may_match(self.texts[i])]
 
 
-#: Characters of a haystack from which its literals are found through the compiled search: each search sets up its
-#: tables first, which a few dozen distinct messages do not repay (1.5 KB: 1.1 ms against 0.7 ms; 210 KB: 30 ms
-#: against 41 ms).
-_CHUNKED_FROM = 1 << 15
-
-
 class Index:
     """The literals of many regexes' requirements, each looked for once in a haystack: which regexes may match
     it, and with which of their literals, is then a lookup. A knowledge base has some 550 message signatures with
@@ -268,18 +262,9 @@ class Index:
         for folded, literals in self._by_case.items():
             if not literals:
                 continue
-            alts = [alt for alt, _ in literals]
-            if len(hay.joined(folded)) >= _CHUNKED_FROM and hay.compiled(len(alts), folded):
-                # a big bundle's thousand distinct messages: the compiled search finds, per 255 literals, the texts
-                # holding any of them, and each literal is then looked for in those texts only (a literal of one
-                # line, as the compiled search reads lines; one spanning two, which no single text holds, never)
-                for k in range(0, len(alts), haystack.AT_ONCE):
-                    chunk = [alt for alt in alts[k:k + haystack.AT_ONCE] if "\n" not in alt]
-                    some = hay.joined_of(hay.holding_any(chunk, folded), folded)
-                    held[folded].update(alt for alt in chunk if alt in some)
-            else:
-                joined = hay.joined(folded)
-                held[folded].update(alt for alt in alts if alt in joined)
+            # the knowledge base's 845 literals over a big bundle's 1,500 messages (200 KB): 3.4 ms through the
+            # compiled search against 25 ms of str searches; over 8 KB, 0.24 ms against 1.65 ms
+            held[folded].update(hay.held([alt for alt, _ in literals], folded))
         ids = {key for folded, literals in self._by_case.items() for alt, keys in literals if alt in held[folded]
                for key in keys}
         return Present(frozenset(ids), {f: frozenset(h) for f, h in held.items()})

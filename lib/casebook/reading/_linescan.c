@@ -566,9 +566,72 @@ done:
     return out;
 }
 
+PyDoc_STRVAR(literals_held_doc,
+"literals_held(data, literals) -> list of int\n\n"
+"The 0-based positions, ascending, of the `literals` (a tuple of 1 to 511 bytes objects of at least three bytes\n"
+"each, none holding a newline) that occur somewhere in `data`: which of many literals a bundle's texts hold, in\n"
+"one pass over them.");
+
+static PyObject *literals_held(PyObject *module, PyObject *args)
+{
+    Py_buffer view;
+    PyObject *literals, *out = NULL;
+    if (!PyArg_ParseTuple(args, "y*O!:literals_held", &view, &PyTuple_Type, &literals))
+        return NULL;
+    Py_ssize_t n = PyTuple_GET_SIZE(literals);
+    Search *search = PyMem_RawCalloc(1, sizeof(Search));
+    uint8_t *found = PyMem_RawCalloc(n > 0 ? (size_t)n : 1, 1);
+    int failed = 0;
+    if (search == NULL || found == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    /* the search's last literal is its device literal, which search_held never reports: the first again */
+    if (n < 1) {
+        PyErr_SetString(PyExc_ValueError, "at least one literal");
+        goto done;
+    }
+    PyObject *first = PyTuple_GET_ITEM(literals, 0);
+    if (!PyBytes_Check(first)) {
+        PyErr_SetString(PyExc_TypeError, "literals must be bytes");
+        goto done;
+    }
+    if (search_literals(search, literals, PyBytes_AS_STRING(first), PyBytes_GET_SIZE(first)) < 0)
+        goto done;
+    Py_BEGIN_ALLOW_THREADS
+    if (search_build(search, view.buf, view.len) < 0)
+        failed = 1;
+    else
+        search_held(search, view.buf, 0, view.len, found);
+    Py_END_ALLOW_THREADS
+    if (failed) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    if ((out = PyList_New(0)) == NULL)
+        goto done;
+    for (Py_ssize_t l = 0; l < n; l++) {
+        PyObject *no = found[l] ? PyLong_FromSsize_t(l) : NULL;
+        if (found[l] && (no == NULL || PyList_Append(out, no) < 0)) {
+            Py_XDECREF(no);
+            Py_CLEAR(out);
+            goto done;
+        }
+        Py_XDECREF(no);
+    }
+done:
+    if (search != NULL)
+        PyMem_RawFree(search->freq);
+    PyMem_RawFree(search);
+    PyMem_RawFree(found);
+    PyBuffer_Release(&view);
+    return out;
+}
+
 static PyMethodDef methods[] = {
     {"scan", scan, METH_VARARGS, scan_doc},
     {"lines_holding", lines_holding, METH_VARARGS, lines_holding_doc},
+    {"literals_held", literals_held, METH_VARARGS, literals_held_doc},
     {NULL, NULL, 0, NULL},
 };
 

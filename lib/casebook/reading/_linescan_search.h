@@ -128,6 +128,31 @@ static int search_line(const Search *s, const unsigned char *p, Py_ssize_t start
     return found;
 }
 
+/* Which of the keep literals (not the device literal) the bytes [start, end) hold anywhere: `found[l]` is set for
+ * each; returns how many, and stops once every one is found. */
+static Py_ssize_t search_held(const Search *s, const unsigned char *p, Py_ssize_t start, Py_ssize_t end,
+                              uint8_t *found)
+{
+    const Py_ssize_t want = s->nlits - 1;
+    const uint8_t *m = s->marks;
+    Py_ssize_t nfound = 0;
+    for (Py_ssize_t i = start; i + 1 < end; i += 2) {
+        unsigned key = pair(p + i);
+        if (!m[key])
+            continue;
+        for (int16_t e = s->head[key]; e >= 0; e = s->anchors[e].next) {
+            Py_ssize_t l = s->anchors[e].lit, at = i - s->anchors[e].offset, len = s->lit_len[l];
+            if (l < want && !found[l] && at >= start && at + len <= end
+                    && memcmp(p + at, s->lits[l], (size_t)len) == 0) {
+                found[l] = 1;
+                if (++nfound == want)
+                    return nfound;
+            }
+        }
+    }
+    return nfound;
+}
+
 static inline uint64_t word(const unsigned char *p, Py_ssize_t n)
 {
     uint64_t v = 0;

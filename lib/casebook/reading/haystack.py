@@ -7,9 +7,9 @@ from bisect import bisect_right
 from typing import Callable, Iterable
 
 try:   # the compiled scanner's literal search; without it every literal is found with str.find
-    from ._linescan import lines_holding
+    from ._linescan import lines_holding, literals_held
 except ImportError:   # pragma: no cover - the extension is optional (setup.py)
-    lines_holding = None
+    lines_holding = literals_held = None
 
 #: Literals given to the compiled search at once (it takes up to 511: its MAX_LITERALS, less the one slot it keeps);
 #: the knowledge base's literal index hands it the same number (literals.Index.present).
@@ -84,6 +84,24 @@ class Haystack:
             found = {i for k in range(0, len(long_), AT_ONCE) for i in lines_holding(data, long_[k:k + AT_ONCE])}
             return sorted(found.union(self._finding(short, folded)))
         return sorted(self._finding(literals, folded))
+
+    def held(self, literals: Iterable[str], folded: bool = False) -> set[str]:
+        """The literals one of the texts holds (the folded texts when `folded`); a literal spanning two lines, which
+        no text holds, is found only by the plain search of the joined texts."""
+        literals = list(dict.fromkeys(literals))
+        joined = self._layout(folded)[0]
+        data = self._encoded(folded) if len(joined) * len(literals) >= _COMPILED_FROM else None
+        if data is None or literals_held is None:
+            return {a for a in literals if a in joined}
+        # one pass over the bytes per 255 literals tells which of them occur, instead of one search of the whole
+        # joined text per literal (a knowledge base's 1,100 literals over a big bundle's 1,500 messages: 30 ms to 3)
+        encoded = [(a, a.encode("utf-8", "surrogatepass")) for a in literals if "\n" not in a]
+        long_ = [(a, e) for a, e in encoded if len(e) >= 3]
+        out = {a for a, e in encoded if len(e) < 3 and a in joined}
+        for k in range(0, len(long_), AT_ONCE):
+            part = long_[k:k + AT_ONCE]
+            out.update(part[i][0] for i in literals_held(data, tuple(e for _, e in part)))
+        return out
 
     def _finding(self, literals: list[str], folded: bool) -> set[int]:
         """Indices of the texts holding one of `literals`, each literal found with str.find."""
