@@ -292,14 +292,16 @@ def test_lines_holding_names_the_lines_that_hold_a_literal(data, literals):
     assert _linescan.lines_holding(data, tuple(literals)) == expected
 
 
-def test_lines_holding_refuses_what_its_search_cannot_take():
+@pytest.mark.parametrize("search,last", [("lines_holding", [1]), ("literals_held", [510])])
+def test_the_compiled_literal_searches_refuse_what_they_cannot_take(search, last):
     from casebook.reading import _linescan
+    find = getattr(_linescan, search)
     for literals, error in [((), ValueError), ((b"ab",), ValueError), (("abc",), TypeError),
                             (tuple(b"abc%d" % i for i in range(512)), ValueError)]:
         with pytest.raises(error):
-            _linescan.lines_holding(b"abc", literals)
-    # its most, 511 (the scan keeps one slot for the device literal), is taken
-    assert _linescan.lines_holding(b"x\nabc510\n", tuple(b"abc%03d" % i for i in range(511))) == [1]
+            find(b"abc", literals)
+    # 511 literals, the most they take: the line, or the literal, of the last one
+    assert find(b"x\nabc510\n", tuple(b"abc%03d" % i for i in range(511))) == last
 
 
 @settings(max_examples=200, deadline=None)
@@ -309,15 +311,6 @@ def test_lines_holding_refuses_what_its_search_cannot_take():
 def test_literals_held_names_the_literals_the_bytes_hold(data, literals):
     from casebook.reading import _linescan
     assert _linescan.literals_held(data, tuple(literals)) == [i for i, lit in enumerate(literals) if lit in data]
-
-
-def test_literals_held_refuses_what_its_search_cannot_take():
-    from casebook.reading import _linescan
-    for literals, error in [((), ValueError), ((b"ab",), ValueError), (("abc",), TypeError),
-                            (tuple(b"abc%d" % i for i in range(512)), ValueError)]:
-        with pytest.raises(error):
-            _linescan.literals_held(b"abc", literals)
-    assert _linescan.literals_held(b"x\nabc510\n", tuple(b"abc%03d" % i for i in range(511))) == [510]
 
 
 @settings(max_examples=300, deadline=None)

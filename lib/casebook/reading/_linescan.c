@@ -489,6 +489,45 @@ done:
     return out;
 }
 
+/* A search of `literals` (a tuple of bytes objects of at least three bytes each) whose device slot holds the first
+ * literal again, which the searches below never report; NULL with an exception set when it cannot be had. */
+static Search *literal_search(PyObject *literals)
+{
+    if (PyTuple_GET_SIZE(literals) < 1) {
+        PyErr_SetString(PyExc_ValueError, "at least one literal");
+        return NULL;
+    }
+    PyObject *first = PyTuple_GET_ITEM(literals, 0);
+    if (!PyBytes_Check(first)) {
+        PyErr_SetString(PyExc_TypeError, "literals must be bytes");
+        return NULL;
+    }
+    Search *search = PyMem_RawCalloc(1, sizeof(Search));
+    if (search == NULL) {
+        PyErr_NoMemory();
+        return NULL;
+    }
+    if (search_literals(search, literals, PyBytes_AS_STRING(first), PyBytes_GET_SIZE(first)) < 0) {
+        PyMem_RawFree(search);
+        return NULL;
+    }
+    return search;
+}
+
+/* A list of the `n` numbers of `v`; NULL with an exception set when it cannot be made. */
+static PyObject *int_list(const Py_ssize_t *v, Py_ssize_t n)
+{
+    PyObject *out = PyList_New(n);
+    for (Py_ssize_t i = 0; out != NULL && i < n; i++) {
+        PyObject *no = PyLong_FromSsize_t(v[i]);
+        if (no == NULL)
+            Py_CLEAR(out);
+        else
+            PyList_SET_ITEM(out, i, no);
+    }
+    return out;
+}
+
 PyDoc_STRVAR(lines_holding_doc,
 "lines_holding(data, literals) -> list of int\n\n"
 "The 0-based numbers, ascending, of the lines of `data` (bytes split at newlines) that hold one of `literals`\n"
@@ -501,25 +540,10 @@ static PyObject *lines_holding(PyObject *module, PyObject *args)
     PyObject *literals, *out = NULL;
     if (!PyArg_ParseTuple(args, "y*O!:lines_holding", &view, &PyTuple_Type, &literals))
         return NULL;
-    Py_ssize_t n = PyTuple_GET_SIZE(literals);
-    Search *search = PyMem_RawCalloc(1, sizeof(Search));
+    Search *search = literal_search(literals);
     Py_ssize_t *found = NULL, nfound = 0, cap = 0;
     int failed = 0;
-    if (search == NULL) {
-        PyErr_NoMemory();
-        goto done;
-    }
-    /* the search's last literal is its device literal, which want=1 never reports: the first again */
-    if (n < 1) {
-        PyErr_SetString(PyExc_ValueError, "at least one literal");
-        goto done;
-    }
-    PyObject *first = PyTuple_GET_ITEM(literals, 0);
-    if (!PyBytes_Check(first)) {
-        PyErr_SetString(PyExc_TypeError, "literals must be bytes");
-        goto done;
-    }
-    if (search_literals(search, literals, PyBytes_AS_STRING(first), PyBytes_GET_SIZE(first)) < 0)
+    if (search == NULL)
         goto done;
     const unsigned char *data = view.buf;
     Py_ssize_t size = view.len, unused;
@@ -543,20 +567,10 @@ static PyObject *lines_holding(PyObject *module, PyObject *args)
         start = end + 1;
     }
     Py_END_ALLOW_THREADS
-    if (failed) {
+    if (failed)
         PyErr_NoMemory();
-        goto done;
-    }
-    if ((out = PyList_New(nfound)) == NULL)
-        goto done;
-    for (Py_ssize_t i = 0; i < nfound; i++) {
-        PyObject *no = PyLong_FromSsize_t(found[i]);
-        if (no == NULL) {
-            Py_CLEAR(out);
-            goto done;
-        }
-        PyList_SET_ITEM(out, i, no);
-    }
+    else
+        out = int_list(found, nfound);
 done:
     if (search != NULL)
         PyMem_RawFree(search->freq);
@@ -578,52 +592,37 @@ static PyObject *literals_held(PyObject *module, PyObject *args)
     PyObject *literals, *out = NULL;
     if (!PyArg_ParseTuple(args, "y*O!:literals_held", &view, &PyTuple_Type, &literals))
         return NULL;
-    Py_ssize_t n = PyTuple_GET_SIZE(literals);
-    Search *search = PyMem_RawCalloc(1, sizeof(Search));
-    uint8_t *found = PyMem_RawCalloc(n > 0 ? (size_t)n : 1, 1);
+    Search *search = literal_search(literals);
+    Py_ssize_t n = PyTuple_GET_SIZE(literals), nfound = 0;
+    size_t slots = (size_t)(n > 0 ? n : 1);
+    Py_ssize_t *found = PyMem_RawMalloc(slots * sizeof *found);
+    uint8_t *held = PyMem_RawCalloc(slots, 1);
     int failed = 0;
-    if (search == NULL || found == NULL) {
+    if (search == NULL)
+        goto done;
+    if (found == NULL || held == NULL) {
         PyErr_NoMemory();
         goto done;
     }
-    /* the search's last literal is its device literal, which search_held never reports: the first again */
-    if (n < 1) {
-        PyErr_SetString(PyExc_ValueError, "at least one literal");
-        goto done;
-    }
-    PyObject *first = PyTuple_GET_ITEM(literals, 0);
-    if (!PyBytes_Check(first)) {
-        PyErr_SetString(PyExc_TypeError, "literals must be bytes");
-        goto done;
-    }
-    if (search_literals(search, literals, PyBytes_AS_STRING(first), PyBytes_GET_SIZE(first)) < 0)
-        goto done;
     Py_BEGIN_ALLOW_THREADS
     if (search_build(search, view.buf, view.len) < 0)
         failed = 1;
     else
-        search_held(search, view.buf, 0, view.len, found);
+        search_held(search, view.buf, 0, view.len, held);
     Py_END_ALLOW_THREADS
-    if (failed) {
+    for (Py_ssize_t l = 0; l < n; l++)
+        if (held[l])
+            found[nfound++] = l;
+    if (failed)
         PyErr_NoMemory();
-        goto done;
-    }
-    if ((out = PyList_New(0)) == NULL)
-        goto done;
-    for (Py_ssize_t l = 0; l < n; l++) {
-        PyObject *no = found[l] ? PyLong_FromSsize_t(l) : NULL;
-        if (found[l] && (no == NULL || PyList_Append(out, no) < 0)) {
-            Py_XDECREF(no);
-            Py_CLEAR(out);
-            goto done;
-        }
-        Py_XDECREF(no);
-    }
+    else
+        out = int_list(found, nfound);
 done:
     if (search != NULL)
         PyMem_RawFree(search->freq);
     PyMem_RawFree(search);
     PyMem_RawFree(found);
+    PyMem_RawFree(held);
     PyBuffer_Release(&view);
     return out;
 }
