@@ -5,6 +5,7 @@ import pytest
 from casebook.judging.observed import Observation, Observed
 from casebook.knowledge.kb import load_kb
 from casebook.knowledge.literals import Haystack, Index, required, required_all
+from casebook.reading.haystack import HELD, LINES, PAIRS
 from casebook.reading.bundle import Pasted
 from casebook.reading.plog import read_plog
 from conftest import COLLECTIONS, SAMPLES
@@ -281,51 +282,51 @@ def test_the_compiled_literal_search_finds_the_texts_each_literal_is_in(texts, n
     assert found == truth
 
 
-@settings(max_examples=200, deadline=None)
-@given(st.lists(st.lists(st.sampled_from([b"ver", b"sion", b"ab", b"c", b"\xc3\xa9", b"x", b"\n"]), max_size=12)
-                .map(b"".join), max_size=12).map(b"\n".join),
-       st.lists(st.sampled_from([b"version", b"abc", b"sionab", b"\xc3\xa9x", b"xxx"]), min_size=1, max_size=5))
-def test_lines_holding_names_the_lines_that_hold_a_literal(data, literals):
-    from casebook.reading import _linescan
-    lines = data.split(b"\n")
-    expected = [i for i, line in enumerate(lines) if any(lit in line for lit in literals)]
-    assert _linescan.lines_holding(data, tuple(literals)) == expected
-
-
-@pytest.mark.parametrize("search,last", [("lines_holding", [1]), ("literals_held", [510])])
-def test_the_compiled_literal_searches_refuse_what_they_cannot_take(search, last):
-    from casebook.reading import _linescan
-    find = getattr(_linescan, search)
-    for literals, error in [((), ValueError), ((b"ab",), ValueError), (("abc",), TypeError),
-                            (tuple(b"abc%d" % i for i in range(512)), ValueError)]:
-        with pytest.raises(error):
-            find(b"abc", literals)
-    # 511 literals, the most they take: the line, or the literal, of the last one
-    assert find(b"x\nabc510\n", tuple(b"abc%03d" % i for i in range(511))) == last
-
-
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=300, deadline=None)
 @given(st.lists(st.lists(st.sampled_from([b"ver", b"sion", b"ab", b"c", b"\xc3\xa9", b"x", b"\n"]), max_size=12)
                 .map(b"".join), max_size=12).map(b"\n".join),
        st.lists(st.sampled_from([b"version", b"abc", b"sionab", b"\xc3\xa9x", b"xxx", b"cab"]), min_size=1, max_size=6))
-def test_literals_held_names_the_literals_the_bytes_hold(data, literals):
+def test_the_compiled_literal_searches_find_what_a_plain_search_finds(data, literals):
     from casebook.reading import _linescan
-    assert _linescan.literals_held(data, tuple(literals)) == [i for i, lit in enumerate(literals) if lit in data]
+    lines = data.split(b"\n")
+    # the lines holding one literal; (literal, line) for each literal each line holds, line by line; the literals held
+    assert _linescan.find(data, tuple(literals), LINES) == [i for i, line in enumerate(lines)
+                                                             if any(lit in line for lit in literals)]
+    pairs = _linescan.find(data, tuple(literals), PAIRS)
+    assert sorted(zip(pairs[1::2], pairs[::2])) == sorted((i, k) for i, line in enumerate(lines)
+                                                            for k, lit in enumerate(literals) if lit in line)
+    assert pairs[1::2] == sorted(pairs[1::2])
+    assert _linescan.find(data, tuple(literals), HELD) == [k for k, lit in enumerate(literals) if lit in data]
+
+
+@pytest.mark.parametrize("what,last", [(LINES, [1]), (HELD, [510]), (PAIRS, [510, 1])])
+def test_the_compiled_literal_search_refuses_what_it_cannot_take(what, last):
+    from casebook.reading import _linescan
+    for literals, error in [((), ValueError), ((b"ab",), ValueError), (("abc",), TypeError),
+                            (tuple(b"abc%d" % i for i in range(512)), ValueError)]:
+        with pytest.raises(error):
+            _linescan.find(b"abc", literals, what)
+    with pytest.raises(ValueError):
+        _linescan.find(b"abc", (b"abc",), 3)
+    # 511 literals, the most it takes (the scan keeps one slot for the device literal)
+    assert _linescan.find(b"x\nabc510\n", tuple(b"abc%03d" % i for i in range(511)), what) == last
 
 
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.lists(_PIECE, max_size=8).map("".join), max_size=20), st.lists(_NEEDLE, min_size=1, max_size=6),
        st.booleans())
-def test_the_literals_a_haystack_holds_are_those_one_of_its_texts_holds(texts, needles, folded):
+def test_the_literals_a_haystack_holds_and_where_are_those_its_texts_hold(texts, needles, folded):
     from unittest import mock
 
     from casebook.reading import haystack
     # every size goes to the compiled search where it can take the texts (none holds a newline): a literal is held
-    # when one text holds it, as the plain search of each text says
+    # when one text holds it, and is where the texts holding it are, as the plain search of each text says
     with mock.patch.object(haystack, "_COMPILED_FROM", 0):
-        held = haystack.Haystack(texts).held(needles, folded)
+        hay = haystack.Haystack(texts)
+        held, places = hay.held(needles, folded), hay.places(needles, folded)
+    each = [t.lower() if folded else t for t in texts]
+    assert places == {n: [i for i, t in enumerate(each) if n in t] for n in needles}
     if all("\n" not in t for t in texts):
-        assert held == {n for n in needles if any(n in (t.lower() if folded else t) for t in texts)}
+        assert held == {n for n in needles if places[n]}
     else:   # a text holding a newline: the joined texts are searched as one, which is what the plain search does
-        joined = "\n".join(t.lower() if folded else t for t in texts)
-        assert held == {n for n in needles if n in joined}
+        assert held == {n for n in needles if n in "\n".join(each)}

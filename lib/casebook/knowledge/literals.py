@@ -201,6 +201,7 @@ class Haystack(haystack.Haystack):
         super().__init__(texts, fold=_folded)
         self._index = index
         self._present: Present | None = None   # what of the index's literals the texts hold, found once
+        self._places: dict[bool, dict[str, list[int]]] = {}   # where each of those literals is, likewise
 
     def candidates(self, need: Required) -> list[int]:
         """Indices, ascending, of the texts that may match: those holding one of the requirement's literals. With an
@@ -212,7 +213,13 @@ class Haystack(haystack.Haystack):
             self._present = self._index.present(self)
         if id(need) not in self._present.ids:
             return []
-        return self.holding_any(self._present.of(need), need.folded)
+        places = self._places.get(need.folded)
+        if places is None:   # where each literal the texts hold is, found once for every requirement
+            places = self._places[need.folded] = self.places(self._present.literals[need.folded], need.folded)
+        held = self._present.of(need)
+        if len(held) == 1:
+            return places[held[0]]
+        return sorted(set().union(*(places[alt] for alt in held)))
 
     def joined(self, folded: bool) -> str:
         """The texts joined by newlines (case-folded when `folded`)."""

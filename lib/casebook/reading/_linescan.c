@@ -528,44 +528,91 @@ static PyObject *int_list(const Py_ssize_t *v, Py_ssize_t n)
     return out;
 }
 
-PyDoc_STRVAR(lines_holding_doc,
-"lines_holding(data, literals) -> list of int\n\n"
-"The 0-based numbers, ascending, of the lines of `data` (bytes split at newlines) that hold one of `literals`\n"
-"(a tuple of 1 to 511 bytes objects of at least three bytes each): the search the scan runs on each line, over\n"
-"many texts joined by newlines at once.");
+/* Room in `*v` (capacity `*cap`) for `more` numbers after its first `n`: 0, or -1 when memory runs out. */
+static int reserve(Py_ssize_t **v, Py_ssize_t *cap, Py_ssize_t n, Py_ssize_t more)
+{
+    if (n + more <= *cap)
+        return 0;
+    Py_ssize_t want = *cap ? *cap * 2 : 1024;
+    while (want < n + more)
+        want *= 2;
+    Py_ssize_t *grown = PyMem_RawRealloc(*v, (size_t)want * sizeof *grown);
+    if (grown == NULL)
+        return -1;
+    *v = grown;
+    *cap = want;
+    return 0;
+}
 
-static PyObject *lines_holding(PyObject *module, PyObject *args)
+static int ascending(const void *x, const void *y)
+{
+    Py_ssize_t a = *(const Py_ssize_t *)x, b = *(const Py_ssize_t *)y;
+    return (a > b) - (a < b);
+}
+
+/* What a search of literals over many texts joined by newlines reports: the lines holding one of the literals, a
+ * (literal, line) pair for each literal each line holds, or the literals the whole holds. */
+enum { WALK_LINES, WALK_PAIRS, WALK_HELD };
+
+PyDoc_STRVAR(find_doc,
+"find(data, literals, what) -> list of int\n\n"
+"`literals` (a tuple of 1 to 511 bytes objects of at least three bytes each) in `data` (bytes split at newlines):\n"
+"the search the scan runs on each line, over many texts joined by newlines at once. `what` says what it reports:\n"
+"0, the 0-based numbers, ascending, of the lines that hold one of the literals; 1, for each line, ascending, and\n"
+"each literal it holds, the literal's position and the line's number one after the other in a flat list (literal,\n"
+"line, literal, line, ...); 2, the positions, ascending, of the literals that occur somewhere (none may hold a\n"
+"newline).");
+
+static PyObject *find(PyObject *module, PyObject *args)
 {
     Py_buffer view;
     PyObject *literals, *out = NULL;
-    if (!PyArg_ParseTuple(args, "y*O!:lines_holding", &view, &PyTuple_Type, &literals))
+    int mode;
+    if (!PyArg_ParseTuple(args, "y*O!i:find", &view, &PyTuple_Type, &literals, &mode))
         return NULL;
+    if (mode < WALK_LINES || mode > WALK_HELD) {
+        PyErr_SetString(PyExc_ValueError, "what must be 0, 1 or 2");
+        PyBuffer_Release(&view);
+        return NULL;
+    }
     Search *search = literal_search(literals);
-    Py_ssize_t *found = NULL, nfound = 0, cap = 0;
+    Py_ssize_t n = PyTuple_GET_SIZE(literals), nfound = 0, cap = 0, unused;
+    size_t slots = (size_t)(n > 0 ? n : 1);
+    Py_ssize_t *last = PyMem_RawMalloc(slots * sizeof *last), *held = PyMem_RawMalloc(slots * sizeof *held);
+    Py_ssize_t *found = NULL;
     int failed = 0;
     if (search == NULL)
         goto done;
+    if (last == NULL || held == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t l = 0; l < n; l++)
+        last[l] = -1;
     const unsigned char *data = view.buf;
-    Py_ssize_t size = view.len, unused;
+    Py_ssize_t size = view.len;
     Py_BEGIN_ALLOW_THREADS
-    if (search_build(search, data, size) < 0)
-        failed = 1;
+    failed = search_build(search, data, size) < 0;
+    /* the literals the whole holds: one "line", the whole (no literal holds a newline, so none is found across) */
     for (Py_ssize_t line = 0, start = 0; !failed && start <= size; line++) {
-        const unsigned char *nl = memchr(data + start, '\n', (size_t)(size - start));
+        const unsigned char *nl = mode == WALK_HELD ? NULL : memchr(data + start, '\n', (size_t)(size - start));
         Py_ssize_t end = nl ? nl - data : size;
-        if (search_line(search, data, start, end, 1, &unused)) {
-            if (nfound == cap) {
-                Py_ssize_t *v = PyMem_RawRealloc(found, (size_t)(cap = cap ? cap * 2 : 256) * sizeof *v);
-                if (v == NULL) {
-                    failed = 1;
-                    break;
-                }
-                found = v;
-            }
-            found[nfound++] = line;
+        Py_ssize_t k = mode == WALK_LINES ? (search_line(search, data, start, end, 1, &unused) & 1)
+                                          : search_each(search, data, start, end, line, last, held);
+        if (reserve(&found, &cap, nfound, mode == WALK_PAIRS ? 2 * k : k) < 0) {
+            failed = 1;
+            break;
+        }
+        for (Py_ssize_t j = 0; j < k; j++) {
+            if (mode != WALK_LINES)
+                found[nfound++] = held[j];
+            if (mode != WALK_HELD)
+                found[nfound++] = line;
         }
         start = end + 1;
     }
+    if (!failed && mode == WALK_HELD)
+        qsort(found, (size_t)nfound, sizeof *found, ascending);
     Py_END_ALLOW_THREADS
     if (failed)
         PyErr_NoMemory();
@@ -575,62 +622,16 @@ done:
     if (search != NULL)
         PyMem_RawFree(search->freq);
     PyMem_RawFree(search);
-    PyMem_RawFree(found);
-    PyBuffer_Release(&view);
-    return out;
-}
-
-PyDoc_STRVAR(literals_held_doc,
-"literals_held(data, literals) -> list of int\n\n"
-"The 0-based positions, ascending, of the `literals` (a tuple of 1 to 511 bytes objects of at least three bytes\n"
-"each, none holding a newline) that occur somewhere in `data`: which of many literals a bundle's texts hold, in\n"
-"one pass over them.");
-
-static PyObject *literals_held(PyObject *module, PyObject *args)
-{
-    Py_buffer view;
-    PyObject *literals, *out = NULL;
-    if (!PyArg_ParseTuple(args, "y*O!:literals_held", &view, &PyTuple_Type, &literals))
-        return NULL;
-    Search *search = literal_search(literals);
-    Py_ssize_t n = PyTuple_GET_SIZE(literals), nfound = 0;
-    size_t slots = (size_t)(n > 0 ? n : 1);
-    Py_ssize_t *found = PyMem_RawMalloc(slots * sizeof *found);
-    uint8_t *held = PyMem_RawCalloc(slots, 1);
-    int failed = 0;
-    if (search == NULL)
-        goto done;
-    if (found == NULL || held == NULL) {
-        PyErr_NoMemory();
-        goto done;
-    }
-    Py_BEGIN_ALLOW_THREADS
-    if (search_build(search, view.buf, view.len) < 0)
-        failed = 1;
-    else
-        search_held(search, view.buf, 0, view.len, held);
-    Py_END_ALLOW_THREADS
-    for (Py_ssize_t l = 0; l < n; l++)
-        if (held[l])
-            found[nfound++] = l;
-    if (failed)
-        PyErr_NoMemory();
-    else
-        out = int_list(found, nfound);
-done:
-    if (search != NULL)
-        PyMem_RawFree(search->freq);
-    PyMem_RawFree(search);
-    PyMem_RawFree(found);
+    PyMem_RawFree(last);
     PyMem_RawFree(held);
+    PyMem_RawFree(found);
     PyBuffer_Release(&view);
     return out;
 }
 
 static PyMethodDef methods[] = {
     {"scan", scan, METH_VARARGS, scan_doc},
-    {"lines_holding", lines_holding, METH_VARARGS, lines_holding_doc},
-    {"literals_held", literals_held, METH_VARARGS, literals_held_doc},
+    {"find", find, METH_VARARGS, find_doc},
     {NULL, NULL, 0, NULL},
 };
 

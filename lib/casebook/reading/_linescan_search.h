@@ -86,14 +86,17 @@ static int search_literals(Search *s, PyObject *literals, const char *last, Py_s
     return 0;
 }
 
-/* Which literals the bytes [start, end) hold: bit 0 any keep literal, bit 1 the device literal (the last
- * one, whose end goes to `device_end`); stops once all of `want` is found. */
-static int search_line(const Search *s, const unsigned char *p, Py_ssize_t start, Py_ssize_t end, int want,
-                       Py_ssize_t *device_end)
+/* The literals the bytes [start, end) hold, found from their anchors. Without `out`: bit 0 for any keep literal,
+ * bit 1 for the device literal (the last one, whose end goes to `device_end`), stopping once all of `want` is found.
+ * With `out`: each keep literal whose `last[l]` is not yet `line` gets `last[l] = line` and is written to `out`
+ * (room for every keep literal), and the count is returned. Inlined into the two below, each keeps its own loop. */
+static inline Py_ssize_t search_core(const Search *s, const unsigned char *p, Py_ssize_t start, Py_ssize_t end,
+                                     int want, Py_ssize_t *device_end, Py_ssize_t line, Py_ssize_t *last,
+                                     Py_ssize_t *out)
 {
     const Py_ssize_t device = s->nlits - 1;
     const uint8_t *m = s->marks;
-    int found = 0;
+    Py_ssize_t found = 0;
     Py_ssize_t i = start;
     while (i + 1 < end) {
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
@@ -113,44 +116,43 @@ static int search_line(const Search *s, const unsigned char *p, Py_ssize_t start
                 continue;
             for (int16_t e = s->head[key]; e >= 0; e = s->anchors[e].next) {
                 Py_ssize_t l = s->anchors[e].lit, at = i - s->anchors[e].offset, len = s->lit_len[l];
+                if (at < start || at + len > end)
+                    continue;
+                if (out != NULL) {
+                    if (l < device && last[l] != line && memcmp(p + at, s->lits[l], (size_t)len) == 0) {
+                        last[l] = line;
+                        out[found++] = l;
+                    }
+                    continue;
+                }
                 int flag = l == device ? 2 : 1;
-                if ((want & flag) && !(found & flag) && at >= start && at + len <= end
-                        && memcmp(p + at, s->lits[l], (size_t)len) == 0) {
+                if ((want & flag) && !(found & flag) && memcmp(p + at, s->lits[l], (size_t)len) == 0) {
                     found |= flag;
                     if (flag == 2)
                         *device_end = at + len;
                 }
             }
-            if ((found & want) == want)
+            if (out == NULL && (found & want) == want)
                 return found;
         }
     }
     return found;
 }
 
-/* Which of the keep literals (not the device literal) the bytes [start, end) hold anywhere: `found[l]` is set for
- * each; returns how many, and stops once every one is found. */
-static Py_ssize_t search_held(const Search *s, const unsigned char *p, Py_ssize_t start, Py_ssize_t end,
-                              uint8_t *found)
+/* Which literals the bytes [start, end) hold: bit 0 any keep literal, bit 1 the device literal (the last
+ * one, whose end goes to `device_end`); stops once all of `want` is found. */
+static int search_line(const Search *s, const unsigned char *p, Py_ssize_t start, Py_ssize_t end, int want,
+                       Py_ssize_t *device_end)
 {
-    const Py_ssize_t want = s->nlits - 1;
-    const uint8_t *m = s->marks;
-    Py_ssize_t nfound = 0;
-    for (Py_ssize_t i = start; i + 1 < end; i += 2) {
-        unsigned key = pair(p + i);
-        if (!m[key])
-            continue;
-        for (int16_t e = s->head[key]; e >= 0; e = s->anchors[e].next) {
-            Py_ssize_t l = s->anchors[e].lit, at = i - s->anchors[e].offset, len = s->lit_len[l];
-            if (l < want && !found[l] && at >= start && at + len <= end
-                    && memcmp(p + at, s->lits[l], (size_t)len) == 0) {
-                found[l] = 1;
-                if (++nfound == want)
-                    return nfound;
-            }
-        }
-    }
-    return nfound;
+    return (int)search_core(s, p, start, end, want, device_end, 0, NULL, NULL);
+}
+
+/* Each keep literal the bytes [start, end) hold whose `last[l]` is not yet `line`: `last[l]` is set to `line` and
+ * `l` written to `out` (room for every keep literal); returns how many were written. */
+static Py_ssize_t search_each(const Search *s, const unsigned char *p, Py_ssize_t start, Py_ssize_t end,
+                              Py_ssize_t line, Py_ssize_t *last, Py_ssize_t *out)
+{
+    return search_core(s, p, start, end, 0, NULL, line, last, out);
 }
 
 static inline uint64_t word(const unsigned char *p, Py_ssize_t n)

@@ -7,9 +7,12 @@ from bisect import bisect_right
 from typing import Callable, Iterable
 
 try:   # the compiled scanner's literal search; without it every literal is found with str.find
-    from ._linescan import lines_holding, literals_held
+    from ._linescan import find
 except ImportError:   # pragma: no cover - the extension is optional (setup.py)
-    lines_holding = literals_held = None
+    find = None
+#: What the compiled search reports (`_linescan.find`): the lines holding one of the literals; each (literal, line)
+#: pair, flat; the literals held.
+LINES, PAIRS, HELD = 0, 1, 2
 
 #: Literals given to the compiled search at once (it takes up to 511: its MAX_LITERALS, less the one slot it keeps);
 #: the knowledge base's literal index hands it the same number (literals.Index.present).
@@ -55,7 +58,7 @@ class Haystack:
         or a text holding a newline, so that a line of the bytes is no longer one text)."""
         if folded not in self._bytes:
             joined, starts = self._layout(folded)
-            whole = lines_holding is not None and joined.count("\n") == len(starts) - 1
+            whole = find is not None and joined.count("\n") == len(starts) - 1
             self._bytes[folded] = joined.encode("utf-8", "surrogatepass") if whole and starts else None
         return self._bytes[folded]
 
@@ -81,7 +84,7 @@ class Haystack:
             encoded = [a.encode("utf-8", "surrogatepass") for a in literals]
             short = [a for a, e in zip(literals, encoded) if len(e) < 3]
             long_ = tuple(dict.fromkeys(e for e in encoded if len(e) >= 3))
-            found = {i for k in range(0, len(long_), AT_ONCE) for i in lines_holding(data, long_[k:k + AT_ONCE])}
+            found = {i for k in range(0, len(long_), AT_ONCE) for i in find(data, long_[k:k + AT_ONCE], LINES)}
             return sorted(found.union(self._finding(short, folded)))
         return sorted(self._finding(literals, folded))
 
@@ -91,7 +94,7 @@ class Haystack:
         literals = list(dict.fromkeys(literals))
         joined = self._layout(folded)[0]
         data = self._encoded(folded) if len(joined) * len(literals) >= _COMPILED_FROM else None
-        if data is None or literals_held is None:
+        if data is None:
             return {a for a in literals if a in joined}
         # one pass over the bytes per 255 literals tells which of them occur, instead of one search of the whole
         # joined text per literal (a knowledge base's 1,100 literals over a big bundle's 1,500 messages: 30 ms to 3)
@@ -100,7 +103,29 @@ class Haystack:
         out = {a for a, e in encoded if len(e) < 3 and a in joined}
         for k in range(0, len(long_), AT_ONCE):
             part = long_[k:k + AT_ONCE]
-            out.update(part[i][0] for i in literals_held(data, tuple(e for _, e in part)))
+            out.update(part[i][0] for i in find(data, tuple(e for _, e in part), HELD))
+        return out
+
+    def places(self, literals: Iterable[str], folded: bool = False) -> dict[str, list[int]]:
+        """For each of `literals`, the indices, ascending, of the texts holding it (in the folded texts when
+        `folded`)."""
+        literals = list(dict.fromkeys(literals))
+        out: dict[str, list[int]] = {a: [] for a in literals}
+        data = self._encoded(folded) if len(self._layout(folded)[0]) * len(literals) >= _COMPILED_FROM else None
+        encoded = [(a, a.encode("utf-8", "surrogatepass")) for a in literals] if data is not None else []
+        long_ = [(a, e) for a, e in encoded if len(e) >= 3]
+        # one pass over the bytes per 255 literals names every text each of them is in, instead of one compiled
+        # search per literal set asked for (a knowledge base's 500 requirements a big bundle's messages hold: each
+        # search sets up its tables and reads the whole bundle's messages again)
+        for k in range(0, len(long_), AT_ONCE):
+            part = long_[k:k + AT_ONCE]
+            pairs = find(data, tuple(e for _, e in part), PAIRS)
+            for lit, line in zip(pairs[::2], pairs[1::2]):
+                out[part[lit][0]].append(line)
+        done = {a for a, _ in long_}
+        for a in literals:
+            if a not in done:
+                out[a] = sorted(self._finding([a], folded))
         return out
 
     def _finding(self, literals: list[str], folded: bool) -> set[int]:
