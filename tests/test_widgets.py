@@ -1,6 +1,7 @@
 """TriageApp driven the way an engineer drives it: clicks and values only."""
 import json
 import re
+import threading
 from html import escape
 
 import ipywidgets as w
@@ -414,6 +415,21 @@ def test_the_first_step_shows_before_its_figures_which_follow_once_drawn_and_are
     app.questions["TASK_QUEUE_ENABLE"].value = "1"      # re-ranks and rebuilds the walk
     app.wait_for_figures()
     assert app._pngs == drawn                            # the same figures of the same evidence: none drawn anew
+
+
+def test_the_garbage_of_drawn_figures_is_collected_behind_the_page_not_on_a_click(monkeypatch):
+    import gc
+
+    from casebook.widgets import figures
+    collections = []
+    monkeypatch.setattr(figures.gc, "collect", lambda: collections.append(threading.current_thread().name))
+    app = TriageApp(triage(POSITIVE))
+    app.wait_for_figures()
+    assert collections == ["casebook-figures"]   # once, on the drawing thread, after its figures
+    for _ in range(len(app.steps) - 1):
+        app.next.click()
+    assert collections == ["casebook-figures"]   # the figures were drawn: the walk itself collects nothing
+    assert gc.isenabled()
 
 
 def test_a_step_shown_before_its_figures_are_drawn_says_so_and_html_of_step_draws_them(monkeypatch):

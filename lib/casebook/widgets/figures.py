@@ -8,6 +8,7 @@ stops the one before it between two figures.
 from __future__ import annotations
 
 import atexit
+import gc
 import threading
 import time
 import weakref
@@ -59,6 +60,9 @@ class FigureDrawer:
                             failed(str(getattr(make, "caption", "")), e)
             if round_ == self._round:
                 done()
+        # matplotlib leaves each figure it drew in reference cycles: collected here, behind the page, the collector's
+        # full pass (100 ms and more beside a big bundle's reading) does not fall on the engineer's next click
+        gc.collect()
 
     def stop(self) -> None:
         """Stop the worker after the figure it is drawing."""
