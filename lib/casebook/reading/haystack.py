@@ -97,7 +97,7 @@ class Haystack:
         if data is None:
             return {a for a in literals if a in joined}
         # one pass over the bytes per 255 literals tells which of them occur, instead of one search of the whole
-        # joined text per literal (a knowledge base's 1,100 literals over a big bundle's 1,500 messages: 30 ms to 3)
+        # joined text per literal (a knowledge base's 845 literals over a big bundle's 1,500 messages: 25 ms to 3.4)
         encoded = [(a, a.encode("utf-8", "surrogatepass")) for a in literals if "\n" not in a]
         long_ = [(a, e) for a, e in encoded if len(e) >= 3]
         out = {a for a, e in encoded if len(e) < 3 and a in joined}
