@@ -611,7 +611,7 @@ static PyObject *find(PyObject *module, PyObject *args)
         }
         start = end + 1;
     }
-    if (!failed && mode == WALK_HELD)
+    if (!failed && mode == WALK_HELD && nfound > 1)   /* with none found, `found` was never allocated */
         qsort(found, (size_t)nfound, sizeof *found, ascending);
     Py_END_ALLOW_THREADS
     if (failed)
