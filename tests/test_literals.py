@@ -273,13 +273,19 @@ def test_the_compiled_literal_search_finds_the_texts_each_literal_is_in(texts, n
     from unittest import mock
 
     from casebook.reading import haystack
-    # every size goes to the compiled search (texts holding a newline, or literals under three bytes, are found
-    # with str.find): its answer is the texts each literal is in, as the plain search says
+    # every size goes to the compiled search where it can take the texts (texts holding a newline, or literals under
+    # three bytes, are found with str.find): the texts holding any literal, the literals held and where each is are
+    # what the plain search of each text says
     with mock.patch.object(haystack, "_COMPILED_FROM", 0):
         hay = haystack.Haystack(texts)
-        found = hay.holding_any(needles, folded)
-    truth = [i for i, t in enumerate(texts) if any(n in (t.lower() if folded else t) for n in needles)]
-    assert found == truth
+        found, held, places = hay.holding_any(needles, folded), hay.held(needles, folded), hay.places(needles, folded)
+    each = [t.lower() if folded else t for t in texts]
+    assert found == [i for i, t in enumerate(each) if any(n in t for n in needles)]
+    assert places == {n: [i for i, t in enumerate(each) if n in t] for n in needles}
+    if all("\n" not in t for t in texts):
+        assert held == {n for n in needles if places[n]}
+    else:   # a text holding a newline: the joined texts are searched as one, which is what the plain search does
+        assert held == {n for n in needles if n in "\n".join(each)}
 
 
 @settings(max_examples=300, deadline=None)
@@ -310,23 +316,3 @@ def test_the_compiled_literal_search_refuses_what_it_cannot_take(what, last):
         _linescan.find(b"abc", (b"abc",), 3)
     # 511 literals, the most it takes (the scan keeps one slot for the device literal)
     assert _linescan.find(b"x\nabc510\n", tuple(b"abc%03d" % i for i in range(511)), what) == last
-
-
-@settings(max_examples=300, deadline=None)
-@given(st.lists(st.lists(_PIECE, max_size=8).map("".join), max_size=20), st.lists(_NEEDLE, min_size=1, max_size=6),
-       st.booleans())
-def test_the_literals_a_haystack_holds_and_where_are_those_its_texts_hold(texts, needles, folded):
-    from unittest import mock
-
-    from casebook.reading import haystack
-    # every size goes to the compiled search where it can take the texts (none holds a newline): a literal is held
-    # when one text holds it, and is where the texts holding it are, as the plain search of each text says
-    with mock.patch.object(haystack, "_COMPILED_FROM", 0):
-        hay = haystack.Haystack(texts)
-        held, places = hay.held(needles, folded), hay.places(needles, folded)
-    each = [t.lower() if folded else t for t in texts]
-    assert places == {n: [i for i, t in enumerate(each) if n in t] for n in needles}
-    if all("\n" not in t for t in texts):
-        assert held == {n for n in needles if places[n]}
-    else:   # a text holding a newline: the joined texts are searched as one, which is what the plain search does
-        assert held == {n for n in needles if n in "\n".join(each)}

@@ -62,69 +62,62 @@ class Haystack:
             self._bytes[folded] = joined.encode("utf-8", "surrogatepass") if whole and starts else None
         return self._bytes[folded]
 
-    def joined_of(self, indices: list[int], folded: bool = False) -> str:
-        """The texts of `indices` (folded when `folded`), joined by newlines."""
-        joined, starts = self._layout(folded)
-        ends = starts[1:] + [len(joined) + 1]
-        return "\n".join(joined[starts[i]:ends[i] - 1] for i in indices)
-
     def compiled(self, literals: int, folded: bool = False) -> bool:
-        """Whether a search for that many literals goes through the compiled search (holding_any)."""
+        """Whether a search for that many literals goes through the compiled search (holding_any, held, places)."""
         return len(self._layout(folded)[0]) * literals >= _COMPILED_FROM and self._encoded(folded) is not None
+
+    def _parts(self, literals: list[str], folded: bool, count: int | None = None
+               ) -> tuple[bytes | None, list[list[tuple[str, bytes]]]]:
+        """The bytes the compiled search reads, and the literals it takes (three bytes of UTF-8 and more) with their
+        UTF-8, AT_ONCE at a time; (None, []) where a search for `count` literals (all of them, unless named) does not
+        go through it. A byte string holds a literal's UTF-8 exactly where the text holds the literal, and its lines
+        are the texts."""
+        if not self.compiled(len(literals) if count is None else count, folded):
+            return None, []
+        taken = [(a, e) for a in literals if len(e := a.encode("utf-8", "surrogatepass")) >= 3]
+        return self._encoded(folded), [taken[k:k + AT_ONCE] for k in range(0, len(taken), AT_ONCE)]
 
     def holding_any(self, literals: Iterable[str], folded: bool = False) -> list[int]:
         """Indices, ascending, of the texts holding one of `literals` (in the folded texts when `folded`)."""
-        literals = list(literals)
-        size = len(self._layout(folded)[0]) * len(literals)
-        data = self._encoded(folded) if size >= _COMPILED_FROM else None
-        if data is not None:
-            # a byte string holds a literal's UTF-8 exactly where the text holds the literal, and its lines are the
-            # texts: one pass over the bytes per 255 literals, instead of one str.find per literal and per text
-            # holding it (the literals of an evidence family over a collection's 6,000 messages: 31 ms to 2 ms)
-            encoded = [a.encode("utf-8", "surrogatepass") for a in literals]
-            short = [a for a, e in zip(literals, encoded) if len(e) < 3]
-            long_ = tuple(dict.fromkeys(e for e in encoded if len(e) >= 3))
-            found = {i for k in range(0, len(long_), AT_ONCE) for i in find(data, long_[k:k + AT_ONCE], LINES)}
-            return sorted(found.union(self._finding(short, folded)))
-        return sorted(self._finding(literals, folded))
+        literals = list(dict.fromkeys(literals))
+        data, parts = self._parts(literals, folded)
+        # one pass over the bytes per 255 literals, instead of one str.find per literal and per text holding it (the
+        # literals of an evidence family over a collection's 6,000 messages: 31 ms to 2 ms)
+        found = {i for part in parts for i in find(data, tuple(e for _, e in part), LINES)}
+        taken = {a for part in parts for a, _ in part}
+        return sorted(found.union(self._finding([a for a in literals if a not in taken], folded)))
 
     def held(self, literals: Iterable[str], folded: bool = False) -> set[str]:
         """The literals one of the texts holds (the folded texts when `folded`); a literal spanning two lines, which
         no text holds, is found only by the plain search of the joined texts."""
         literals = list(dict.fromkeys(literals))
         joined = self._layout(folded)[0]
-        data = self._encoded(folded) if len(joined) * len(literals) >= _COMPILED_FROM else None
+        one_line = [a for a in literals if "\n" not in a]
+        data, parts = self._parts(one_line, folded, len(literals))
         if data is None:
             return {a for a in literals if a in joined}
         # one pass over the bytes per 255 literals tells which of them occur, instead of one search of the whole
         # joined text per literal (a knowledge base's 845 literals over a big bundle's 1,500 messages: 25 ms to 3.4)
-        encoded = [(a, a.encode("utf-8", "surrogatepass")) for a in literals if "\n" not in a]
-        long_ = [(a, e) for a, e in encoded if len(e) >= 3]
-        out = {a for a, e in encoded if len(e) < 3 and a in joined}
-        for k in range(0, len(long_), AT_ONCE):
-            part = long_[k:k + AT_ONCE]
-            out.update(part[i][0] for i in find(data, tuple(e for _, e in part), HELD))
-        return out
+        out = {part[i][0] for part in parts for i in find(data, tuple(e for _, e in part), HELD)}
+        taken = {a for part in parts for a, _ in part}
+        return out | {a for a in one_line if a not in taken and a in joined}
 
     def places(self, literals: Iterable[str], folded: bool = False) -> dict[str, list[int]]:
         """For each of `literals`, the indices, ascending, of the texts holding it (in the folded texts when
         `folded`)."""
         literals = list(dict.fromkeys(literals))
         out: dict[str, list[int]] = {a: [] for a in literals}
-        data = self._encoded(folded) if len(self._layout(folded)[0]) * len(literals) >= _COMPILED_FROM else None
-        encoded = [(a, a.encode("utf-8", "surrogatepass")) for a in literals] if data is not None else []
-        long_ = [(a, e) for a, e in encoded if len(e) >= 3]
+        data, parts = self._parts(literals, folded)
         # one pass over the bytes per 255 literals names every text each of them is in, instead of one compiled
         # search per literal set asked for (a knowledge base's 500 requirements a big bundle's messages hold: each
         # search sets up its tables and reads the whole bundle's messages again)
-        for k in range(0, len(long_), AT_ONCE):
-            part = long_[k:k + AT_ONCE]
+        for part in parts:
             pairs = find(data, tuple(e for _, e in part), PAIRS)
             for lit, line in zip(pairs[::2], pairs[1::2]):
                 out[part[lit][0]].append(line)
-        done = {a for a, _ in long_}
+        taken = {a for part in parts for a, _ in part}
         for a in literals:
-            if a not in done:
+            if a not in taken:
                 out[a] = sorted(self._finding([a], folded))
         return out
 
