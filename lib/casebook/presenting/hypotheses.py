@@ -217,14 +217,14 @@ def rank_pointers(view) -> list[tuple[str, str]]:
     """What the ranks' own reports point at, the most telling first: (detected | behind | loop | chain_end, the ranks
     or cards). HCCL's own detection of where failed link setups start comes first; a loop of waits says more than
     where chains end, so only one of the two is said."""
-    out = [("detected", ", ".join(f"{d.peer_server}/{d.peer_device}" for d in view.detected))] if view.detected else []
+    out = [("detected", [f"{d.peer_server}/{d.peer_device}" for d in view.detected])] if view.detected else []
     if view.behind:
-        out.append(("behind", ", ".join(map(str, view.behind))))
+        out.append(("behind", view.behind))
     if view.wait_loop:
-        out.append(("loop", ", ".join(map(str, view.wait_loop))))
+        out.append(("loop", view.wait_loop))
     elif view.wait_ends:
-        out.append(("chain_end", ", ".join(map(str, view.wait_ends))))
-    return out
+        out.append(("chain_end", view.wait_ends))
+    return [(kind, ", ".join(map(str, items))) for kind, items in out]
 
 
 def _rank_to_read(t: Triage, s: Step) -> None:
