@@ -128,6 +128,8 @@ def test_the_project_catalogs_hold_every_catalog_and_400_sourced_codes():
     ("hccl interface return err ./common/src/hccl_test_common.cc:538, retcode: 7 ", [("7", "hccl")]),
     ("hccl interface return err./opbase_test/hccl_allreduce_rootinfo_test.cc:135,retcode:4", [("4", "hccl")]),
     ("HcclGetRootInfo(&hcclID), error code is 19", [("19", "hccl")]),
+    ("[ERROR] HcclCommInit failed. ret = 4", [("4", "hccl")]),
+    ("HcomRecv failed, ret:4", [("4", "hccl")]),
     # a code after the words of an application, a serving stack, a sample's check macro, a framework, a tool, the
     # runtime's capture check, onnxruntime's CANN provider and an op's exception report
     ("[ERROR] Execute model failed for acl.mdl.execute error 507011", [("507011", "runtime")]),

@@ -269,3 +269,32 @@ def test_the_oom_killers_line_pasted_without_its_prefix_is_an_error_beside_the_o
     said.write_text("RuntimeError: DataLoader timed out after 600 seconds\n"
                     "Out of memory: Killed process 52111 (python3.10) total-vm:198437612kB, anon-rss:151220480kB\n")
     assert [r.line for r in errors.records(read_plog(said))] == [1, 2]
+
+
+def test_the_words_above_a_bare_crash_are_where_the_paste_starts(tmp_path):
+    """The shell's `Segmentation fault (core dumped)` says nothing of its cause: the failure printed just above it is
+    its start, as for a bare exception, and its words are read (the thread creation refused with EPERM)."""
+    paste = tmp_path / "paste.txt"
+    paste.write_text("OpenBLAS blas_thread_init: pthread_create failed for thread 3 of 96: Operation not permitted\n"
+                     "OpenBLAS blas_thread_init: RLIMIT_NPROC -1 current, -1 max\n"
+                     "Segmentation fault (core dumped)\n")
+    assert [e.line for e in ordered(read_plog(paste))] == [1, 3]
+    # farther above than LEAD lines, a failure is the console's context, not the crash's start
+    paste.write_text("loading the tokenizer failed, retrying\nstep 1\nstep 2\nSegmentation fault (core dumped)\n")
+    assert [e.line for e in ordered(read_plog(paste))] == [4]
+
+
+def test_the_assert_a_traceback_echoes_above_a_bare_assertion_error_is_its_start(tmp_path):
+    """A bare `AssertionError` prints no message: the condition that failed is the `assert` statement the traceback
+    echoes above it, wherever the exception falls in the paste (here after an error line of its own)."""
+    paste = tmp_path / "paste.txt"
+    paste.write_text("ERROR 11-03 17:40:12 [core.py:700] EngineCore encountered a fatal error.\n"
+                     '  File "/usr/lib/python3.11/site-packages/vllm/distributed/communicator.py", line 230, in rs\n'
+                     "    assert input_tensor.shape[0] % world_size == 0\n"
+                     "AssertionError\n")
+    assert [e.line for e in ordered(read_plog(paste))] == [1, 3, 4]
+    # an assert statement above an exception that says what failed is code the traceback quotes, not a failure
+    paste.write_text('  File "/home/dev/train.py", line 9, in main\n'
+                     "    assert cfg.steps > 0\n"
+                     "AssertionError: steps must be positive\n")
+    assert [e.line for e in ordered(read_plog(paste))] == [3]

@@ -397,6 +397,17 @@ def test_tables_and_dumps_are_not_taken_for_rewrapped_lines():
     assert rewrapped(table * 3) == [] and rewrapped(env * 3) == []
 
 
+def test_a_repeated_output_line_is_not_taken_for_a_word_wrapped_piece():
+    """A tool that prints the same kind of line again ("OpenBLAS blas_thread_init: ..." twice) is not a sentence a word
+    wrap moved down, though the next line's first word would not fit after the line above."""
+    texts = ["root@host:/w# python3 -c 'import torch, torch_npu; print(torch.npu.device_count())' # a long prompt",
+             "OpenBLAS blas_thread_init: pthread_create failed for thread 1 of 96: Operation not permitted",
+             "OpenBLAS blas_thread_init: RLIMIT_NPROC -1 current, -1 max",
+             "OpenBLAS blas_thread_init: pthread_create failed for thread 2 of 96: Operation not permitted",
+             "OpenBLAS blas_thread_init: RLIMIT_NPROC -1 current, -1 max"]
+    assert rewrapped(texts) == []
+
+
 def test_a_piece_that_carries_a_wrapper_is_a_line_of_its_own_in_a_rewrapped_capture():
     # the lines after the first two headers go on in mid-sentence; the third header's next line is torchrun's
     texts = [HEADER, "went the device", HEADER, "went the stream", HEADER, "[rank1]: went the next step"]

@@ -33,11 +33,12 @@ _PTA = re.compile(r"\b(ERR\d{5})\b")
 #: black-box exception id, a device daemon's health event id; HCCL's result, as its own log lines print it
 #: (`errNo[0x0000000005000006]`: module 5, a submodule, the HcclResult in the low 16 bits) and as a test program or
 #: an application prints what an HCCL call returned (`hccl interface return err ..., retcode: 7`,
-#: `HcclGetRootInfo(&hcclID), error code is 19`).
+#: `HcclGetRootInfo(&hcclID), error code is 19`, `HcclCommInit failed. ret = 4`, MindSpore's `HcomRecv failed, ret:4`).
 _OTHER = (("runtime_inner", re.compile(r"\bInnerCode=(0x[0-9a-fA-F]+)\b")),
           ("hccl_errno", re.compile(r"\berrNo\[(0x0{0,9}50[0-3][0-9a-fA-F]{4})\]")),
           ("hccl", re.compile(r"(?i)\bhccl interface return err\b.*?\bretcode\s*:\s*(\d{1,5})\b")),
           ("hccl", re.compile(r"\bHccl[A-Z]\w*\([^()]*\),? error code is (\d{1,5})\b")),
+          ("hccl", re.compile(r"\b(?:Hccl|Hcom)[A-Z]\w* failed[.,]?\s*ret(?:code)?\s*[=:]\s*(\d{1,5})\b")),
           ("ge", re.compile(r"\bErrorNo: (\d{10})\(")),
           # a GE status a framework prints after its own words (TorchAir's graph compile, MindSpore's task load)
           ("ge", re.compile(r"(?i:\berror code):\s*(1\d{9})\b")),

@@ -90,6 +90,12 @@ TOLD_PER_FILE = 64
 #: where they say that something failed.
 LEAD = 2
 _BARE_EXCEPTION = re.compile(rf"^\s*{EXCEPTION_NAME}\s*:?\s*$")
+#: The shell's word for a process that died of a signal, alone on its line: like a bare exception, it says nothing of
+#: the cause, which the lines just above it print ("pthread_create failed ...", then "Segmentation fault (core dumped)")
+#: The statement a traceback echoes above a bare AssertionError: the condition that failed is the message it lacks.
+_ASSERT_ECHO = re.compile(r"^\s*assert\b")
+_BARE_CRASH = re.compile(r"^\s*(?:(?:Segmentation fault|Aborted|Illegal instruction|Bus error|Floating point exception)"
+                         r"(?: \(core dumped\))?|Killed)\s*$")
 #: How many lines that say they failed a paste without any error line makes its errors, per file: a console that
 #: states a failure at every step (a retry loop's "Call aclrtSetDevice failed, ret[107001]") would otherwise make
 #: tens of thousands of lines errors to place, classify and rank, when its first few tell the case.
@@ -106,6 +112,7 @@ KEEP = ("Event id=", "rf_lf")
 #: What every report line holds (one of these literals), read from the regex; and every line that says it failed.
 _REPORTS_NEED = required(_REPORTS.pattern)
 _STATES_NEED = required(_STATES.pattern)
+_ASSERT_NEED = required(_ASSERT_ECHO.pattern)
 
 
 def records(log: LogTable) -> list[Record]:
@@ -145,24 +152,23 @@ def _build(log: LogTable) -> list[int]:
     # a level or a tool's report
     silent = {file for _, file, _ in pasted} - {files[i] for i in err} - {files[i] for i in taken} - system
     unsaid = [(i, file, msg) for i, file, msg in pasted if file not in system and i not in taken]
+    hay = Haystack([msg for _, _, msg in unsaid])
+    echoes = [unsaid[k] for k in hay.holding(_ASSERT_NEED) if _ASSERT_ECHO.match(unsaid[k][2])]
     if _STATES_NEED is not None:   # the wordings' literals first: one search over them all, the regex on the rest
-        unsaid = [unsaid[k] for k in Haystack([msg for _, _, msg in unsaid]).holding(_STATES_NEED)]
-    said = [(i, file, msg) for i, file, msg in unsaid if _STATES.search(msg)]
-    # an exception that says nothing ("RuntimeError:" alone) reports words a console printed just above it ("Cannot
-    # find bin of op X"): where a paste's first error line is such an exception, the lines right before it are its start
-    lines, bare = log.column("line"), {}
-    wanted = {file for _, file, _ in said}
-    for i in err:   # each file's first error line, for the files that have a line saying it failed
-        if files[i] in wanted and files[i] not in bare:
-            bare[files[i]] = lines[i] if _BARE_EXCEPTION.match(msgs[i] or "") else None
-            if len(bare) == len(wanted):
-                break
+        unsaid = [unsaid[k] for k in hay.holding(_STATES_NEED)]
+    said = sorted({*((i, file, msg) for i, file, msg in unsaid if _STATES.search(msg)), *echoes})
+    # an exception that says nothing ("RuntimeError:" alone) or a bare crash reports words a console printed just above
+    # it ("Cannot find bin of op X", the assert statement a traceback echoes): the lines right before such an error line
+    # are its start
+    lines, errs = log.column("line"), set(err)
     # in a paste that has error lines, a line that says it failed and names the code it failed with ("Kernel task
     # happen error, retCode=0x26", "Call aclrtSetDevice failed, ret[107001]") is a report of its own beside them
     stated, per_file = [], Counter()
     for at, file, msg in said:
-        if bare.get(file) is not None and 0 < bare[file] - lines[at] <= LEAD:
+        if _starts_bare(at, files, lines, msgs, errs):
             stated.append(at)
+        elif _ASSERT_ECHO.match(msg):   # an assert statement is a failure only as the start of a bare exception
+            continue
         elif file in silent:
             if per_file[file] < STATED_PER_FILE:
                 per_file[file] += 1
@@ -172,6 +178,17 @@ def _build(log: LogTable) -> list[int]:
             per_file[file] += 1
             stated.append(at)
     return sorted(err + list(taken) + stated)
+
+
+def _starts_bare(at: int, files: list, lines: list, msgs: list, errs: set[int]) -> bool:
+    """Whether an error line that says nothing of its own (a bare exception or crash) follows the record at `at`
+    within LEAD lines of its file."""
+    for k in range(at + 1, min(at + 1 + LEAD, len(lines))):
+        if files[k] != files[at] or lines[k] - lines[at] > LEAD:
+            return False
+        if k in errs and (_BARE_EXCEPTION.match(msgs[k] or "") or _BARE_CRASH.match(msgs[k] or "")):
+            return True
+    return False
 
 
 def _device_faults(log: LogTable) -> list[int]:

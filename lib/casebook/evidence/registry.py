@@ -4,7 +4,7 @@ from __future__ import annotations
 from ..reading import system_log
 from ..reading.table import LogTable
 from . import (aicore, attachments, collectives, device_dump, environment, errors, first_error, frames, hardware,
-               incidents, membership, oom, ranks, rejection, statements, superpods, topology, versions)
+               imports, incidents, membership, oom, ranks, rejection, statements, superpods, topology, versions)
 from .items import Evidence
 
 
@@ -14,7 +14,7 @@ def _facts(log: LogTable):
     summary's numbers do."""
     return {**versions.extract(log), **attachments.extract(log), **environment.extract(log), **statements.extract(log),
             **oom.extract(log), **ranks.facts(log), **collectives.extract(log), **frames.extract(log),
-            **superpods.extract(log)}
+            **imports.extract(log), **superpods.extract(log)}
 
 
 #: Evidence field -> the extractor that fills it, in the order they run.

@@ -4,7 +4,8 @@ A line starts like a line of its own when it is a line of the paste itself, carr
 the grammar accepts it without context. A piece that does not continues the line before it when:
 - **Re-wrapped** at a width W (a terminal, a mail client, `fold`, `textwrap`): the line's first piece starts
   like a line, and the piece before was cut, either at exactly W characters (a hard cut, joined as it is) or
-  before a word that would not fit in W (a word wrap, which drops the space: joined with one). The capture
+  before a word that would not fit in W (a word wrap, which drops the space: joined with one; a piece that starts
+  with the line's own first word is a repeated line instead). The capture
   counts as re-wrapped when no line is longer than W (its longest line) and at least two such breaks are
   found. Lines that do not start like log lines (tables, environment dumps, package lists) are never joined.
 - **Split once**: the line before is a grep-quoted line (grep prints no line without its prefix), or a long slog
@@ -57,6 +58,12 @@ def _word(text: str) -> int:
     return len(text.split(None, 1)[0]) if text.strip() else 0
 
 
+def _same_start(text: str, piece: str) -> bool:
+    """Whether a piece starts with the first word of the line above: a tool's repeated output line
+    ("OpenBLAS blas_thread_init: ..." twice), not the rest of a sentence a word wrap moved down."""
+    return text.split(None, 1)[:1] == piece.split(None, 1)[:1]
+
+
 def rewrapped(texts: list[str]) -> list[Join]:
     """The joins of a capture re-wrapped at one width, or [] when it does not look re-wrapped."""
     width = max(map(len, texts), default=0)
@@ -66,7 +73,8 @@ def rewrapped(texts: list[str]) -> list[Join]:
     # next piece starts with at most the one space the cut fell before (an indented line is a line of its own)
     cut = [i for i in range(len(texts) - 1) if texts[i].strip() and texts[i + 1].strip()
            and not texts[i + 1][:2].isspace() and (len(texts[i]) == width or (
-               not texts[i + 1][0].isspace() and len(texts[i]) + 1 + _word(texts[i + 1]) > width))]
+               not texts[i + 1][0].isspace() and len(texts[i]) + 1 + _word(texts[i + 1]) > width
+               and not _same_start(texts[i], texts[i + 1])))]
     if len(cut) < MIN_BREAKS:
         return []
     fresh = PasteState()
