@@ -10,7 +10,7 @@ from casebook.judging.facts import resolve
 from casebook.judging.families import (PRIOR, FamilyVerdict, _answers, _rules_out, judge_families, split_questions,
                                        supported_family)
 from casebook.judging.observed import Observation, Observed
-from casebook.judging.ranking import CONFIRMED, judge
+from casebook.judging.ranking import CONFIRMED, LIKELY, judge
 from casebook.judging.triage import triage
 from casebook.knowledge.kb import Family, KnowledgeBase, KnownCase, load_kb
 from casebook.knowledge.rules import Condition, Signature
@@ -182,10 +182,16 @@ def test_a_diagnosis_places_its_family_when_the_familys_own_signs_do_not_show():
     assert supported_family([v], lead) is v
     # no diagnosis, no family
     assert judge_families(kb, quiet, {}, []) == []
-    # a family confirmed by its own signs is not displaced by a diagnosis of another family
+    # a family confirmed by its own signs is not displaced by a likely diagnosis of another family
     both = Observed([Observation("message", t, t, "p.log", n) for n, t in enumerate(("a here", "bang"), 1)])
-    found = judge_families(kb, both, {}, [judge(a, both, {})])
+    likely = dataclasses.replace(judge(a, both, {}), verdict=LIKELY)
+    found = judge_families(kb, both, {}, [likely])
     assert [(f.family.id, f.verdict) for f in found] == [("loud", CONFIRMED)]
+    # a confirmed cause is as sure as those signs: its family is placed beside them, and it is the family supported
+    sure = judge(a, both, {})
+    found = judge_families(kb, both, {}, [sure])
+    assert [(f.family.id, f.verdict) for f in found] == [("fam", CONFIRMED), ("loud", CONFIRMED)]
+    assert supported_family(found, sure).family.id == "fam"
 
 
 def test_a_fallback_family_comes_after_every_other_family_the_evidence_places_and_yields_to_a_diagnosis():

@@ -298,3 +298,12 @@ def test_the_assert_a_traceback_echoes_above_a_bare_assertion_error_is_its_start
                      "    assert cfg.steps > 0\n"
                      "AssertionError: steps must be positive\n")
     assert [e.line for e in ordered(read_plog(paste))] == [3]
+
+
+def test_the_driver_installers_prompt_for_a_kernel_path_is_a_report(tmp_path):
+    """The NPU driver installer prints no level when it finds no module for the running kernel and asks where that
+    kernel's source is: the prompt is the failure of the paste."""
+    paste = tmp_path / "paste.txt"
+    paste.write_text("./Ascend-hdk-910b-npu-driver_24.1.0_linux-aarch64.run --upgrade\n"
+                     "Do you want to try build driver after input kernel absolute path?\n")
+    assert [e.line for e in ordered(read_plog(paste))] == [2]

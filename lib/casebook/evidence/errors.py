@@ -32,6 +32,8 @@ _REPORTS = re.compile("|".join((
     r"\bOther info\[\d+\]:.*\berror code=0x",            # ... and the task scheduler's code in it
     r"^\s*Load dynamic library: \S+ failed\b",           # MindSpore's device plugin that the loader refused
     r"^\s*\[Init\]\[Env\]init env failed\b",             # ACL's operator environment, printed without a level
+    # the NPU driver installer that found no module for the running kernel and no build tree to make one with
+    r"\btry build driver after input kernel absolute path\b",
     # an Ascend C kernel's own assert, printed as it stops (CANN 8.5 puts its version and a time stamp first)
     r"^\s*\[ASSERT\] (?:\[[^\]]*\]\s*)*\S+\.(?:cpp|cc|h|hpp|asc):\d+:(?:\s|$)",
 )))
@@ -90,10 +92,10 @@ TOLD_PER_FILE = 64
 #: where they say that something failed.
 LEAD = 2
 _BARE_EXCEPTION = re.compile(rf"^\s*{EXCEPTION_NAME}\s*:?\s*$")
-#: The shell's word for a process that died of a signal, alone on its line: like a bare exception, it says nothing of
-#: the cause, which the lines just above it print ("pthread_create failed ...", then "Segmentation fault (core dumped)")
 #: The statement a traceback echoes above a bare AssertionError: the condition that failed is the message it lacks.
 _ASSERT_ECHO = re.compile(r"^\s*assert\b")
+#: The shell's word for a process that died of a signal, alone on its line: like a bare exception, it says nothing of
+#: the cause, which the lines just above it print ("pthread_create failed ...", then "Segmentation fault (core dumped)")
 _BARE_CRASH = re.compile(r"^\s*(?:(?:Segmentation fault|Aborted|Illegal instruction|Bus error|Floating point exception)"
                          r"(?: \(core dumped\))?|Killed)\s*$")
 #: How many lines that say they failed a paste without any error line makes its errors, per file: a console that

@@ -17,11 +17,11 @@ from .items import Fact
 
 FACT = "package_imported_from_source_folder"
 #: A failed import that names its package: a submodule it lacks, a name it lacks (with the file it was read from),
-#: or a package without the attributes every installed one has (a folder Python took for a namespace package)
+#: or a framework without its version (most often a folder Python took for a namespace package)
 _FAILED_IMPORT = re.compile(
     r"No module named '(?P<sub>[A-Za-z_]\w*)\.[\w.]+'"
     r"|cannot import name '[^']+' from '(?P<named>[A-Za-z_]\w*)[\w.]*' \((?P<path>[^)]*[/\\][^)]*)\)"
-    r"|module '(?P<bare>[A-Za-z_]\w*)' has no attribute '__(?:version|file)__'")
+    r"|module '(?P<bare>[A-Za-z_]\w*)' has no attribute '__version__'")
 #: pip's folders: a package under them is an installed release
 _INSTALLED = {"site-packages", "dist-packages"}
 

@@ -146,10 +146,11 @@ def judge_families(kb: KnowledgeBase, obs: Observed, facts: dict[str, Fact],
     """Every family with a matching signature, best first."""
     found = [v for family in kb.families.values() if (v := judge_family(family, kb, obs, facts, hypotheses))]
     # a diagnosis is a sign of its family's symptom though the family's own wordings did not show; a family
-    # whose own signs are sure is not displaced by it
+    # whose own signs are sure is not displaced by a likely one, but a confirmed cause is as sure as they are
     lead = diagnosis(hypotheses)
     if (lead is not None and lead.case.family in kb.families
-            and not any(v.verdict == CONFIRMED and not v.family.fallback for v in found)
+            and (lead.verdict == CONFIRMED
+                 or not any(v.verdict == CONFIRMED and not v.family.fallback for v in found))
             and all(v.family.id != lead.case.family for v in found)):
         found.append(judge_family(kb.families[lead.case.family], kb, obs, facts, hypotheses, lead))
     # a family of generic signs comes after every other family the evidence places, however well its signs match

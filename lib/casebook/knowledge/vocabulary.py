@@ -241,14 +241,20 @@ FACTS = {s.name: s for s in (
              "`import torch_npu` finds that folder before the installed package."),
     FactSpec("ray_status_lists_npu", "bool",
              "`ray status` lists an NPU resource with every node's cards, so Ray can give NPU bundles."),
+    FactSpec("checkpoint_matches_loader_release", "bool",
+             "The checkpoint was written (converted, quantized) for the framework and plugin release that loads it, "
+             "per the converter's or quantization tool's notes."),
     FactSpec("model_dims_divide_by_parallel_sizes", "bool",
              "Every dimension of the model that parallelism splits (attention and key-value heads, layers, vocabulary, "
              "experts) divides evenly by the tensor, pipeline and expert parallel sizes the job sets."),
     FactSpec("package_imported_from_source_folder", "bool",
              "The package a failed import names was read from a folder of source (a checkout in the working "
              "directory, on PYTHONPATH, or beside the script), not the installed release, and it is the package's own "
-             "code that fails to import a part of it: `python -c \"import P; print(P.__file__)\"` prints a path "
-             "outside site-packages."),
+             "code that fails to import a part of it: `P.__file__`, printed the way the job starts, is not the copy "
+             "pip lists."),
+    FactSpec("running_kernel_headers_installed", "bool",
+             "The headers (build tree) of exactly the running kernel are installed: /lib/modules/$(uname -r)/build/ "
+             "is a directory, from the kernel-devel or linux-headers package of that release."),
     FactSpec("seccomp_unconfined_starts", "bool",
              "The same image and command start their threads when the container runs with "
              "`--security-opt seccomp=unconfined` (or under a container engine of Docker 20.10.10 or later)."),
