@@ -52,7 +52,7 @@ _EDGE_LINES = 400
 WORDS = ("ERROR", "Error", "error", "FATAL", "Fatal", "fatal", "CRITICAL", "Critical", "critical", "FAIL", "Fail",
          "fail", "EXCEPTION", "Exception", "exception", "PANIC", "Panic", "panic", "Traceback", "Call Trace",
          "Hardware Error", "of memory: Kill", "AIC_ERROR", "code", "ret is -", "RTS_HWTS", "Oops", "BUG:",
-         "Load dynamic library", "[ASSERT]")
+         "Load dynamic library", "[ASSERT]", "try build driver")
 #: How an slog header the grammar may accept starts (the compiled scanner's own header test accepts fewer):
 #: `[LEVEL]`, spaces, `MODULE(`; a character past ASCII where grammar.HEADER's `\d` or `\s` may go on leaves
 #: the line to the grammar too. The scanner's routine_text() is the same test.
