@@ -50,7 +50,11 @@ def raised_in_package(frames: list[tuple[str, str]]) -> bool | None:
 def raising_frames(log: LogTable) -> tuple[int, list[tuple[str, str]]] | None:
     """(position of the innermost, (path, function) of each frame outermost first) of the frames outside Python's
     own library above the log's first Python exception whose traceback shows one, or None when none does (a paste
-    of the last line alone)."""
+    of the last line alone); read once per log (this family and the import reader both ask)."""
+    return log.derive("raising_frames", _raising_frames)
+
+
+def _raising_frames(log: LogTable) -> tuple[int, list[tuple[str, str]]] | None:
     frames = log.holding(KEEP)
     if not frames:
         return None

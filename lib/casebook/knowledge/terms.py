@@ -27,6 +27,9 @@ TERMS: dict[str, tuple[str, ...]] = {
         "deepspeed", "verl", "swift", "llamafactory", "xtuner", "mmengine", "diffusers", "lmdeploy", "dlinfer", "ray",
         "mindspore", "mindformers", "mindone", "msmodelslim", "msprobe", "paddle", "paddlenlp", "tensorflow", "triton",
         "tilelang", "xllm", "tensor_cast"),
+    # the endings of the names frameworks give a model's dimensions that parallelism splits: an assertion that divides
+    # one of them by a parallel size is the job's configuration, any other divisibility assertion the code's own count
+    "model_dimension_names": ("heads", "layers", "experts", "vocab_size", "hidden_size", "query_groups"),
     # the op namespaces of CUDA serving and kernel libraries beside those: a custom op of theirs has no NPU kernel
     "cuda_op_namespaces": (
         "vllm", "sglang", "flash_attn", "xformers", "flashinfer", "mamba_ssm", "causal_conv1d", "deep_gemm",
