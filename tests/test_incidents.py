@@ -44,6 +44,7 @@ def test_hccl_link_failure_is_each_workers_incident(corpus):
 
 @pytest.mark.parametrize("text,role", [
     ("rtFree failed, runtime result = 507899", FALLOUT), ("ErrCode=107022, device task abort", FALLOUT),
+    ("TBE Subprocess[task_distribute] raise error[], main process disappeared!", FALLOUT),
     ("aicpu exception, error code is 507018", GENERIC), ("[ERROR] ERR00100 PTA call acl api failed", WRAPPER),
     ("RuntimeError: npuSynchronizeDevice: error code is 507015", WRAPPER),
     ("Stream Synchronize failed, stream_id=2, retCode=0x26, [aicore exception].", WRAPPER),

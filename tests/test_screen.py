@@ -294,3 +294,22 @@ def test_an_exception_that_names_an_error_block_opens_it_as_its_head():
     assert (frame.kind, exc.kind, exc.level, exc.code) == (KIND_PYTHON, KIND_BLOCK_HEAD, "ERROR", "EZ9999")
     assert exc.extra == {"prefix": "RuntimeError: call aclnnArange failed, detail:"}
     assert (msg.kind, msg.code, msg.pid) == (KIND_BLOCK_MSG, "EZ9999", 775)
+
+
+def test_a_level_in_brackets_with_tags_or_a_tools_capitalised_word_is_a_report():
+    # capture 989 (AMCT's FAQ): the quantisation kernel's function and line in brackets after the level
+    (f,) = read("[ERROR][ProcessScale][64] Not support scale greater than 1 / FLT_EPSILON. currentScale: "
+                "1387260395520.000000")
+    assert (f.kind, f.level) == (KIND_REPORT, "ERROR")
+    assert f.msg.startswith("Not support scale greater than 1 / FLT_EPSILON")
+    # capture 051 (vllm-ascend#1706): the TBE compiler pool's line, a capitalised word that is no plog module
+    (f,) = read("[ERROR] TBE Subprocess[task_distribute] raise error[], main process disappeared!")
+    assert (f.kind, f.level, f.msg) == (KIND_REPORT, "ERROR",
+                                        "TBE Subprocess[task_distribute] raise error[], main process disappeared!")
+    # a plog header names its module in capitals, then its fields in parentheses (or, in the 2020 OMG form, a colon):
+    # the plog grammar reads it, no screen rule (captures 137 and 1771)
+    headers = read("[ERROR] AMCT(22309,atc.bin):2023-06-21-09:47:05[weight_algorithm.cpp:137]layer arq weight fake "
+                   "quant failed!",
+                   '[ERROR] FMK:2020-04-11-09:37:12.321.298 main:framework/domi/omg_main/main.cpp:815:"OMG Generate '
+                   'execute failed!!"')
+    assert [f.kind for f in headers] == [KIND_UNPARSED, KIND_UNPARSED]

@@ -18,7 +18,7 @@ TERMS: dict[str, tuple[str, ...]] = {
         "deep_gemm", "deep-gemm", "cupy", "pynvml", "transformer_engine", "transformer-engine"),
     # the op libraries of CUDA kernels that serving frameworks build (vLLM's, its flash-attention builds, sglang's):
     # none is built on an Ascend install, whose plugins register their ops under names of their own (_C_ascend)
-    "cuda_kernel_libraries": ("_C", "_moe_C", "_vllm_fa2_C", "_vllm_fa3_C", "sgl_kernel"),
+    "cuda_kernel_libraries": ("_C", "_moe_C", "_C_cache_ops", "_C_custom_ar", "_vllm_fa2_C", "_vllm_fa3_C", "sgl_kernel"),
     # the import names of frameworks, plugins and libraries jobs on Ascend run: a frame in a folder of one of these
     # names is that package's code, installed or run from a source checkout, not the job's own script
     "framework_packages": (

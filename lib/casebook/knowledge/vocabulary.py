@@ -258,6 +258,36 @@ FACTS = {s.name: s for s in (
     FactSpec("seccomp_unconfined_starts", "bool",
              "The same image and command start their threads when the container runs with "
              "`--security-opt seccomp=unconfined` (or under a container engine of Docker 20.10.10 or later)."),
+    FactSpec("acl_initialized_by_another_component", "bool",
+             "Another component of the same process started CANN before the one that failed (torch_npu or MindSpore "
+             "imported first, an ONNX Runtime CANN provider beside torch_npu, the application's own aclInit)."),
+    FactSpec("higher_open_files_limit_passes", "bool",
+             "The job started with a higher limit of open files (`ulimit -n 65535` in its shell, the container's or "
+             "service's nofile limit) runs past the step that failed."),
+    FactSpec("installed_cann_has_called_api", "bool",
+             "The installed CANN (the toolkit the loader or the build finds) provides the ACL or HCCL function the "
+             "code calls: the function is in that release's API reference or its headers."),
+    FactSpec("exporter_runtime_socket_reachable", "bool",
+             "The container runtime's socket that NPU Exporter is given (-containerd, -endpoint) exists on the host "
+             "and is mounted at the same path into the exporter's container."),
+    FactSpec("layer_skipped_quantizes", "bool",
+             "With the layer the quantisation error names left out (skip_layers in the AMCT or ATC quantisation "
+             "configuration), calibration of the rest of the model passes."),
+    FactSpec("input_is_baseline_jpeg", "bool",
+             "The picture handed to the decoder is a real baseline JPEG (`file` says JPEG image data, baseline; it "
+             "starts with FF D8), not another format renamed to .jpg nor a progressive JPEG."),
+    FactSpec("job_finished_before_exit", "bool",
+             "The program had finished its work (outputs written, last request answered) when it exited, and it ends "
+             "without shutting down its engine or workers (no `ray.shutdown()`, no cleanup of the LLM object)."),
+    FactSpec("plugin_ops_built_for_installed_release", "bool",
+             "The plugin's compiled op library was built from the same release or commit as its Python code, with its "
+             "custom kernels on, against the torch installed now."),
+    FactSpec("host_cpu_has_build_instructions", "bool",
+             "The host CPU has the instruction set extensions the failing package was built for (lscpu's model and "
+             "flags: ARMv8.1 LSE atomics, later ARM features, avx2, avx512f)."),
+    FactSpec("master_store_reachable_from_ranks", "bool",
+             "The master's rendezvous port (MASTER_ADDR:MASTER_PORT, torch's TCPStore) answers from the node of every "
+             "rank while rank 0 waits, with the same address and port given on every node."),
     FactSpec("lower_opset_export_converts", "bool",
              "The ONNX model exported again with a lower opset (11 or 13) passes the nodes ATC found no parser for."),
     FactSpec("onnx_model_imports_several_opsets", "bool",

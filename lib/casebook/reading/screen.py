@@ -206,9 +206,13 @@ def _npu_function(line: str, state: BlockState) -> Fields | None:
     return Fields(KIND_NPU_MESSAGE, msg=line.strip()) if _NPU_HINT.match(line) else None
 
 
-# a plog header (`[ERROR] RUNTIME(pid,...)`, its module in capitals) or torch_npu's dated line is not this form
-_BRACKET_LEVEL = re.compile(r"^\[(?P<level>ERROR|WARNING|WARN|INFO|DEBUG|FATAL|CRITICAL)\]:?\s+"
-                            r"(?![A-Z][A-Z0-9_]*\b|\d{4}-)(?P<msg>\S.*)$")
+# A plog header (`[ERROR] RUNTIME(pid,...)`, `[ERROR] FMK:2020-...`: a module in capitals, then its fields, in ASCII
+# or full-width punctuation) and torch_npu's dated line are not this form; a tool's own capitalised word (`[ERROR] TBE
+# Subprocess[...]`) is. Tags in brackets after the level (`[ERROR][ProcessScale][64] msg`: a quantisation kernel's
+# function and line) are left out of the message.
+_BRACKET_LEVEL = re.compile(r"^\[(?P<level>ERROR|WARNING|WARN|INFO|DEBUG|FATAL|CRITICAL)\]:?"
+                            r"(?:(?:\[[^\[\]\s]{1,60}\])+\s*|\s+)"
+                            r"(?![A-Z][A-Z0-9_]* ?[(:（：]|\d{4}-)(?P<msg>\S.*)$")
 _LEVEL_NAMES = {"WARN": "WARNING", "CRITICAL": "FATAL"}
 
 
