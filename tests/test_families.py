@@ -10,7 +10,7 @@ from casebook.judging.facts import resolve
 from casebook.judging.families import (PRIOR, FamilyVerdict, _answers, _rules_out, judge_families, split_questions,
                                        supported_family)
 from casebook.judging.observed import Observation, Observed
-from casebook.judging.ranking import CONFIRMED, LIKELY, Hypothesis, judge
+from casebook.judging.ranking import CONFIRMED, LIKELY, judge
 from casebook.judging.triage import triage
 from casebook.knowledge.kb import Family, KnowledgeBase, KnownCase, load_kb
 from casebook.knowledge.rules import Condition, Signature
@@ -163,27 +163,6 @@ def test_families_rank_confirmed_first_then_by_score_and_open_causes_by_weight()
     assert supported_family(found, SimpleNamespace(case=SimpleNamespace(family="a-contradicted"))) is found[2]
     assert supported_family(found, SimpleNamespace(case=SimpleNamespace(family="elsewhere"))) is found[0]
     assert supported_family(found[2:], None) is None
-
-
-def test_causes_a_line_of_their_own_raised_lead_and_are_the_ones_questions_split():
-    sig = Signature("boom", "message", "contains", "boom", 1, True, "w")
-    one = Condition("single_process_multi_device", "equals", True, ask="one process?")
-    blocking = Condition("ASCEND_LAUNCH_BLOCKING", "equals", "1", ask="blocking?")
-    seen, only_family = cause("seen", requires=[one]), cause("only-family", requires=[blocking])
-    fam = Family("fam", "families/fam.md", signatures=[sig], causes=["only-family", "seen"])
-    kb = KnowledgeBase(root=Path("kb"), cases={"seen": seen, "only-family": only_family}, families={"fam": fam})
-    obs = Observed([Observation("message", "boom seen", "boom seen", "p.log", 1)])
-    # the family's sign scores both; only `seen` has a line its own signature read, though it scores less
-    hyps = [Hypothesis(only_family, "possible", 0.5), Hypothesis(seen, "possible", 0.2,
-                                                                  own_lines=frozenset({("p.log", 1)}))]
-    (v,) = judge_families(kb, obs, {}, hyps)
-    assert v.open_causes == ["seen", "only-family"]
-    assert [m.fact for m in v.questions] == ["single_process_multi_device"]
-    # with no cause raised by a line of its own, every open cause is weighed and asked about
-    hyps = [Hypothesis(only_family, "possible", 0.5), Hypothesis(seen, "possible", 0.2)]
-    (v,) = judge_families(kb, obs, {}, hyps)
-    assert v.open_causes == ["only-family", "seen"]
-    assert [m.fact for m in v.questions] == ["ASCEND_LAUNCH_BLOCKING", "single_process_multi_device"]
 
 
 def test_a_diagnosis_places_its_family_when_the_familys_own_signs_do_not_show():

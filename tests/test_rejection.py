@@ -101,6 +101,8 @@ FORMS = [
     # a parameter's allowed values under the values of others (vllm-project/vllm-ascend issue 3588)
     ("AclNN_Parameter_Error(EZ1001): when weight's dtype is [int4], weight's format is [FRACTAL_NZ], "
      "antiquantGroupSize should be 128 or 64,", "attribute", "antiquantGroupSize", None, ("128", "64")),
+    # an optional input another parameter makes required (capture 1718, rtp-llm's notes on the fused attention)
+    ("When sparse_mode is 3, it not 0, atten_mask should not be null", "attribute", "atten_mask", "null", ()),
     # MindSpore's check of two inputs whose shapes must broadcast (mindspore-ai/models, Transformer's FAQ)
     ("For 'Add', x.shape and y.shape need to broadcast.", "shape", "x.shape and y.shape", None, ()),
     # ops-nn's check of one parameter (hicann/ops-nn, BatchNormV3), torch_npu's refusal of a dtype by torch's name

@@ -313,3 +313,20 @@ def test_a_level_in_brackets_with_tags_or_a_tools_capitalised_word_is_a_report()
                    '[ERROR] FMK:2020-04-11-09:37:12.321.298 main:framework/domi/omg_main/main.cpp:815:"OMG Generate '
                    'execute failed!!"')
     assert [f.kind for f in headers] == [KIND_UNPARSED, KIND_UNPARSED]
+
+
+def test_the_indented_details_of_an_exception_that_ends_with_a_colon_are_its_message():
+    # torch's load_state_dict joins its errors with a newline and a tab under the exception's first line
+    exc, size, other, end, after = read(
+        "RuntimeError: Error(s) in loading state_dict for LlamaForCausalLM:",
+        "\tsize mismatch for lm_head.weight: copying a param with shape torch.Size([32006, 4096]) from checkpoint, the "
+        "shape in current model is torch.Size([32000, 4096]).",
+        "        Unexpected key(s) in state_dict: \"module.conv1.weight\".",
+        "saving the merged model to /work/out",
+        "\tan indented line after the details ended")
+    assert [(f.kind, f.level) for f in (exc, size, other)] == [(KIND_PYTHON, "ERROR")] * 3
+    assert size.msg.startswith("size mismatch for lm_head.weight") and other.msg.startswith("Unexpected key(s)")
+    assert (end.kind, after.level) == (KIND_UNPARSED, None)
+    # an exception whose message does not end with a colon has no details: an indented line after it is not its
+    _, indented = read("ValueError: bad value", "\tsize mismatch for x")
+    assert indented.level is None

@@ -122,6 +122,10 @@ FORMS: tuple[tuple[str, tuple[str, int]], ...] = (
     # is [FRACTAL_NZ], antiquantGroupSize should be 128 or 64"
     ("attribute", _form(r"\b[Ww]hen (?P<cond>[^;]{1,200}?),\s*(?P<param>[A-Za-z_]\w*) (?:should|must) be "
                         r"(?P<allowed>-?\w+(?:(?:,| or) -?\w+)+)")),
+    # an optional input the other parameters make required: "when sparse_mode is 3, it not 0, atten_mask should not
+    # be null" (the op's words for a null pointer; Python's None is a program's, not an op's)
+    ("attribute", _form(r"\b[Ww]hen (?P<cond>[^;]{1,200}?),\s*(?:it not \w+,\s*)?(?P<param>[A-Za-z_]\w*) "
+                        r"(?:should|must|can) ?not be (?P<value>null(?:ptr)?|nullptr|empty)\b")),
     ("attribute", _form(r"(?P<param>[\w.]+)\s*(?:=|\s+is)\s*\[?(?P<value>-?[\w.]+)\]?,?\s*(?:is\s+)?(?:invalid|"
                         r"not support|unsupported|out of range)(?P<allowed>.*)", re.I)),
     # the op's check of one parameter, worded as what it has and what it should have: "Parameter x of has incorrect

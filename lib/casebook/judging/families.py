@@ -130,24 +130,15 @@ def judge_family(family: Family, kb: KnowledgeBase, obs: Observed, facts: dict[s
     stated = max(rates.families.get(family.id, 0), 1)
     weights = {c.id: (max(judged[c.id].score, PRIOR) if c.id in judged else PRIOR) * (1 + rates.of(c.id) / stated)
                for c in open_causes}
-    # the causes the evidence raised (a line that their own signatures read, or a fact of theirs) come first, whatever
-    # the rate of the others: a cause only the family's signs speak for (an ONNX exporter's opset, in a torch_npu run)
-    # is weighed and asked about after them
-    raised = {c.id for c in open_causes if c.id in judged and (judged[c.id].own_lines or judged[c.id].fact_holds)}
-    open_causes.sort(key=lambda c: (c.id not in raised, -weights[c.id], -rates.of(c.id), c.id))
+    open_causes.sort(key=lambda c: (-weights[c.id], -rates.of(c.id), c.id))
     # the most frequent stated cause among those that lead (a cause the evidence put below others is not named)
     top = [c for c in open_causes if weights[c.id] == weights[open_causes[0].id]] if open_causes else []
     best = max(top, key=lambda c: rates.of(c.id), default=None)
     most_often = ((best.id, rates.of(best.id), rates.families.get(family.id, 0))
                   if best is not None and rates.of(best.id) else None)
-    # when the evidence raised causes, a cause's own question is asked only of those (the family's own questions
-    # still split all of them)
-    named = {c.fact for c in family.questions} | {c.fact for case in open_causes if case.id in raised
-                                                  for c in (*case.against, *case.requires, *case.supports)}
-    questions = [q for q in split_questions(family, open_causes, weights, facts) if not raised or q.fact in named]
     # a family has no facts of its own: nothing rules it out or leaves it likely, so it is confirmed or possible
     return FamilyVerdict(family, h.verdict, h.score, h.for_, h.against, [c.id for c in open_causes],
-                         questions, most_often, weights)
+                         split_questions(family, open_causes, weights, facts), most_often, weights)
 
 
 def judge_families(kb: KnowledgeBase, obs: Observed, facts: dict[str, Fact],

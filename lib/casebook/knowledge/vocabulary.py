@@ -288,6 +288,18 @@ FACTS = {s.name: s for s in (
     FactSpec("master_store_reachable_from_ranks", "bool",
              "The master's rendezvous port (MASTER_ADDR:MASTER_PORT, torch's TCPStore) answers from the node of every "
              "rank while rank 0 waits, with the same address and port given on every node."),
+    FactSpec("launched_with_distributed_launcher", "bool",
+             "The job was started by a distributed launcher (torchrun / python -m torch.distributed.run, deepspeed, "
+             "accelerate launch, msrun, a scheduler's launcher) that sets each process's rank variables."),
+    FactSpec("hccl_backend_creates_group", "bool",
+             "With the hccl backend (backend='hccl' where the code names nccl, or torch_npu imported before the "
+             "framework sets up its device), the process group is created."),
+    FactSpec("model_files_match_source", "bool",
+             "The model files' sizes and checksums match the source's listing (no cut download, no git-lfs pointer "
+             "in place of a weights file)."),
+    FactSpec("model_config_matches_checkpoint", "bool",
+             "The model the code builds (its config: vocabulary, hidden and head sizes, layer count, parallel split) is "
+             "the one the checkpoint was saved from."),
     FactSpec("lower_opset_export_converts", "bool",
              "The ONNX model exported again with a lower opset (11 or 13) passes the nodes ATC found no parser for."),
     FactSpec("onnx_model_imports_several_opsets", "bool",

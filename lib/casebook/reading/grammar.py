@@ -183,7 +183,10 @@ def _rules_for(first: str) -> tuple[Callable[[str, BlockState], Fields | None], 
 
 
 def _in_context(line: str, state: BlockState) -> Fields | None:
-    """An indented line inside a block or a traceback: a block's message, or a traceback's source line."""
+    """An indented line inside a block or a traceback: a block's message, or a traceback's source line; or a detail
+    line of an exception's message."""
+    if (f := stacks.py_exception_detail(line, state)) is not None:
+        return f
     m = _INDENTED.match(line)
     if not m or not (state.in_block or state.in_python):
         return None

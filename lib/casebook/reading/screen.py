@@ -206,13 +206,13 @@ def _npu_function(line: str, state: BlockState) -> Fields | None:
     return Fields(KIND_NPU_MESSAGE, msg=line.strip()) if _NPU_HINT.match(line) else None
 
 
-# A plog header (`[ERROR] RUNTIME(pid,...)`, `[ERROR] FMK:2020-...`: a module in capitals, then its fields, in ASCII
-# or full-width punctuation) and torch_npu's dated line are not this form; a tool's own capitalised word (`[ERROR] TBE
-# Subprocess[...]`) is. Tags in brackets after the level (`[ERROR][ProcessScale][64] msg`: a quantisation kernel's
-# function and line) are left out of the message.
+# A plog header (`[ERROR] RUNTIME(pid,...)`: a module in capitals, then its fields, or a piece of one a paste cut) and
+# torch_npu's dated line are not this form; a capitalised word followed by a word in title case (a tool's own
+# sentence: `[ERROR] TBE Subprocess[...] raise error`) is. Tags in brackets after the level (`[ERROR][ProcessScale][64]
+# msg`: a quantisation kernel's function and line) are left out of the message.
 _BRACKET_LEVEL = re.compile(r"^\[(?P<level>ERROR|WARNING|WARN|INFO|DEBUG|FATAL|CRITICAL)\]:?"
                             r"(?:(?:\[[^\[\]\s]{1,60}\])+\s*|\s+)"
-                            r"(?![A-Z][A-Z0-9_]* ?[(:（：]|\d{4}-)(?P<msg>\S.*)$")
+                            r"(?![A-Z][A-Z0-9_]*\b(?! [A-Z][a-z])|\d{4}-)(?P<msg>\S.*)$")
 _LEVEL_NAMES = {"WARN": "WARNING", "CRITICAL": "FATAL"}
 
 

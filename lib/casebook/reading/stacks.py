@@ -56,6 +56,12 @@ def py_frame(line: str, state: BlockState) -> Fields | None:
     return Fields(KIND_PYTHON, src=f"{m['file']}:{m['line']}", func=m["func"], msg=line.strip())
 
 
+#: the report state after an exception whose message ends with a colon: its details follow on indented lines
+EXCEPTION_DETAILS = "exception details"
+#: a detail line of such a message: torch's load_state_dict joins its errors with a newline and a tab
+_PY_DETAIL = re.compile(r"^(?:\t| {4,8})(?P<msg>\S.*)$", re.S)
+
+
 def py_exception(line: str, state: BlockState) -> Fields | None:
     """`XxxError: msg` or its repr `XxxError('msg')`; where it ends a traceback, also an exception of another name, or
     its name alone (elsewhere neither is an exception)."""
@@ -66,7 +72,16 @@ def py_exception(line: str, state: BlockState) -> Fields | None:
     state.reset()
     f = Fields(KIND_PYTHON, level="ERROR", msg=line.strip())
     f.extra["exception"] = m["exc"]
+    if f.msg.endswith(":"):
+        state.report = EXCEPTION_DETAILS
     return f
+
+
+def py_exception_detail(line: str, state: BlockState) -> Fields | None:
+    """An indented line under an exception whose message ended with a colon (`RuntimeError: Error(s) in loading
+    state_dict for X:`, then a tab and `size mismatch for ...`): a part of that message, at its level."""
+    m = _PY_DETAIL.match(line) if state.report == EXCEPTION_DETAILS else None
+    return Fields(KIND_PYTHON, level="ERROR", msg=m["msg"].strip()) if m else None
 
 
 def py_exception_shifted(line: str, state: BlockState) -> Fields | None:
