@@ -123,6 +123,26 @@ def test_the_oom_killers_account_of_a_kill_is_an_error_line():
     assert (cgroup.kind, cgroup.level) == (KIND_KERNEL, "ERROR")
 
 
+def test_the_kernel_watchdogs_lockups_are_error_lines_and_what_follows_them_is_not():
+    # the Linux kernel's lockup detectors (kernel/watchdog.c, watchdog_perf.c) and RCU stall detector, in the forms
+    # of older (NMI watchdog:) and newer (watchdog:) kernels; the lines after each report (the CPU, the task) are its
+    # context
+    hard, soft, old_soft, rcu, cpu, newer = read(
+        "[  812.447120] NMI watchdog: Watchdog detected hard LOCKUP on cpu 7",
+        "[ 9911.014420] watchdog: BUG: soft lockup - CPU#30 stuck for 23s! [python3:51277]",
+        "[ 9911.014422] BUG: soft lockup - CPU#2 stuck for 67s! [insmod:4410]",
+        "[ 9990.120001] rcu: INFO: rcu_preempt self-detected stall on CPU",
+        "[ 9911.014501] CPU: 30 PID: 51277 Comm: python3 Kdump: loaded Tainted: G           OE",
+        "[ 9912.000000] watchdog: CPU7: Watchdog detected hard LOCKUP on cpu 7")
+    assert [f.level for f in (hard, soft, old_soft, rcu)] == ["ERROR"] * 4
+    assert cpu.level is None
+    assert newer.level == "ERROR"   # a newer kernel's prefix, read like the older one
+    (stalls,) = read("[ 9990.200000] INFO: rcu_sched detected stalls on CPUs/tasks:")
+    assert stalls.level == "ERROR"
+    (unrelated,) = read("[ 9990.300000] watchdog: enabled on all CPUs, permanently consumes one hw-PMU counter.")
+    assert unrelated.level is None
+
+
 def test_the_kernels_lines_as_syslog_keeps_them():
     # Ascend/mind-cluster's fault-diagnosis test data (the host's messages file): the NPU driver's kernel line; and the
     # OOM killer's line in the same form

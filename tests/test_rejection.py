@@ -437,3 +437,41 @@ def test_a_node_type_without_a_parser_names_the_op_and_the_opset_it_is_keyed_by(
     # a type the converter knows nothing of, at no opset (a plugin's own name), is not read as an opset refusal
     other = write_log(tmp_path, "plain.log", "E16002: No ONNX parser is registered for optype CustomOp.\n")
     assert extract(read_plog(other)) == []
+
+
+@pytest.mark.parametrize("message,aspect", [
+    # the wordings of aclnn parameter checks that no form reads: the aspect is what their words name
+    ("Not support x2 n = 1 when foramt is FRACTAL_NZ, x2: [1024, 1]", "format"),
+    ("The batch of query should match the batch of key, but got 4 and 8", "shape"),
+    ("The data type of scale is not consistent with x", "dtype"),
+    ("Check the inputs of the op, please.", "call"),
+])
+def test_a_parameter_checks_message_is_read_by_its_words_where_no_form_reads_it(tmp_path, message, aspect):
+    text = f"[PID: 3310] 2026-05-04-09:12:40.118.302 AclNN_Parameter_Error(EZ1001): {message}\n"
+    (r,) = extract(read_plog(write_log(tmp_path, "paste.txt", text)))
+    assert (r.aspect, r.line) == (aspect, 1)
+
+
+def test_the_code_of_a_parameter_check_places_a_generic_wording_in_the_op_layer(tmp_path):
+    # the error manager keeps the title's code apart from the message: the code places the op layer by itself
+    text = ("[PID: 3311] 2026-05-04-09:12:41.220.118 AclNN_Parameter_Error(EZ1001): The y2 shape must be [8, 64, 1], "
+            "which are [8, 1, 64]\n        TraceBack (most recent call last):\n")
+    (r,) = extract(read_plog(write_log(tmp_path, "paste.txt", text)))
+    assert (r.aspect, r.param) == ("shape", "y2")
+
+
+def test_a_parameter_of_the_fused_attention_ops_places_a_bare_complaint_in_the_op_layer(tmp_path):
+    op = write_log(tmp_path, "op.txt", "when sparse_mode is 4, it not 0, atten_mask should not be null\n")
+    (r,) = extract(read_plog(op))
+    assert (r.aspect, r.param, r.value) == ("attribute", "atten_mask", "null")
+    t = triage(op, kb=KB)
+    assert t.diagnosis is not None and t.diagnosis.case.id == "op-rejects-parameter-value"
+    other = write_log(tmp_path / "other", "other.txt", "when streaming is on, callback should not be null\n")
+    assert extract(read_plog(other)) == []
+
+
+def test_two_tensors_an_op_concatenates_that_disagree_in_one_dimension(tmp_path):
+    line = ("RuntimeError: call aclnnCat failed, detail:EZ1001: 2026-05-04-09:12:42.001.515 dim 2 of tensor 3 is [5], "
+            "should be equal to tensor 0 [9].\n")
+    t = triage(write_log(tmp_path, "paste.txt", line), kb=KB)
+    assert t.diagnosis is not None and t.diagnosis.case.id == "op-call-inputs-disagree"

@@ -201,7 +201,8 @@ READS = ("not implemented for", "support list", "supported list", "when layout",
          "must be", "but it is", "only support", "but got", "but received", "Wrong ", "for parameter",
          "need to broadcast", "incorrect format", "incorrect dtype", "incorrect data", "has not been supported",
          "Only support", "initCann", "but found", "desired output type", "alues are", "llowed value",
-         "Unsupported data type", "Unsupported dtype", "needs to be", "parser is registered")
+         "Unsupported data type", "Unsupported dtype", "needs to be", "parser is registered", "not be null",
+         "not be empty")
 #: Of those, the lines the reader keeps in big files. An op complains in an ERROR line, which the reader keeps anyway,
 #: or in a line without a header; a line that merely names a tiling is kept when the tiling failed: an op's INFO lines
 #: report their tiling data by the thousand, and none of them is a complaint.
@@ -218,9 +219,26 @@ _OP = re.compile(r"\b(aclnn[A-Z]\w+?)(?:GetWorkspaceSize)?\b|\bop\[(?P<bracket>\
 #: Aspects whose wordings are common outside the op layer too ("VLLM_USE_V1=1 is not supported", "x's shape
 #: mismatch"): read as an op's complaint only where an op or the op layer's codes stand on the lines around it.
 GENERIC = ("attribute", "shape", "bound")
+#: The parameters of the fused attention ops (FlashAttentionScore, FusedInferAttentionScore, PromptFlashAttention,
+#: IncreFlashAttention), the ops whose complaints fill the tickets: a check that names one is the op's, whatever else
+#: the paste kept ("when sparse_mode is 3, it not 0, atten_mask should not be null")
+_ATTENTION_PARAMS = (r"\b(?:sparse_?[Mm]ode|atten_?[Mm]ask|actual_seq_(?:q|kv)?len\w*|actualSeqLength\w*|"
+                     r"input_?[Ll]ayout|num_key_value_heads|pre_?[Tt]okens|next_?[Tt]okens|inner_?[Pp]recise|"
+                     r"block_?[Tt]able)\b")
 _OP_LAYER = re.compile(r"EZ1001|E89999|EZ9999|E69999|161002|5610\d\d|Parameter_Error|[Tt]iling|\baclnn|\bop\[|\bIn op\b|"
                        r"OP_TILING|/kernels/\w+_kernel\.cc|\b\w+Verify failed\b|/converter/\w+\.cc|\bnnadapter\b|"
-                       r"'initCann'|" + _NPU_OP)
+                       r"'initCann'|" + _NPU_OP + "|" + _ATTENTION_PARAMS)
+#: The error-manager code of aclnn's parameter check (AclNN_Parameter_Error): the message it titles is the op's
+#: complaint whatever its words, and it places the op layer around a complaint whose words alone would not.
+PARAMETER_ERROR = "EZ1001"
+#: What a parameter check refuses, read from its words where no form reads the sentence ("Not support mat2 n = 1 or
+#: k = 1 when foramt is FRACTAL_NZ", "The batch_size of k should match the valid batch size, but got 1 and 1024"):
+#: the first aspect whose words the message holds, in this order (a format named beside a size is what is refused).
+WORDED = (("dtype", re.compile(r"\bd(?:ata ?)?types?\b|\bDT_[A-Z0-9]", re.I)),
+          ("layout", re.compile(r"\blayouts?\b|\b(?:BSND|BNSD|BSH|SBH|TND|NTD|BNSD_BSND)\b", re.I)),
+          ("format", re.compile(r"\bfor(?:mat|amt)s?\b|\bFRACTAL_\w+|\bNC1HWC0\b", re.I)),
+          ("shape", re.compile(r"\bshapes?\b|\bdim(?:ension)?s?\b|\brank\b|\w*_?size\b|\blength\b|\bbatch\w*|"
+                               r"\[\d+(?:, ?\d+)+\]", re.I)))
 #: The levels an op's complaint is logged at.
 COMPLAINT_LEVELS = ("ERROR", "FATAL", "CRITICAL")
 #: How many lines before a complaint the call's own line (`call aclnnX failed`) may stand, and after it (the op API's
@@ -345,12 +363,18 @@ def _first_form(msgs, files, levels, kinds, pos: int) -> tuple[tuple[str, re.Mat
 
 def extract(log: LogTable) -> list[Rejection]:
     """Every op complaint, in log order, each once; the lines just before a complaint name its op when it does not."""
-    files, msgs, levels, kinds = (log.column(c) for c in ("file", "msg", "level", "kind"))
+    files, msgs, levels, kinds, codes = (log.column(c) for c in ("file", "msg", "level", "kind", "code"))
+    # the message an aclnn parameter check titles is a complaint whatever its words (a title alone, its message on
+    # the lines under it, is read from those lines)
+    titled = [i for i in log.error_positions()
+              if codes[i] == PARAMETER_ERROR and kinds[i] == KIND_BLOCK_MSG and str(msgs[i]).strip()]
     # an op complains at ERROR level, or in a paste's lines without a header; an INFO line that says a node "is
     # unknown shape which should be skip" is the graph engine at work; a paste's continuation piece is not read
     # again, since the record it continues holds its text joined to its own
-    hits = [i for i in log.holding(READS)
-            if (levels[i] is None or levels[i] in COMPLAINT_LEVELS) and kinds[i] != KIND_CONTINUATION]
+    said = (i for i in log.holding(READS)
+            if (levels[i] is None or levels[i] in COMPLAINT_LEVELS) and kinds[i] != KIND_CONTINUATION)
+    hits = sorted({*titled, *said})
+    titled = set(titled)
     out: list[Rejection] = []
     covered = -1   # a complaint read over several lines is not read again from its later lines
     for hit in hits:
@@ -361,6 +385,9 @@ def extract(log: LogTable) -> list[Rejection]:
             if found is not None:
                 break
         else:
+            if hit in titled and hit > covered:
+                out.append(_worded(log, hit))
+                covered = hit
             continue
         aspect, m = found
         groups = m.groupdict()
@@ -372,7 +399,8 @@ def extract(log: LogTable) -> list[Rejection]:
         before = [msgs[i] for i in near if i <= pos]
         after = [msgs[i] for i in near if i > pos + used]
         op = _op(before)
-        if aspect in GENERIC and op is None and not any(_OP_LAYER.search(t) for t in (*before, m.string)):
+        if aspect in GENERIC and op is None and not any(_OP_LAYER.search(t) for t in (*before, m.string)) \
+                and not any(codes[i] == PARAMETER_ERROR for i in near):
             covered = pos + used
             continue
         # the complaint's own line and the one just before it (a paste puts the source position above the message)
@@ -384,3 +412,14 @@ def extract(log: LogTable) -> list[Rejection]:
                              file=files[pos], line=log.column("line")[pos], text=m.string, stage=stage))
         covered = pos + used
     return out
+
+
+def _worded(log: LogTable, pos: int) -> Rejection:
+    """The complaint of a parameter check that no form reads: its aspect from its words (`call` when they name
+    none), its op from the lines before it."""
+    msgs, files = log.column("msg"), log.column("file")
+    text = str(msgs[pos])[:MAX_TEXT]
+    aspect = next((a for a, words in WORDED if words.search(text)), "call")
+    before = [msgs[i] for i in range(max(0, pos - LOOKBACK), pos + 1) if files[i] == files[pos]]
+    return Rejection(op=_op(before), aspect=aspect, param=None, value=None, allowed=(), file=files[pos],
+                     line=log.column("line")[pos], text=text, stage="tiling" if _TILING.search(text) else None)

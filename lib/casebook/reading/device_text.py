@@ -37,7 +37,13 @@ _SYSLOG_KERNEL = re.compile(r"^(?P<stamp>(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|
 #: `invoked oom-killer` and `oom-kill:` lines before it are the same event, read as its context
 #: The OOM killer's own words for a kill, as the kernel prints them (the paste reader, evidence/errors.py, reads them too)
 OOM_KILL = r"(?:Memory cgroup out|Out) of memory: Kill"
-_KERNEL_ERROR = re.compile(r"^(?:\{\d+\})?\[Hardware Error\]:|^" + OOM_KILL)
+#: The kernel's watchdogs finding a CPU that stopped: `NMI watchdog: Watchdog detected hard LOCKUP on cpu 34` (no
+#: interrupt served; newer kernels put `CPU3: ` before it), `watchdog: BUG: soft lockup - CPU#12 stuck for 23s!` (no
+#: other task scheduled), and the RCU stall detector's `rcu: INFO: rcu_sched self-detected stall on CPU` / `detected
+#: stalls on CPUs/tasks`
+LOCKUP = (r"(?:NMI )?watchdog: (?:CPU\d+: )?(?:Watchdog detected hard LOCKUP|BUG: soft lockup)|BUG: soft lockup - CPU#"
+          r"|(?:rcu: )?INFO: rcu_\w+ (?:self-)?detected stalls?\b")
+_KERNEL_ERROR = re.compile(r"^(?:\{\d+\})?\[Hardware Error\]:|^" + OOM_KILL + "|^(?:" + LOCKUP + ")")
 #: the task scheduler's exception stream, printed by the runtime on a 310P:
 #: `DEVICE[0] PID[358]:`, `EXCEPTION STREAM:`, then `Exception info:`, `Message info[0]:`, `Other info[0]:` lines
 _TS_DEVICE = re.compile(r"^DEVICE\[(?P<device>\d+)\] PID\[(?P<pid>\d+)\]:\s*$")

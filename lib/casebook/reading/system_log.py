@@ -46,13 +46,13 @@ SNIFF_LINES = 20
 #: Lines at each end of a system log where its first and last lines with text are looked for.
 _EDGE_LINES = 400
 #: What a line that reports a failure holds, beside the evidence families' literals: the error levels, the words
-#: of failure the grammar's rules read with an ERROR level (driver and DCMI failures, the kernel's APEI records and
-#: its OOM killer's kills), and what the error-without-level reader (evidence/errors.py) looks for. Case matters:
-#: each spelling is listed.
+#: of failure the grammar's rules read with an ERROR level (driver and DCMI failures, the kernel's APEI records, its
+#: OOM killer's kills and its watchdogs' lockups), and what the error-without-level reader (evidence/errors.py) looks
+#: for. Case matters: each spelling is listed.
 WORDS = ("ERROR", "Error", "error", "FATAL", "Fatal", "fatal", "CRITICAL", "Critical", "critical", "FAIL", "Fail",
          "fail", "EXCEPTION", "Exception", "exception", "PANIC", "Panic", "panic", "Traceback", "Call Trace",
          "Hardware Error", "of memory: Kill", "AIC_ERROR", "code", "ret is -", "RTS_HWTS", "Oops", "BUG:",
-         "Load dynamic library", "[ASSERT]", "try build driver")
+         "Load dynamic library", "[ASSERT]", "try build driver", "LOCKUP", "soft lockup", "detected stall")
 #: How an slog header the grammar may accept starts (the compiled scanner's own header test accepts fewer):
 #: `[LEVEL]`, spaces, `MODULE(`; a character past ASCII where grammar.HEADER's `\d` or `\s` may go on leaves
 #: the line to the grammar too. The scanner's routine_text() is the same test.
