@@ -46,7 +46,7 @@ TESTS = ("tests/test_ranking.py", "tests/test_addresses.py", "tests/test_errcode
          # the evidence stage: its extractors on real captures and the real corpus (each file runs in seconds)
          "tests/test_first_error.py", "tests/test_aicore.py", "tests/test_rejection.py", "tests/test_statements.py",
          "tests/test_topology.py", "tests/test_evidence.py", "tests/test_analyzer_report.py",
-         "tests/test_device_text.py", "tests/test_attachments.py", "tests/test_ports.py",
+         "tests/test_device_text.py", "tests/test_attachments.py", "tests/test_ports.py", "tests/test_device_health.py",
          # the reading stage: the grammar and its console forms line by line, the reader against a full reading on
          # every capture and sample, the scanner against its Python model and the sifter against both, archives,
          # pastes, system logs, damage, the reading threads, the bound on floods of error lines and hostile archives

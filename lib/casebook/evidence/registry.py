@@ -3,8 +3,9 @@ from __future__ import annotations
 
 from ..reading import system_log
 from ..reading.table import LogTable
-from . import (aicore, attachments, collectives, device_dump, environment, errors, first_error, frames, hardware,
-               imports, incidents, membership, oom, ports, ranks, rejection, statements, superpods, topology, versions)
+from . import (aicore, attachments, collectives, device_dump, device_health, environment, errors, first_error, frames,
+               hardware, imports, incidents, membership, oom, ports, ranks, rejection, statements, superpods, topology,
+               versions)
 from .items import Evidence
 
 
@@ -14,7 +15,7 @@ def _facts(log: LogTable):
     summary's numbers do."""
     return {**versions.extract(log), **attachments.extract(log), **environment.extract(log), **statements.extract(log),
             **oom.extract(log), **ranks.facts(log), **collectives.extract(log), **frames.extract(log),
-            **imports.extract(log), **superpods.extract(log), **ports.extract(log)}
+            **imports.extract(log), **superpods.extract(log), **ports.extract(log), **device_health.extract(log)}
 
 
 #: Evidence field -> the extractor that fills it, in the order they run.
@@ -36,7 +37,7 @@ EXTRACTORS = {
 #: lines, lines that are not slog headers, and these (reading.plog.read_plog `keep`; the triage passes them).
 _ALL_KEEP = (aicore.KEEP + topology.KEEP + environment.KEEP + membership.KEEP + versions.KEEP + hardware.KEEP
              + device_dump.KEEP + rejection.KEEP + statements.KEEP + oom.KEEP + errors.KEEP + frames.KEEP
-             + superpods.KEEP + ports.KEEP)
+             + superpods.KEEP + ports.KEEP + device_health.KEEP)
 # a literal holding another one adds nothing to the scan but its cost
 KEEP = tuple(k for k in dict.fromkeys(_ALL_KEEP) if not any(o != k and o in k for o in _ALL_KEEP))
 # a reading of a system log given no literals (the explorer's full reading) looks for these, as a triage's does
