@@ -113,6 +113,19 @@ def test_a_system_logs_routine_lines_are_unparsed_and_its_span_that_of_its_lines
     assert rows["msg"].str.contains("version").all()   # the versions family reads the install log's version lines
 
 
+def test_a_system_log_whose_every_line_reports_is_read_whole(tmp_path):
+    # read line by line for a triage, no routine or empty line is left without a record: the reading is not
+    # selective, so no view reads the file again
+    lines = ["[ 8123.441001] pcieport 0000:60:00.0: AER: Uncorrected (Fatal) error received: 0000:61:00.0",
+             "[ 8123.441023] pcieport 0000:60:00.0: PCIe Bus Error: severity=Uncorrected (Fatal), type=Transaction Layer"]
+    from casebook.reading.bundle import find_files
+    from casebook.reading.plog import parse_bytes
+    path = write_log(tmp_path, "dmesg.txt", "\n".join(lines) + "\n")
+    (f,) = find_files([tmp_path])
+    rows = parse_bytes(f, path.read_bytes(), blank_records=False)
+    assert (f.system, f.selective, f.lines, f.blank, len(rows)) == ("kernel", False, 2, 0, 2)
+
+
 def test_a_system_log_reads_the_lines_that_carry_evidence_and_counts_the_others(tmp_path):
     lines = ["Jun  3 08:00:00 host01 systemd[1]: Started Session 3 of user root.",
              "Jun  3 08:00:01 host01 kernel: [  12.000001] {1}[Hardware Error]: Hardware error from APEI Generic "

@@ -4,7 +4,7 @@ hccn_tool prints of a port's link history and optical module (pasted into a tick
 A port whose physical link failed says so in numbers, not in an error message: the statistics line sets its
 link-fault flag (`rf_lf 2`, a remote fault, or `rf_lf 1` with PCS errors counted), the link history records a
 `LINK DOWN`, or the optical module it holds has lost the signal or the lock on a lane (a `Los Flag` or `LoL Flag`
-other than 0 under `present : present`). Any of these states the fact `link_flaps_seen`, cited to its line, so the
+other than 0 in a report that does not say the module is `not present`). Any of these states the fact `link_flaps_seen`, cited to its line, so the
 link's causes are told apart without asking the engineer to run the tool.
 
 A down counts when it happened while the job ran, however short: the links of collectives in flight fail even on a

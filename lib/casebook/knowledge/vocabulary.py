@@ -169,8 +169,8 @@ FACTS = {s.name: s for s in (
              "The card was reset while the job ran (npu-smi set -t reset, a hot reset by a monitoring or repair "
              "tool, a driver reload)."),
     FactSpec("lockup_in_driver_code", "bool",
-             "The host kernel's report of a CPU lockup (its Comm: line and call trace) names a driver's code or a module "
-             "being loaded (insmod, modprobe, the NPU driver's functions)."),
+             "The host kernel's report of a CPU lockup (its Comm: line and call trace) names a driver's code or a "
+             "module being loaded (insmod, modprobe, the NPU driver's drv_* modules or devdrv_* functions)."),
     FactSpec("pcie_link_error_seen", "bool",
              "The host's kernel log shows an uncorrected PCIe error (AER 'PCIe Bus Error: severity=Uncorrected') or a "
              "link down on the card's bus around the failure."),

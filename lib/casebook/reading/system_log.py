@@ -169,7 +169,8 @@ def read_texts(f: LogFile, texts: list[str], keep: tuple[str, ...] | None, every
             fields = Fields(KIND_UNPARSED, msg=text)
         read.append((no, fields))
     f.lines, f.encoding = len(texts), decoding.encoding
-    f.selective = f.selective or not every_line
+    # selective when some line got no record (a routine or an empty one): a log whose every line reports is whole
+    f.selective = f.selective or (not every_line and (routine_lines > 0 or len(numbered) < len(texts)))
     decoding.warn()
     ends = [x for x in texts[:_EDGE_LINES] if x.strip()][:1] + [x for x in texts[-_EDGE_LINES:] if x.strip()][-1:]
     _settle(f, read, 0 if every_line else routine_lines, ends)
