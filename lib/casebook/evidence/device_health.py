@@ -7,8 +7,10 @@ expert's first look at the card's own report is not asked for again.
 from __future__ import annotations
 
 import re
+from typing import Iterator
 
 from ..reading.table import LogTable
+from . import statements
 from .items import Fact
 
 #: fact -> the device event ids that state it (kb/codes/tables/device-event-ids.tsv: the HBM's fatal and alarm
@@ -42,14 +44,15 @@ def events_in(text: str) -> list[str]:
 
 def extract(log: LogTable) -> dict[str, Fact]:
     """Each fact as the first line stating it gives it, with its file and line, and the later lines stating it."""
-    msgs, files, lines = (log.column(c) for c in ("msg", "file", "line"))
-    stated: dict[str, list[tuple[str, int]]] = {}
+    return statements.facts_stated(log, _stated(log))
+
+
+def _stated(log: LogTable) -> Iterator[tuple[int, str, bool]]:
+    """(position, fact, True) of each fact a line states, in line order."""
+    msgs = log.column("msg")
     for i in log.holding(KEEP):
         text = str(msgs[i])
         found = {_FACT_OF[e] for e in events_in(text) if e in _FACT_OF}
         if _UNCORRECTED_PCIE.search(text):
             found.add(PCIE_FACT)
-        for fact in sorted(found):
-            stated.setdefault(fact, []).append((files[i], int(lines[i])))
-    return {fact: Fact(fact, True, "log", file, line, more=tuple(more))
-            for fact, ((file, line), *more) in stated.items()}
+        yield from ((i, fact, True) for fact in sorted(found))

@@ -18,6 +18,7 @@ import re
 from datetime import datetime, timedelta
 
 from ..reading.table import LogTable
+from . import statements
 from .items import Fact
 
 #: The fact a failed physical link states.
@@ -45,11 +46,7 @@ KEEP = ("rf_lf", "LINK DOWN", "LINK UP", "not present", "optical info", "Los Fla
 
 def extract(log: LogTable) -> dict[str, Fact]:
     """`link_flaps_seen` as the first line showing a failed physical link states it, with the later ones."""
-    lines = [(r.file, int(r.line)) for r in log.picked(_failed(log))]
-    if not lines:
-        return {}
-    (file, line), *more = lines
-    return {FACT: Fact(FACT, True, "log", file, line, more=tuple(more))}
+    return statements.facts_stated(log, ((i, FACT, True) for i in _failed(log)))
 
 
 def _failed(log: LogTable) -> list[int]:

@@ -6,6 +6,7 @@ question is asked about it.
 from __future__ import annotations
 
 import re
+from typing import Iterable
 
 from ..knowledge.terms import alternatives
 from ..reading.table import LogTable
@@ -74,8 +75,14 @@ def positions(log: LogTable) -> list[int]:
 
 def extract(log: LogTable) -> dict[str, Fact]:
     """Each fact as the first line stating it gives it, with its file and line, and the later lines stating it."""
+    return facts_stated(log, _stated(log))
+
+
+def facts_stated(log: LogTable, stated: Iterable[tuple[int, str, object]]) -> dict[str, Fact]:
+    """The facts (position, fact, value) lines state, in line order: each as its first line gives it, citing its file
+    and line and the later lines that state the same (the other families that read facts from lines use it too)."""
     lines: dict[tuple[str, object], list[tuple[str, int]]] = {}
-    for i, name, value in _stated(log):
+    for i, name, value in stated:
         r = log.record(i)
         lines.setdefault((name, value), []).append((r.file, int(r.line)))
     facts: dict[str, Fact] = {}
