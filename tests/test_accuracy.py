@@ -1,4 +1,5 @@
 """Scoring one capture's triage against the cause its source states (judging/accuracy.py)."""
+import pytest
 from casebook.judging.accuracy import Expected, figures, read_expected, score
 
 
@@ -90,3 +91,28 @@ def test_the_known_gaps_are_written_in_the_words_of_the_capture_tests(tmp_path, 
     assert "369-mindspeedmm-ep-lora-experts-unfrozen-oom" not in doc["reading"]
     assert main(["kb", "accuracy", str(tmp_path), "--write-gaps", "--batch", "21"]) == 2
     assert "--write-gaps" in capsys.readouterr().err
+
+
+def test_captures_read_as_a_channel_carries_them_score_as_they_do_plain(tmp_path, capsys):
+    """`kb accuracy FOLDER --as NAME` puts NAME's prefix on every line of each pasted capture before the triage; a
+    collection of log files is read as it is; the proven cases and the gaps are written from the plain captures only."""
+    import json
+    import shutil
+    from pathlib import Path
+    from casebook.cli import main
+    captures = Path(__file__).resolve().parent / "captures"
+    for name in ("369", "01", "3712"):   # pasted, pasted, a collection of plog files
+        src = next(captures.glob(f"{name}-*"))
+        shutil.copytree(src, tmp_path / src.name)
+    runs = {}
+    for channel in (None, "pdsh", "vllm"):
+        capsys.readouterr()
+        assert main(["kb", "accuracy", str(tmp_path), "--json", *(["--as", channel] if channel else [])]) == 0
+        runs[channel] = json.loads(capsys.readouterr().out)
+    assert runs[None]["figures"]["right"] == 3
+    assert runs["pdsh"]["captures"] == runs[None]["captures"] == runs["vllm"]["captures"]
+    assert main(["kb", "accuracy", str(tmp_path), "--as", "pdsh", "--write-proven"]) == 2
+    assert "--as" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as stop:
+        main(["kb", "accuracy", str(tmp_path), "--as", "telnet"])
+    assert stop.value.code == 2 and "invalid choice: 'telnet'" in capsys.readouterr().err

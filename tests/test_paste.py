@@ -16,9 +16,11 @@ from casebook.knowledge.addresses import hexs, offset
 from casebook.presenting import walk
 from casebook.reading.bundle import LogFile, Pasted
 from casebook.reading.grammar import KIND_CONSOLE, KIND_CONTINUATION, KIND_PASTE, KIND_PLOG, KIND_UNPARSED
-from casebook.reading.paste import PasteState, ascii_marks, grep_target, peel
+from casebook.reading.paste import ascii_marks, peel
 from casebook.reading.plog import parse_bytes, read_plog
+from casebook.reading.prefixes import PasteState
 from casebook.reading.rejoin import Join, rewrapped
+from casebook.reading.shell import grep_target
 from casebook.widgets import TriageApp
 from conftest import CORPUS
 from hypothesis import given, settings
@@ -217,7 +219,11 @@ def plog_alone():
     return triage(CORPUS / PLOG)
 
 
-@pytest.mark.parametrize("prefix, column, value", [("[rank0]: ", "rank", 0), ("(Worker pid=123) ", "worker_pid", 123)])
+@pytest.mark.parametrize("prefix, column, value", [
+    ("[rank0]: ", "rank", 0), ("(Worker pid=123) ", "worker_pid", 123), ("[1,2]<stderr>:", "rank", 2),
+    ("(EngineCore_DP0 pid=702) ERROR 09-04 09:50:12 [core.py:702] ", "worker_pid", 702),
+    ("worker-1: ", None, None), ("10.0.0.2: ", None, None), ("2025-03-01T10:00:00.123456789Z stderr F ", None, None),
+    ("    ", None, None), ("\t", None, None), ("3: ", "rank", 3), ("  1024\t", "src_line", 1024)])
 def test_every_line_prefixed_reads_like_the_plog(tmp_path, plog_alone, prefix, column, value):
     text = "".join(prefix + line for line in (CORPUS / PLOG).read_text(encoding="utf-8").splitlines(True))
     paste = triage(capture(tmp_path, text))
@@ -226,7 +232,73 @@ def test_every_line_prefixed_reads_like_the_plog(tmp_path, plog_alone, prefix, c
     assert diagnosis(paste) == diagnosis(plog_alone)
     assert_counted(paste.log, text)
     r = paste.log.records
-    assert (r[column] == value).all() and r["wrapper"].notna().all()
+    assert r["wrapper"].notna().all()
+    if column:
+        assert (r[column] == value).all()
+
+
+#: A paste whose first line no grammar reads (a sanitizer's report): only what the whole paste shows tells its
+#: wrapper from text, as a Markdown code block indents every line and pdsh names the host on every line.
+SANITIZER = ["====== ERROR: illegal write of size 16384", "======    at 0x0 on UB in add_custom",
+             "======    in block aiv(0-7) on device 0"]
+
+
+@pytest.mark.parametrize("prefix, wrapper", [
+    ("    ", "margin"), ("worker-1: ", "host"), ("node3: ", "host"), ("0: ", "srun"),
+    ("     7\t", "margin+line_number"),   # cat -n's padding is every line's: the margin
+    ("Jan  6 09:50:12 node-1 python3[4321]: ", "journal")])
+def test_a_wrapper_every_line_carries_is_peeled_from_the_first_line_too(tmp_path, prefix, wrapper):
+    plain = read_plog(capture(tmp_path, "\n".join(SANITIZER) + "\n", "plain.txt")).records
+    text = "".join(prefix + line + "\n" for line in SANITIZER)
+    r = read_plog(capture(tmp_path, text)).records
+    assert list(r["msg"]) == list(plain["msg"]) and list(r["kind"]) == list(plain["kind"])
+    assert r["wrapper"].eq(wrapper).all()
+
+
+def test_a_console_saved_with_its_colours_reads_like_the_plain_one(tmp_path, plog_alone):
+    """A console kept by `tee` or `script` holds a terminal's escape sequences; they are left out of the parsed text,
+    named in a warning, and the line's bytes stay whole (LogTable.raw_line)."""
+    lines = (CORPUS / PLOG).read_text(encoding="utf-8").splitlines(True)
+    text = "".join(f"\x1b[36m(Worker pid=5)\x1b[0m \x1b[1m{line[:-1]}\x1b[0m\n" if k % 7 == 0 else line
+                   for k, line in enumerate(lines))
+    path = capture(tmp_path, text)
+    paste = triage(path)
+    assert first_view(paste) == first_view(plog_alone)
+    assert fault_view(paste) == fault_view(plog_alone) and diagnosis(paste) == diagnosis(plog_alone)
+    assert_counted(paste.log, text)
+    (f,) = paste.log.files
+    assert any("escape sequences" in w and "(1, 8, 15" in w for w in f.warnings), f.warnings
+    assert "\x1b" not in "".join(paste.log.records["msg"].astype(str))
+    assert paste.log.raw_line(f.path, 1) == text.split("\n")[0].encode()
+
+
+def test_a_host_name_alone_on_one_line_is_no_wrapper(tmp_path):
+    text = "python3: can't open file '/root/train.py': [Errno 2] No such file or directory\n"
+    r = read_plog(capture(tmp_path, text)).records
+    assert r["wrapper"].isna().all() and r["msg"][0].startswith("python3: ")
+
+
+def test_a_margin_keeps_what_each_line_adds_to_it(tmp_path):
+    text = "    Traceback (most recent call last):\n      File \"t.py\", line 3, in <module>\n    RuntimeError: boom\n"
+    indented = read_plog(capture(tmp_path, text)).records
+    plain = read_plog(capture(tmp_path, textwrap.dedent(text), "plain.txt")).records
+    assert list(indented["kind"]) == list(plain["kind"]) and list(indented["msg"]) == list(plain["msg"])
+
+
+def test_a_message_logged_in_several_lines_under_one_prefix_reads_as_one(tmp_path):
+    """vLLM's formatter puts its prefix on every line of a message: the op's complaint broken over four lines is
+    read as the unprefixed paste reads it."""
+    lines = ["aclnnQuantMatmulWeightNz failed, error code is 161002", "AclNN_Parameter_Error(EZ1001):",
+             "Tensor scale not implemented for DT_FLOAT16,", "should be in dtype support list",
+             "[DT_UINT64, DT_BFLOAT16, DT_INT64, DT_FLOAT]."]
+    prefix = "(EngineCore_DP0 pid=702) ERROR 09-04 09:50:12 [core.py:702] "
+    plain = triage(capture(tmp_path, "\n".join(lines) + "\n", "plain.txt"))
+    paste = triage(capture(tmp_path, "".join(prefix + line + "\n" for line in lines)))
+    assert [r.said() for r in paste.evidence.rejections] == [r.said() for r in plain.evidence.rejections]
+    assert paste.evidence.rejections and diagnosis(paste) == diagnosis(plain) == "op-rejects-dtype"
+    r = paste.log.records
+    # the later lines are the message's rest, unread text, each an error line at the prefix's level
+    assert list(r["kind"][2:]) == [KIND_UNPARSED] * 3 and list(r["level"][2:]) == ["ERROR"] * 3
 
 
 @pytest.mark.parametrize("wrap", [
@@ -271,6 +343,17 @@ WRAPPED = [
     ("I0419 16:59:47.796775 19844 real_client.cpp:264] " + HEADER, ("glog",), {"level": "INFO"}, HEADER),
     ("E20260311 09:41:52.163968  7716 hccl_transport_mem_c.cpp:129] " + HEADER, ("glog",), {"level": "ERROR"}, HEADER),
     ("2025-03-01T10:00:00.123456789Z " + HEADER, ("timestamp",), {}, HEADER),
+    ("2025-03-01T10:00:00.123456789Z stdout F " + HEADER, ("timestamp",), {}, HEADER),
+    ("[1,3]<stderr>:" + HEADER, ("mpi_tag",), {"rank": 3}, HEADER),
+    ("[36m(WorkerDict pid=88, ip=10.0.0.3)[0m " + HEADER, ("colour", "ray_worker", "colour"), {"worker_pid": 88},
+     HEADER),
+    ("worker-1: " + HEADER, ("host",), {}, HEADER),
+    ("3: " + HEADER, ("srun",), {"rank": 3}, HEADER),
+    ("     12\t" + HEADER, ("line_number",), {"src_line": 12}, HEADER),
+    ("Jan  6 09:50:12 node-1 python3[4321]: " + HEADER, ("journal",), {}, HEADER),
+    ("192.168.1.12: " + HEADER, ("host",), {}, HEADER),
+    ("node3: E16005: The model has [2] [--domain_version] fields", ("host",), {},
+     "E16005: The model has [2] [--domain_version] fields"),
     ("[pod/train-0/main] " + HEADER, ("kubectl_prefix",), {}, HEADER),
     ("trainer-1  | " + HEADER, ("compose",), {}, HEADER),
     ("E       " + HEADER, ("pytest",), {}, HEADER),
@@ -307,6 +390,12 @@ UNWRAPPED = [
     "--",
     "E  two spaces are no pytest report: " + HEADER,
     "a" * 600 + "-12-" + HEADER,   # grep's context prefix is looked for in a line's first 512 characters only
+    "EZ9999: " + HEADER,           # an error code is no host name
+    "RuntimeError: " + HEADER,     # nor is an exception's
+    "python3: can't open file '/root/train.py'",
+    "[5m left] waiting for the job",   # a colour code before a prefix or a reset only
+    "[mxpi_imagedecoder0] [2006] [DVPP: decode jpeg or jpg fail]",
+    "Jan  6 09:50:12 node-1 kernel: [ 123.456] watchdog: BUG: soft lockup",   # the kernel's own, read as the kernel's
 ]
 
 
@@ -494,7 +583,8 @@ def test_progress_dots_before_a_log_line_are_peeled(tmp_path):
 
 def test_an_empty_line_is_taken_by_no_wrapper_rule():
     """peel() answers an empty line at once (every rule would try it: `"" in first` holds): what the rules say."""
-    from casebook.reading.paste import FURNITURE, WRAPPERS, Peeled, peel
+    from casebook.reading.paste import FURNITURE, Peeled, peel
+    from casebook.reading.prefixes import WRAPPERS
     state = PasteState()
     assert not any(test("", state) for _, test, _ in FURNITURE)
     assert all(rule("", state) is None for _, rule, _, _ in WRAPPERS)
@@ -503,7 +593,7 @@ def test_an_empty_line_is_taken_by_no_wrapper_rule():
 
 def test_a_prefix_rule_cuts_where_its_match_ends_and_names_the_level_it_saw():
     import re as _re
-    from casebook.reading.paste import Cut, PasteState, _prefix
+    from casebook.reading.prefixes import Cut, PasteState, _prefix
     rule = _prefix(_re.compile(r"(?P<level>WARN|CRITICAL|INFO)?:? ?"))
     state = PasteState()
     assert rule("WARN: x", state) == Cut(6, level="WARNING")
@@ -547,7 +637,8 @@ def test_an_slog_header_opens_a_line_as_peeling_it_would_say(line):
     from dataclasses import replace
 
     from casebook.reading.grammar import HEADER, opens_line
-    from casebook.reading.paste import PasteState, peel
+    from casebook.reading.paste import peel
+    from casebook.reading.prefixes import PasteState
     from casebook.reading.rejoin import _opens
     for state in (PasteState(), PasteState(previous=("grep_file",), grep_files={"plog.log"})):
         p = peel(line, replace(state, grep_files=set(state.grep_files)))

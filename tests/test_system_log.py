@@ -56,6 +56,12 @@ def test_system_logs_are_known_by_name_and_long_ones_by_their_first_lines():
     assert system_log.kind_of("capture.txt", dmesg, system_log.SNIFF_FROM) == "kernel"
     mixed = dmesg + b"Traceback (most recent call last):\n" + dmesg
     assert system_log.kind_of("capture.txt", b"hello\n" + mixed, system_log.SNIFF_FROM) is None
+    # a syslog line's time, host and text; a container runtime's log of the job's console has the stream and a tag
+    # where the host would be, and is the job's console (a capture)
+    syslog = "".join(f"2025-06-01T10:00:{i:02d}.000001+08:00 node-1 kernel: npu {i}\n" for i in range(40)).encode()
+    cri = "".join(f"2025-06-01T10:00:{i:02d}.123456789Z stderr F step {i}\n" for i in range(40)).encode()
+    assert system_log.kind_of("0.log", syslog, system_log.SNIFF_FROM) == "syslog"
+    assert system_log.kind_of("0.log", cri, system_log.SNIFF_FROM) is None
 
 
 def test_every_report_line_the_error_reader_finds_holds_a_word_a_system_log_reads():

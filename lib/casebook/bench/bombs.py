@@ -213,6 +213,15 @@ def gbk_plog(size: int = 100 << 20) -> bytes:
     return half + "[ERROR] RUNTIME(4242,python):2026-01-01-00:00:01.000.000 模型加载失败\n".encode("gbk") + half
 
 
+def prefix_like_lines(size: int = 64 << 20) -> bytes:
+    """A capture of lines as long as a line is read (LONG_LINE), each the start of a wrapper a paste may carry and
+    none ended: a host name that goes on (`node1node1…`), a line number, indentation, a colour code's digits."""
+    width = 1 << 16
+    starts = (b"node1", b"1", b" ", b"[1;")
+    lines = [(start * (width // len(start)))[:width] + b"\n" for start in starts]
+    return b"".join(lines) * (size // (width * len(starts)))
+
+
 def small_files(count: int = 100_000) -> bytes:
     """A plain tar of `count` plogs of three INFO lines each."""
     buf = io.BytesIO()
@@ -232,6 +241,8 @@ FLOODS = (
     Variant("error-flood", "plog-100_20260101000000000.log", error_flood, "20 MiB plog of one ERROR line repeated"),
     Variant("console-flood", "train.log", console_flood, "100 MiB console capture of one training log line"),
     Variant("small-files", "nodes.tar", small_files, "plain tar of 100,000 plogs of three INFO lines"),
+    Variant("prefix-like-lines", "capture.txt", prefix_like_lines,
+            "64 MiB capture of 64 KiB lines that each begin like a paste's prefix and never end one"),
     Variant("crlf-plog", "plog-4242_20260101000000000.log", crlf_plog,
             "100 MiB plog of INFO lines ended by CRLF (copied through Windows)"),
     Variant("gbk-plog", "plog-4242_20260101000000000.log", gbk_plog,

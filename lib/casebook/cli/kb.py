@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from .arguments import fail, shown
+from ..judging.channels import PREFIXES
 from ..knowledge.vocabulary import FactError, parse_assignments
 from ..reading.bundle import BundleError
 from .streams import out
@@ -52,7 +53,9 @@ def _kb_accuracy(args: argparse.Namespace) -> int:
     if not folders:
         return _no_captures(args.folders)
     kb = load_kb(Path(args.root) if args.root else None)
-    scores = accuracy.score_folders(folders, kb=kb)
+    if args.channel and (args.write_proven or args.write_gaps):
+        return fail("--as: the proven cases and the gaps are written from the captures as they are")
+    scores = accuracy.score_folders(folders, kb=kb, channel=args.channel)
     total = accuracy.figures(scores, "all" if args.batch is None else str(args.batch))
     if args.write_proven:
         from ..knowledge import proven
@@ -157,6 +160,9 @@ def register(sub) -> None:
     ka.add_argument("--batch", type=int, help="only the captures of this collection batch")
     ka.add_argument("--root", help="knowledge base folder (default: the project's kb/)")
     ka.add_argument("--json", action="store_true", help="one JSON object: figures and each capture's score")
+    ka.add_argument("--as", dest="channel", choices=sorted(PREFIXES), metavar="CHANNEL",
+                    help="read each pasted capture as this launcher, collector or paste carries it, its prefix on "
+                         f"every line ({', '.join(sorted(PREFIXES))})")
     ka.add_argument("--write-proven", action="store_true",
                     help="write kb/proven.yaml: the cases right on at least one of these captures (all of them)")
     ka.add_argument("--write-gaps", action="store_true",

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from functools import cache
 
-from ..reading.grammar import KIND_BLOCK_LINE, KIND_BLOCK_MSG, KIND_CONTINUATION
+from ..reading.grammar import KIND_BLOCK_LINE, KIND_BLOCK_MSG, KIND_CONTINUATION, KIND_UNPARSED
 from ..reading.table import LogTable
 from .complaints import FORMS, GENERIC, KEEP, NOT_A_CHECK, OP, OP_LAYER, PARAMETER_ERROR, READS, WORDED
 from .items import Rejection
@@ -111,13 +111,14 @@ SPAN = 3
 
 def _windows(msgs, files, levels, kinds, pos: int):
     """The texts a complaint at `pos` may be: the line alone, then joined with the lines after it that carry no
-    header of their own (the rest of a broken paste; every line of a plog has its header) or that go on one
-    error-manager message (its title on a line, the message on the lines under it)."""
+    header of their own (the rest of a broken paste, at most at the level of the logging prefix it repeats; every
+    line of a plog has its header) or that go on one error-manager message (its title on a line, the message on the
+    lines under it)."""
     text = msgs[pos]
     yield text
     for i in range(pos + 1, min(pos + SPAN, len(msgs))):
         same_message = kinds[i] == KIND_BLOCK_LINE and kinds[i - 1] in (KIND_BLOCK_MSG, KIND_BLOCK_LINE)
-        if files[i] != files[pos] or (levels[i] is not None and not same_message):
+        if files[i] != files[pos] or (levels[i] is not None and not same_message and kinds[i] != KIND_UNPARSED):
             return
         text = f"{text} {msgs[i].strip()}"
         yield text

@@ -13,11 +13,13 @@ the collection round it came in). A capture is scored on four counts:
 """
 from __future__ import annotations
 
+import tempfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import yaml
 
+from . import channels
 from .ranking import CONFIRMED, RULED_OUT
 
 #: Expected values that name no cause: the thread never found it, or the text shows no failure.
@@ -117,14 +119,20 @@ def capture_of(folder: Path) -> Path:
     return collection if collection.is_dir() else folder / "capture.txt"
 
 
-def score_folders(folders: list[Path], kb=None) -> list[Score]:
-    """Triage every capture folder and score it."""
+def score_folders(folders: list[Path], kb=None, channel: str | None = None) -> list[Score]:
+    """Triage every capture folder and score it; with a channel (channels.PREFIXES), each pasted capture as that
+    channel carries it (a collection of log files is read as it is)."""
     from .contract import to_dict
     from .triage import triage
     out = []
-    for folder in folders:
-        t = triage(capture_of(folder), kb=kb)
-        out.append(score(read_expected(folder), to_dict(t)))
+    with tempfile.TemporaryDirectory(prefix="casebook-channel-") as tmp:
+        for folder in folders:
+            path = capture_of(folder)
+            if channel is not None and path.is_file():
+                path = channels.write_carried(path, channel, Path(tmp))
+            out.append(score(read_expected(folder), to_dict(triage(path, kb=kb))))
+            if path.parent == Path(tmp):
+                path.unlink()
     return out
 
 

@@ -89,11 +89,12 @@ static Py_ssize_t utf8_char(const unsigned char *p, Py_ssize_t left)
     return need + 1;
 }
 
-/* Whether the bytes are strict UTF-8 with no NUL and no CR. ASCII is tested 64 bytes at a time (the
- * compiler vectorises the inner loop); only the blocks holding other bytes are decoded. */
+/* Whether the bytes are strict UTF-8 with no NUL, no CR and no ESC (a terminal's escape sequence, which the
+ * line-by-line reader leaves out). ASCII is tested 64 bytes at a time (the compiler vectorises the inner loop);
+ * only the blocks holding other bytes are decoded. */
 static int plain_utf8(const unsigned char *p, Py_ssize_t n)
 {
-    if (memchr(p, 0, (size_t)n) || memchr(p, '\r', (size_t)n))
+    if (memchr(p, 0, (size_t)n) || memchr(p, '\r', (size_t)n) || memchr(p, 0x1b, (size_t)n))
         return 0;
     Py_ssize_t i = 0;
     while (i < n) {

@@ -21,7 +21,8 @@ from .engine import run as engine_run, schedule
 from .grammar import (KIND_BLANK, KIND_BLOCK_LINE, KIND_CONTINUATION, KIND_EXCEPTION_PRINT, KIND_PLOG, KIND_PTA,
                       KIND_PYTHON, BlockState, Fields, forget_bodies, number, parse_line)
 from .identity import RANK_IN_LINE
-from .paste import PasteState, Peeled, read_line
+from .paste import Peeled, read_line
+from .prefixes import PasteState, leading, margin_of
 from .limits import Limits
 from .quoted import quoted_files
 from .table import PLOG_COLUMNS, LogTable
@@ -249,6 +250,9 @@ def _parse_selected(f: LogFile, sel: scan.Selection, head: str, decoding: LineTe
     ranks: set[int | None] = set()
     wrapped = 0
     capture = f.role == ROLE_TEXT   # wrappers are looked for in captures only, as in parse_bytes
+    if capture:
+        paste.margin = margin_of(lines_of(head))
+        paste.led = leading(lines_of(head), paste.margin)
     previous = 0
     for no, line in sel.picked:
         if no != previous + 1:

@@ -22,7 +22,8 @@ from dataclasses import dataclass, replace
 from typing import Iterator
 
 from .grammar import HEADER, KIND_BLANK, BlockState, Fields, opens_line, parse_header
-from .paste import GREP, PasteState, Peeled, open_line, peel, read_line, read_peeled
+from .paste import Peeled, open_line, peel, read_line, read_peeled
+from .prefixes import GREP, PasteState, leading, margin_of
 
 #: A re-wrapped capture shows at least this many breaks at its width.
 MIN_BREAKS = 2
@@ -51,7 +52,8 @@ def _opens(text: str, state: PasteState) -> bool:
         # an slog header opens a line whatever peeling finds (a wrapper, furniture, or none): open_line's rule too
         return True
     p = peel(text, replace(state, grep_files=set(state.grep_files)))
-    return p.furniture or bool(p.wrappers) or opens_line(p.text)
+    # the capture's margin is on every line: it says nothing of where a line starts
+    return p.furniture or any(w != "margin" for w in p.wrappers) or opens_line(p.text)
 
 
 def _word(text: str) -> int:
@@ -112,6 +114,8 @@ def read_capture(texts: list[str], state: BlockState, paste: PasteState,
                  blanks: bool = True) -> Iterator[tuple[int, Fields, Peeled | None, int]]:
     """(index of the first piece, fields, wrappers peeled, pieces that follow) for every line of a capture; without
     `blanks`, for every line but the empty ones (never a piece of a joined line: a piece holds text)."""
+    paste.margin = margin_of(texts)
+    paste.led = leading(texts, paste.margin)
     wrapped = {j.first: j for j in rewrapped(texts)}
     k = 0
     while k < len(texts):

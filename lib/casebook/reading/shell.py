@@ -1,10 +1,12 @@
 """Shell furniture a capture carries between log lines: `ls -l` listings, the Python interpreter's banner, the
 shell's report of a job a signal killed, and a compiler's diagnostics in a build's output. Each rule reads one named
-form and returns its Fields, or None.
+form and returns its Fields, or None. Also the prompt and command a capture shows (`[root@node log]# grep -rn ERROR
+.`), which tell the paste reader what output follows (paste.py).
 """
 from __future__ import annotations
 
 import re
+import shlex
 from typing import Callable
 
 from .fields import KIND_CONSOLE, KIND_PASTE, BlockState, Fields
@@ -86,3 +88,61 @@ RULES: tuple[tuple[str, Callable[[str, BlockState], Fields | None]], ...] = (
 #: Of the rules that read a line only when one of their patterns matches at its start, whatever the block state:
 #: those patterns (grammar.parse_other tries such a rule only on a line one of them can begin; firsts.py).
 STARTS: dict[str, tuple[re.Pattern, ...]] = {"listing": (_LS_ROW, _LS_TOTAL), "banner": (_PY_BANNER,)}
+
+
+# --- the prompt and the command a capture shows ------------------------------------------------------------
+
+#: Commands a bare `$ ` or `# ` prompt must be followed by to count as one (`# ` alone starts Markdown headings).
+_COMMANDS = ("grep", "egrep", "fgrep", "zgrep", "rg", "cat", "zcat", "tail", "head", "less", "more", "kubectl",
+             "docker", "journalctl", "dmesg", "npu-smi", "msnpureport", "torchrun", "python", "python3", "bash",
+             "sh", "ls", "cd", "find", "awk", "sed", "tar", "unzip", "export", "env", "pip", "pip3", "ascend-dmi")
+_PROMPT_USER = re.compile(r"(?:\([\w.-]+\)\s*)?(?:[\w.-]+@[\w.-]+(?::\S*)?\s?[$#%]|\[[\w.-]+@[^\]]+\][$#])\s")
+_PROMPT_BARE = re.compile(r"(?:\([\w.-]+\)\s*)?[$#%]\s+(?P<cmd>[\w.-]+)")
+_GREP_COMMAND = re.compile(r"(?:sudo\s+)?(?:grep|egrep|fgrep|zgrep|rg)\s+\S")
+
+
+def command_of(line: str) -> str | None:
+    """The command a shell prompt line shows (`[root@node log]# grep -rn ERROR .` -> `grep -rn ERROR .`), a grep
+    command line as it is, or None."""
+    if "@" in line[:160] and (m := _PROMPT_USER.match(line)):
+        return line[m.end():]
+    if line[:1] in "$#%(" and (m := _PROMPT_BARE.match(line)) and m["cmd"] in _COMMANDS:
+        return line[m.start("cmd"):]
+    return line if line[:1] in "sefgzr" and _GREP_COMMAND.match(line) else None
+
+
+def grep_words(command: str) -> list[str] | None:
+    """The arguments of a grep command (after `grep`), or None when the command is not grep."""
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return None
+    if words[:1] == ["sudo"]:
+        words = words[1:]
+    return words[1:] if words and words[0] in ("grep", "egrep", "fgrep", "zgrep", "rg") else None
+
+
+def grep_target(command: str) -> str | None:
+    """The single file a grep command searches (`grep -n ERROR plog-1_….log`), or None (several files, a folder,
+    standard input, not grep)."""
+    options = grep_words(command)
+    if options is None:
+        return None
+    operands, pattern_given = [], False
+    for k, word in enumerate(options):
+        if word.startswith("-") and len(word) > 1:
+            short = word[1:] if not word.startswith("--") else ""
+            if {"r", "R"} & set(short) or word in ("--recursive", "--dereference-recursive"):
+                return None
+            pattern_given |= word in ("-e", "-f") or word.startswith(("--regexp", "--file"))
+            continue
+        if k and options[k - 1] in ("-e", "-f", "-m", "-A", "-B", "-C"):
+            continue
+        operands.append(word)
+    files = operands if pattern_given else operands[1:]
+    return quoted_path(files[0]) if len(files) == 1 else None
+
+
+def quoted_path(path: str) -> str:
+    """A quoted path as grep printed it, without the `./` grep -r puts before paths under `.`."""
+    return path[2:] if path.startswith("./") else path

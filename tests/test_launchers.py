@@ -1,0 +1,64 @@
+"""A ticket's diagnosis does not depend on what printed or carried its lines: the same real capture, every line
+prefixed the way a launcher, a log collector or a Markdown paste prefixes them (judging/channels.py), is read to the
+same cause.
+
+The captures are the first proven capture of each proven case (kb/proven.yaml) that is a pasted text: real lines
+of every kind the knowledge base is right on.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from casebook.judging.channels import PREFIXES, write_carried
+from casebook.judging.contract import to_dict
+from casebook.judging.triage import triage
+from casebook.knowledge.kb import load_kb
+from casebook.knowledge.proven import load
+
+CAPTURES = Path(__file__).resolve().parent / "captures"
+KB = load_kb()
+
+
+def _sample() -> list[Path]:
+    """The first proven capture of each proven case that is a pasted text."""
+    proven = load(KB.root)
+    out = []
+    for case in sorted(proven):
+        folder = next((CAPTURES / f for f in sorted(proven[case]) if (CAPTURES / f / "capture.txt").is_file()), None)
+        if folder is not None:
+            out.append(folder)
+    return out
+
+
+SAMPLE = _sample()
+
+
+def diagnosis(path: Path) -> str | None:
+    return to_dict(triage(path, kb=KB))["diagnosis"]
+
+
+@pytest.fixture(scope="module")
+def plain() -> dict[str, str | None]:
+    return {f.name: diagnosis(f / "capture.txt") for f in SAMPLE}
+
+
+def test_the_sample_covers_the_proven_cases(plain):
+    assert len(SAMPLE) >= 100
+    assert all(plain.values()), "every capture of the sample is proven: its triage names a cause"
+
+
+@pytest.mark.parametrize("name", sorted(PREFIXES))
+def test_a_capture_prefixed_by_a_launcher_is_read_to_the_same_cause(tmp_path, plain, name):
+    changed = {}
+    for folder in SAMPLE:
+        got = diagnosis(write_carried(folder / "capture.txt", name, tmp_path))
+        if got != plain[folder.name]:
+            changed[folder.name] = (plain[folder.name], got)
+    assert not changed, changed
+
+
+def test_the_channel_puts_its_prefix_on_every_line_that_holds_text():
+    from casebook.judging.channels import carried
+    assert carried("a\n\nb\n", "cat-n") == "     1\ta\n\n     3\tb\n"
+    assert carried("a\nb", "pdsh") == "worker-1: a\nworker-1: b"
