@@ -1,5 +1,5 @@
 """A ticket's diagnosis does not depend on what printed or carried its lines: the same real capture, every line
-prefixed the way a launcher, a log collector or a Markdown paste prefixes them (judging/channels.py), is read to the
+marked the way a launcher, a log collector, a terminal or a web page marks them (judging/channels.py), is read to the
 same cause.
 
 The captures are the first proven capture of each proven case (kb/proven.yaml) that is a pasted text: real lines
@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from casebook.judging.channels import PREFIXES, write_carried
+from casebook.judging.channels import CHANNELS, write_carried
 from casebook.judging.contract import to_dict
 from casebook.judging.triage import triage
 from casebook.knowledge.kb import load_kb
@@ -48,8 +48,8 @@ def test_the_sample_covers_the_proven_cases(plain):
     assert all(plain.values()), "every capture of the sample is proven: its triage names a cause"
 
 
-@pytest.mark.parametrize("name", sorted(PREFIXES))
-def test_a_capture_prefixed_by_a_launcher_is_read_to_the_same_cause(tmp_path, plain, name):
+@pytest.mark.parametrize("name", sorted(CHANNELS))
+def test_a_capture_carried_by_a_channel_is_read_to_the_same_cause(tmp_path, plain, name):
     changed = {}
     for folder in SAMPLE:
         got = diagnosis(write_carried(folder / "capture.txt", name, tmp_path))
@@ -58,7 +58,8 @@ def test_a_capture_prefixed_by_a_launcher_is_read_to_the_same_cause(tmp_path, pl
     assert not changed, changed
 
 
-def test_the_channel_puts_its_prefix_on_every_line_that_holds_text():
+def test_the_channel_marks_every_line_that_holds_text():
     from casebook.judging.channels import carried
     assert carried("a\n\nb\n", "cat-n") == "     1\ta\n\n     3\tb\n"
     assert carried("a\nb", "pdsh") == "worker-1: a\nworker-1: b"
+    assert carried("a b\n", "web-page") == "a\xa0b\n"

@@ -256,8 +256,9 @@ def test_a_wrapper_every_line_carries_is_peeled_from_the_first_line_too(tmp_path
 
 
 def test_a_console_saved_with_its_colours_reads_like_the_plain_one(tmp_path, plog_alone):
-    """A console kept by `tee` or `script` holds a terminal's escape sequences; they are left out of the parsed text,
-    named in a warning, and the line's bytes stay whole (LogTable.raw_line)."""
+    """A console kept by `tee` or `script` holds a terminal's colour codes; they are left out of the parsed text,
+    named in a warning, and the line's bytes stay whole (LogTable.raw_line). Other escape sequences stay in the text
+    (tests/test_hostile_output.py: the reports show them escaped)."""
     lines = (CORPUS / PLOG).read_text(encoding="utf-8").splitlines(True)
     text = "".join(f"\x1b[36m(Worker pid=5)\x1b[0m \x1b[1m{line[:-1]}\x1b[0m\n" if k % 7 == 0 else line
                    for k, line in enumerate(lines))
@@ -267,8 +268,21 @@ def test_a_console_saved_with_its_colours_reads_like_the_plain_one(tmp_path, plo
     assert fault_view(paste) == fault_view(plog_alone) and diagnosis(paste) == diagnosis(plog_alone)
     assert_counted(paste.log, text)
     (f,) = paste.log.files
-    assert any("escape sequences" in w and "(1, 8, 15" in w for w in f.warnings), f.warnings
+    assert any("colour codes" in w and "(1, 8, 15" in w for w in f.warnings), f.warnings
     assert "\x1b" not in "".join(paste.log.records["msg"].astype(str))
+    assert paste.log.raw_line(f.path, 1) == text.split("\n")[0].encode()
+
+
+def test_a_log_copied_from_a_web_page_reads_like_the_plain_one(tmp_path, plog_alone):
+    """A rich-text page's copy turns every space into a no-break space: they are read as spaces, named in a warning,
+    and the line's bytes stay whole."""
+    text = (CORPUS / PLOG).read_text(encoding="utf-8").replace(" ", "\xa0")
+    paste = triage(capture(tmp_path, text))
+    assert first_view(paste) == first_view(plog_alone)
+    assert fault_view(paste) == fault_view(plog_alone) and diagnosis(paste) == diagnosis(plog_alone)
+    assert_counted(paste.log, text)
+    (f,) = paste.log.files
+    assert any("no-break spaces" in w for w in f.warnings), f.warnings
     assert paste.log.raw_line(f.path, 1) == text.split("\n")[0].encode()
 
 

@@ -10,7 +10,7 @@ from casebook.reading.device_text import memory_row, register_row
 from casebook.reading.encoding import split_lines
 from casebook.reading.plog import read_plog
 from casebook.reading.scan import DEVICE, Selection, select
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 # in CI (.ci/run sets CI) the scanner is part of the build: without it these tests run, and fail
@@ -29,7 +29,7 @@ _HEADER = re.compile(r"\[(?P<level>[A-Z]+|\d+)\][ \t\f\v]*(?:[A-Za-z_][A-Za-z_0-
 def model(data: bytes, keep: tuple[str, ...], sample: int = scan.DEVICE_SAMPLE, step: int = scan.INDEX_STEP,
           dumps: bool = False) -> Selection | None:
     """What the scanner must answer, written plainly."""
-    if b"\x00" in data or b"\r" in data or data.startswith(b"\xef\xbb\xbf"):
+    if any(b in data for b in (b"\x00", b"\r", b"\x1b", b"\xc2\xa0")) or data.startswith(b"\xef\xbb\xbf"):
         return None
     try:
         text = data.decode("utf-8")
@@ -163,6 +163,9 @@ def test_a_device_dumps_memory_rows_are_counted_not_picked():
 
 @settings(max_examples=300, deadline=None)
 @given(st.binary(max_size=200))
+@example(b"step 1\n\x1b[31mERROR\x1b[0m boom\n")   # a terminal's colours
+@example("step\xa01\n".encode())                    # a web page's no-break space
+@example("步骤 1\n".encode())                        # other text beyond ASCII is read as it is
 def test_scan_declines_exactly_the_bytes_the_model_declines(data):
     assert (select(data, KEEP) is None) == (model(data, KEEP) is None)
 

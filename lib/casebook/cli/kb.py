@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from .arguments import fail, shown
-from ..judging.channels import PREFIXES
+from ..judging.channels import CHANNELS
 from ..knowledge.vocabulary import FactError, parse_assignments
 from ..reading.bundle import BundleError
 from .streams import out
@@ -160,9 +160,9 @@ def register(sub) -> None:
     ka.add_argument("--batch", type=int, help="only the captures of this collection batch")
     ka.add_argument("--root", help="knowledge base folder (default: the project's kb/)")
     ka.add_argument("--json", action="store_true", help="one JSON object: figures and each capture's score")
-    ka.add_argument("--as", dest="channel", choices=sorted(PREFIXES), metavar="CHANNEL",
-                    help="read each pasted capture as this launcher, collector or paste carries it, its prefix on "
-                         f"every line ({', '.join(sorted(PREFIXES))})")
+    ka.add_argument("--as", dest="channel", choices=sorted(CHANNELS), metavar="CHANNEL",
+                    help="read each pasted capture as this launcher, collector, terminal or web page carries it, its "
+                         f"mark on every line ({', '.join(sorted(CHANNELS))})")
     ka.add_argument("--write-proven", action="store_true",
                     help="write kb/proven.yaml: the cases right on at least one of these captures (all of them)")
     ka.add_argument("--write-gaps", action="store_true",

@@ -120,7 +120,7 @@ def capture_of(folder: Path) -> Path:
 
 
 def score_folders(folders: list[Path], kb=None, channel: str | None = None) -> list[Score]:
-    """Triage every capture folder and score it; with a channel (channels.PREFIXES), each pasted capture as that
+    """Triage every capture folder and score it; with a channel (channels.CHANNELS), each pasted capture as that
     channel carries it (a collection of log files is read as it is)."""
     from .contract import to_dict
     from .triage import triage

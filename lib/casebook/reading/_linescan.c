@@ -2,9 +2,9 @@
  * count the header lines per level, and pick the lines that need a record (scan.py states the contract).
  *
  * The scan runs without the GIL, so the reader's threads scan files on every core. It declines (returns
- * None) whenever its answer could differ from the line-by-line reader's: NUL, CR or ESC bytes, a byte-order
- * mark, bytes that are not strict UTF-8 (what Python's decoder accepts), or more distinct level tokens
- * than it tracks. Its header test accepts a subset of grammar.HEADER (ASCII digits and spaces only);
+ * None) whenever its answer could differ from the line-by-line reader's: NUL, CR or ESC bytes, a no-break
+ * space, a byte-order mark, bytes that are not strict UTF-8 (what Python's decoder accepts), or more distinct
+ * level tokens than it tracks. Its header test accepts a subset of grammar.HEADER (ASCII digits and spaces only);
  * a line it does not accept is picked and parsed by the grammar itself, so the accounting stays exact.
  *
  * A file truncated while it is mapped raises SIGBUS at the first read of a page past its new end, which

@@ -89,9 +89,9 @@ static Py_ssize_t utf8_char(const unsigned char *p, Py_ssize_t left)
     return need + 1;
 }
 
-/* Whether the bytes are strict UTF-8 with no NUL, no CR and no ESC (a terminal's escape sequence, which the
- * line-by-line reader leaves out). ASCII is tested 64 bytes at a time (the compiler vectorises the inner loop);
- * only the blocks holding other bytes are decoded. */
+/* Whether the bytes are strict UTF-8 with no NUL, no CR, no ESC (a terminal's colour code, which the line-by-line
+ * reader leaves out) and no no-break space (which it reads as a space). ASCII is tested 64 bytes at a
+ * time (the compiler vectorises the inner loop); only the blocks holding other bytes are decoded. */
 static int plain_utf8(const unsigned char *p, Py_ssize_t n)
 {
     if (memchr(p, 0, (size_t)n) || memchr(p, '\r', (size_t)n) || memchr(p, 0x1b, (size_t)n))
@@ -115,7 +115,7 @@ static int plain_utf8(const unsigned char *p, Py_ssize_t n)
                 continue;
             }
             Py_ssize_t len = utf8_char(p + i, n - i);
-            if (!len)
+            if (!len || (len == 2 && p[i] == 0xC2 && p[i + 1] == 0xA0))
                 return 0;
             i += len;   /* may run past the block: the next one starts where the character ends */
         }

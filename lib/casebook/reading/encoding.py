@@ -14,9 +14,10 @@ _BINARY_MAGIC = ((b"\x7fELF", "ELF executable"), (b"\x89PNG", "PNG image"), (b"\
                  (b"SQLite format 3", "SQLite database"))
 _CJK = re.compile(r"[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef]")
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0e-\x1a\x1c-\x1f\x7f]")
-#: A terminal's escape sequences: colours and cursor moves (CSI), a window title (OSC), two-byte escapes. A console
-#: saved with `tee` or `script` keeps them (Ray colours each worker's prefix).
-_ESCAPES = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-Z\\-_]")
+#: A terminal's colour codes (SGR), which a console saved with `tee` or `script` keeps (Ray colours each worker's
+#: prefix). Any other escape sequence (a window title, a screen cleared, a link) stays in the text: the reports show
+#: it escaped, as something the log should not hold.
+_COLOURS = re.compile(r"\x1b\[[0-9;:]*m")
 
 
 def split_lines(data: bytes) -> list[bytes]:
@@ -133,11 +134,12 @@ class LineTexts:
         self.f = f
         self.how: Counter = Counter()   #: lines per decoding
         self.odd: dict[str, Noted] = {k: Noted() for k in
-                                      ("gbk", "replaced", "nul", "crlf", "cr", "escapes", "long")}
+                                      ("gbk", "replaced", "nul", "crlf", "cr", "colours", "nbsp", "long")}
 
     def text(self, no: int, raw: bytes) -> str:
         """The text of line `no`: decoded, without a byte-order mark, a leading NUL run, the CR of a CRLF or a
-        terminal's escape sequences, and cut at LONG_LINE. Whenever it is not an exact decoding of the bytes, they are kept in `raw_lines`."""
+        terminal's colour codes, its no-break spaces read as spaces, and cut at LONG_LINE. Whenever it is not an
+        exact decoding of the bytes, they are kept in `raw_lines`."""
         if not raw:   # what the steps below make of an empty line (a file of millions of them is read at once)
             self.how["utf-8"] += 1
             return ""
@@ -159,10 +161,14 @@ class LineTexts:
                 text = text.rstrip("\r")
             if "\r" in text:
                 self.odd["cr"].append(no)
-        if "\x1b" in text and (plain := _ESCAPES.sub("", text)) != text:
-            self.odd["escapes"].append(no)
+        if "\x1b" in text and (plain := _COLOURS.sub("", text)) != text:
+            self.odd["colours"].append(no)
             self.f.raw_lines[no] = raw
             text = plain
+        if "\xa0" in text:   # a web page's copy: its spaces, no-break ones, are the log's spaces
+            self.odd["nbsp"].append(no)
+            self.f.raw_lines[no] = raw
+            text = text.replace("\xa0", " ")
         return self.cut(no, text)
 
     def cut(self, no: int, text: str) -> str:
@@ -193,9 +199,12 @@ class LineTexts:
         if odd["cr"]:
             f.warnings.append(f"{f.path}: {odd['cr'].named()} hold a CR before their end (old Mac line endings, "
                               f"or a progress line rewritten in place); only LF ends a line, so each is one line")
-        if odd["escapes"]:
-            f.warnings.append(f"{f.path}: {odd['escapes'].named()} hold a terminal's escape sequences (colours), left "
-                              f"out of the parsed text (LogTable.raw_line has them)")
+        if odd["colours"]:
+            f.warnings.append(f"{f.path}: {odd['colours'].named()} hold a terminal's colour codes, left out of the "
+                              f"parsed text (LogTable.raw_line has them)")
+        if odd["nbsp"]:
+            f.warnings.append(f"{f.path}: {odd['nbsp'].named()} hold no-break spaces (text copied from a web page), "
+                              f"read as spaces (LogTable.raw_line has the line as it was)")
         if odd["long"]:
             f.warnings.append(f"{f.path}: {odd['long'].named()} longer than {LONG_LINE:,} characters: only the "
                               f"first {LONG_LINE:,} of each are parsed (LogTable.raw_line has it whole)")

@@ -7,7 +7,7 @@ lines that are not headers (blocks, dumps, tracebacks, unparsed text), lines who
 some evidence family reads (its `KEEP`), and a sample of `device_id=` lines. Only the picked lines go through
 the full Python grammar. Counting stays exact: the scanner's header test accepts a subset of what the
 grammar accepts, and it declines bytes the line-by-line reader would treat differently (CR, NUL, ESC, a
-byte-order mark, anything but strict UTF-8); such files, and every file when the scanner was not built
+no-break space, a byte-order mark, anything but strict UTF-8); such files, and every file when the scanner was not built
 (no C compiler at install), are read line by line.
 
 A file truncated while its memory map is scanned (a writer rotating or emptying it) would raise SIGBUS at the
