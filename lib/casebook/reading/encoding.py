@@ -127,14 +127,29 @@ class Noted:
         return lines_named(self.first, self.count)
 
 
+#: What a file's warning says of its lines of each odd kind, after naming them.
+ODD_LINES = {
+    "gbk": "not valid UTF-8, read as GBK (Chinese) text",
+    "replaced": "not valid UTF-8; bad bytes shown as U+FFFD, the original bytes kept (LogTable.raw_line)",
+    "nul": "hold NUL bytes (kept in the text)",
+    "crlf": "end with CRLF (Windows line endings); the CR is left out of the parsed text",
+    "cr": "hold a CR before their end (old Mac line endings, or a progress line rewritten in place); only LF ends a "
+          "line, so each is one line",
+    "colours": "hold a terminal's colour codes, left out of the parsed text (LogTable.raw_line has them)",
+    "nbsp": "hold no-break spaces (text copied from a web page), read as spaces (LogTable.raw_line has the line as it "
+            "was)",
+    "long": f"longer than {LONG_LINE:,} characters: only the first {LONG_LINE:,} of each are parsed "
+            f"(LogTable.raw_line has it whole)",
+}
+
+
 class LineTexts:
     """The lines of one file turned into the text the grammar reads, noting what was odd for the file's warnings."""
 
     def __init__(self, f: LogFile) -> None:
         self.f = f
         self.how: Counter = Counter()   #: lines per decoding
-        self.odd: dict[str, Noted] = {k: Noted() for k in
-                                      ("gbk", "replaced", "nul", "crlf", "cr", "colours", "nbsp", "long")}
+        self.odd: dict[str, Noted] = {k: Noted() for k in ODD_LINES}
 
     def text(self, no: int, raw: bytes) -> str:
         """The text of line `no`: decoded, without a byte-order mark, a leading NUL run, the CR of a CRLF or a
@@ -185,29 +200,9 @@ class LineTexts:
 
     def warn(self) -> None:
         """Named warnings on the file for lines that are not plain UTF-8 text ended by `\\n`."""
-        f, odd = self.f, self.odd
-        if odd["gbk"]:
-            f.warnings.append(f"{f.path}: {odd['gbk'].named()} not valid UTF-8, read as GBK (Chinese) text")
-        if odd["replaced"]:
-            f.warnings.append(f"{f.path}: {odd['replaced'].named()} not valid UTF-8; bad bytes shown as U+FFFD, "
-                              f"the original bytes kept (LogTable.raw_line)")
-        if odd["nul"]:
-            f.warnings.append(f"{f.path}: {odd['nul'].named()} hold NUL bytes (kept in the text)")
-        if odd["crlf"]:
-            f.warnings.append(f"{f.path}: {odd['crlf'].named()} end with CRLF (Windows line endings); the CR is "
-                              f"left out of the parsed text")
-        if odd["cr"]:
-            f.warnings.append(f"{f.path}: {odd['cr'].named()} hold a CR before their end (old Mac line endings, "
-                              f"or a progress line rewritten in place); only LF ends a line, so each is one line")
-        if odd["colours"]:
-            f.warnings.append(f"{f.path}: {odd['colours'].named()} hold a terminal's colour codes, left out of the "
-                              f"parsed text (LogTable.raw_line has them)")
-        if odd["nbsp"]:
-            f.warnings.append(f"{f.path}: {odd['nbsp'].named()} hold no-break spaces (text copied from a web page), "
-                              f"read as spaces (LogTable.raw_line has the line as it was)")
-        if odd["long"]:
-            f.warnings.append(f"{f.path}: {odd['long'].named()} longer than {LONG_LINE:,} characters: only the "
-                              f"first {LONG_LINE:,} of each are parsed (LogTable.raw_line has it whole)")
+        for kind, said in ODD_LINES.items():
+            if self.odd[kind]:
+                self.f.warnings.append(f"{self.f.path}: {self.odd[kind].named()} {said}")
 
 
 def _decodings(how) -> str | None:
