@@ -4,13 +4,14 @@ Customers seldom send a clean plog folder: they paste grep output, a launcher's 
 prefixes.WRAPPERS is the ordered table of the prefixes understood; each rule peels one prefix and says what it
 names (the file and line grep quoted, the rank, the worker pid, the logging level). The rules run in table order,
 again and again, until none matches, so nested wrappers peel from the outside in
-(`train.log:12:[rank3]:[ERROR] ...`, a Ray actor's prefix before its worker's); a line has one grep prefix at
-most. A prefix plain text can also start with (`name:12:`, `12:`, `svc | `, `host-1: `, indentation) peels only when
-what remains is a log line, or, for the sticky ones, when the same rule peeled the line before (grep output goes on
-in its form) or when the capture's lines lead with it. What the whole capture shows is read before its lines: the
-margin all its lines share is peeled first (prefixes.margin_of, prefixes.leading). FURNITURE names whole lines that
-belong to the paste itself: the shell prompt and the command, the Python prompt, grep's `--` and binary-file
-notes, Markdown fences. A line no rule matches is left as it is.
+(`train.log:12:[rank3]:[ERROR] ...`, a Ray actor's prefix before its worker's); a line has one grep prefix, host
+name, task number or line number at most (prefixes.ONCE). A prefix plain text can also start with (`name:12:`,
+`12:`, `svc | `, `host-1: `, indentation) peels only when what remains is a log line, or, for the sticky ones, when
+the same rule peeled the line before (grep output goes on in its form) or when the capture's lines lead with it.
+What the whole capture shows is read before its lines: the margin all its lines share is peeled first
+(prefixes.margin_of, prefixes.leading). FURNITURE names whole lines that belong to the paste itself: the shell
+prompt and the command, the Python prompt, grep's `--` and binary-file notes, Markdown fences. A line no rule
+matches is left as it is.
 """
 from __future__ import annotations
 
