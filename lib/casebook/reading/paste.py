@@ -9,9 +9,9 @@ name, task number or line number at most (prefixes.ONCE). A prefix plain text ca
 `12:`, `svc | `, `host-1: `, indentation) peels only when what remains is a log line, or, for the sticky ones, when
 the same rule peeled the line before (grep output goes on in its form) or when the capture's lines lead with it.
 What the whole capture shows is read before its lines: the margin all its lines share is peeled first
-(prefixes.margin_of, prefixes.leading). FURNITURE names whole lines that belong to the paste itself: the shell
-prompt and the command, the Python prompt, grep's `--` and binary-file notes, Markdown fences. A line no rule
-matches is left as it is.
+(prefixes.capture_form). FURNITURE names whole lines that belong to the paste itself: the shell prompt and the
+command, the Python prompt, grep's `--` and binary-file notes, Markdown fences. A line no rule matches is left as
+it is.
 """
 from __future__ import annotations
 

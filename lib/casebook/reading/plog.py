@@ -22,7 +22,7 @@ from .grammar import (KIND_BLANK, KIND_BLOCK_LINE, KIND_CONTINUATION, KIND_EXCEP
                       KIND_PYTHON, BlockState, Fields, forget_bodies, number, parse_line)
 from .identity import RANK_IN_LINE
 from .paste import Peeled, read_line
-from .prefixes import PasteState, leading, margin_of
+from .prefixes import PasteState, capture_form
 from .limits import Limits
 from .quoted import quoted_files
 from .table import PLOG_COLUMNS, LogTable
@@ -251,8 +251,7 @@ def _parse_selected(f: LogFile, sel: scan.Selection, head: str, decoding: LineTe
     wrapped = 0
     capture = f.role == ROLE_TEXT   # wrappers are looked for in captures only, as in parse_bytes
     if capture:
-        paste.margin = margin_of(lines_of(head))
-        paste.led = leading(lines_of(head), paste.margin)
+        paste.margin, paste.led = capture_form(lines_of(head))
     previous = 0
     for no, line in sel.picked:
         if no != previous + 1:

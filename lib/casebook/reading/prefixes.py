@@ -7,6 +7,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from functools import cache
+from itertools import islice
+from os.path import commonprefix
 from typing import Callable, Iterable
 
 from .grammar import number, opens_line
@@ -34,8 +36,8 @@ class PasteState:
     #: grep command shown with its prompt
     previous: tuple[str, ...] = ()
     grep_target: str | None = None   #: the one file the last grep command shown searched (`grep -n ERROR plog.log`)
-    margin: str = ""                 #: the indentation every line of the capture shares (margin_of)
-    led: frozenset[str] = frozenset()   #: the sticky rules whose prefixes lead the capture's lines (leading)
+    margin: str = ""                 #: the indentation every line of the capture shares (capture_form)
+    led: frozenset[str] = frozenset()   #: the sticky rules whose prefixes lead the capture's lines (capture_form)
     prefix: str | None = None        #: the wrappers the line before carried, when they stated a level
 
 
@@ -45,7 +47,8 @@ _QUOTE = re.compile(r"(?!>>>)(?:>[ \t]?)+")                                # Mar
 _INDENT = re.compile(r"[ \t]+")                                             # a Markdown code block, a mail quote
 _POD = re.compile(r"\[pod/[^\]\s]+\] ")                                     # kubectl logs --prefix
 # kubectl / docker -t; a container runtime's own log file (CRI: the stream and a full or partial line's tag after it)
-_RFC3339 = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?(?:Z|[+-]\d\d:?\d\d) (?:(?:stdout|stderr) [FP] )?")
+_RFC3339 = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?(?:Z|[+-]\d\d:?\d\d) "
+                      r"(?:(?:stdout|stderr) [FP] )?")
 _LEVELS = r"DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL|FATAL"
 #: Logging levels as the log table names them (plog's ERROR / WARNING / INFO / DEBUG).
 _LEVEL_NAMES = {"WARN": "WARNING", "CRITICAL": "ERROR", "FATAL": "ERROR"}
@@ -152,9 +155,9 @@ def _grep_line(line: str, state: PasteState) -> Cut | None:
 #: the line before (STICKY: the lines of grep output, of one compose service, go on in the same form).
 ALWAYS, GUARDED, STICKY = "always", "guarded", "sticky"
 
-#: How many non-empty lines of a capture tell its margin and the prefixes that lead its lines.
+#: How many non-empty lines of a capture tell its margin and the prefixes that lead its lines (capture_form).
 MARGIN_SAMPLE = 200
-#: The sticky rules whose prefix, leading most of a capture's lines, is peeled from every line (leading).
+#: The sticky rules whose prefix, leading most of a capture's lines, is peeled from every line (capture_form).
 LEADING = {"host": _HOST, "srun": _SRUN, "line_number": _LINE_NUMBER}
 
 #: The rules of grep's own prefixes.
@@ -201,44 +204,14 @@ def in_order(led: frozenset[str]) -> tuple:
     return tuple(w for w in WRAPPERS if w[0] in led) + tuple(w for w in WRAPPERS if w[0] not in led)
 
 
-def margin_of(lines: Iterable[str]) -> str:
-    """The indentation every non-empty line of a capture's first MARGIN_SAMPLE lines shares ("" for fewer than two
-    such lines): a paste indented as a whole, whose lines are read under it."""
-    shared: str | None = None
-    seen = 0
-    for line in lines:
-        if not line.strip():
-            continue
-        lead = line[:len(line) - len(line.lstrip(" \t"))]
-        shared = lead if shared is None else _common(shared, lead)
-        seen += 1
-        if not shared or seen >= MARGIN_SAMPLE:
-            break
-    return (shared or "") if seen >= 2 else ""
-
-
-def leading(lines: Iterable[str], margin: str = "") -> frozenset[str]:
-    """The rules of LEADING whose prefix leads half or more of a capture's first MARGIN_SAMPLE non-empty lines (two at
-    least): such a prefix is peeled from every line, the first included, whatever follows it (pdsh names the host,
-    Slurm the task, `cat -n` the line on every line of its output, however the line goes on)."""
-    seen = 0
-    led = dict.fromkeys(LEADING, 0)
-    for line in lines:
-        if not line.strip():
-            continue
-        seen += 1
-        at = len(margin) if line.startswith(margin) else 0
-        for name, pattern in LEADING.items():
-            led[name] += bool(pattern.match(line, at))
-        if seen >= MARGIN_SAMPLE:
-            break
-    return frozenset(name for name, n in led.items() if n >= 2 and 2 * n >= seen)
-
-
-def _common(a: str, b: str) -> str:
-    n = 0
-    for x, y in zip(a, b):
-        if x != y:
-            break
-        n += 1
-    return a[:n]
+def capture_form(lines: Iterable[str]) -> tuple[str, frozenset[str]]:
+    """What a capture's first MARGIN_SAMPLE non-empty lines (two at least) show of the marks on all its lines: the
+    indentation every one shares (a paste indented as a whole, whose lines are read under it), and the rules of
+    LEADING whose prefix leads half of them or more (two at least), peeled then from every line, the first included,
+    whatever follows it (pdsh names the host, Slurm the task, `cat -n` the line on every line of its output)."""
+    sample = list(islice((line for line in lines if line.strip()), MARGIN_SAMPLE))
+    if len(sample) < 2:
+        return "", frozenset()
+    margin = commonprefix([line[:len(line) - len(line.lstrip(" \t"))] for line in sample])
+    counts = {name: sum(bool(pattern.match(line, len(margin))) for line in sample) for name, pattern in LEADING.items()}
+    return margin, frozenset(name for name, n in counts.items() if n >= 2 and 2 * n >= len(sample))

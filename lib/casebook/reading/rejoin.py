@@ -23,7 +23,7 @@ from typing import Iterator
 
 from .grammar import HEADER, KIND_BLANK, BlockState, Fields, opens_line, parse_header
 from .paste import Peeled, open_line, peel, read_line, read_peeled
-from .prefixes import GREP, PasteState, leading, margin_of
+from .prefixes import GREP, PasteState, capture_form
 
 #: A re-wrapped capture shows at least this many breaks at its width.
 MIN_BREAKS = 2
@@ -114,8 +114,7 @@ def read_capture(texts: list[str], state: BlockState, paste: PasteState,
                  blanks: bool = True) -> Iterator[tuple[int, Fields, Peeled | None, int]]:
     """(index of the first piece, fields, wrappers peeled, pieces that follow) for every line of a capture; without
     `blanks`, for every line but the empty ones (never a piece of a joined line: a piece holds text)."""
-    paste.margin = margin_of(texts)
-    paste.led = leading(texts, paste.margin)
+    paste.margin, paste.led = capture_form(texts)
     wrapped = {j.first: j for j in rewrapped(texts)}
     k = 0
     while k < len(texts):

@@ -34,7 +34,8 @@ NAMES: tuple[tuple[str, re.Pattern], ...] = (
 FORMS: tuple[tuple[str, re.Pattern], ...] = (
     ("syslog", re.compile(r"[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \S+ \S")),                     # RFC 3164
     # RFC 5424 time; not a container runtime's log of a job's console (CRI: the stream and a line tag after the time)
-    ("syslog", re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d) (?!(?:stdout|stderr) [FP] )\S+ \S")),
+    ("syslog", re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d) "
+                          r"(?!(?:stdout|stderr) [FP] )\S+ \S")),
     ("kernel", re.compile(r"\[\s*\d+\.\d{6}\] \S")),                                           # dmesg
     ("kernel", re.compile(r"\[\d{4}-\d\d-\d\d-\d\d:\d\d:\d\d\.\d{6}\] \[\w+\] ")),            # the driver's log
     ("install", re.compile(r"\[[A-Za-z]+\] \[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\] \[[A-Z]+\]")),  # the CANN installer
