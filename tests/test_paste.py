@@ -514,7 +514,7 @@ def test_a_repeated_output_line_is_not_taken_for_a_word_wrapped_piece():
 def test_a_piece_that_carries_a_wrapper_is_a_line_of_its_own_in_a_rewrapped_capture():
     # the lines after the first two headers go on in mid-sentence; the third header's next line is torchrun's
     texts = [HEADER, "went the device", HEADER, "went the stream", HEADER, "[rank1]: went the next step"]
-    assert rewrapped(texts) == [Join(0, 1, ""), Join(2, 1, "")]
+    assert rewrapped(texts) == [Join(0, ("",)), Join(2, ("",))]
 
 # -- every line counted, unknown wrappers left alone (properties) ----------------------------------------------
 

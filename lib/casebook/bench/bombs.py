@@ -222,6 +222,20 @@ def prefix_like_lines(size: int = 64 << 20) -> bytes:
     return b"".join(lines) * (size // (width * len(starts)))
 
 
+def terminal_cut_lines(size: int = (4 << 20) - 4096, width: int = 40) -> bytes:
+    """A capture just under the size read whole (plog.CAPTURE_FULL_BELOW) of distinct slog error lines, each cut by
+    a terminal `width` columns wide: every piece is looked at by the rejoin reader, every line joined back read."""
+    out, n, k = [], 0, 0
+    while n < size:
+        line = (f"[ERROR] RUNTIME({1000 + k % 9000},python3):2026-01-01-00:00:01.{k % 1000:03d}.000 [engine.cc:"
+                f"{k % 2000}] ReportExceptProc: task {k} failed on stream {k % 64}, retCode=0x{k % 256:x}")
+        for piece in (line[j:j + width] for j in range(0, len(line), width)):
+            out.append(piece.encode() + b"\n")
+            n += len(out[-1])
+        k += 1
+    return b"".join(out)
+
+
 def small_files(count: int = 100_000) -> bytes:
     """A plain tar of `count` plogs of three INFO lines each."""
     buf = io.BytesIO()
@@ -243,6 +257,8 @@ FLOODS = (
     Variant("small-files", "nodes.tar", small_files, "plain tar of 100,000 plogs of three INFO lines"),
     Variant("prefix-like-lines", "capture.txt", prefix_like_lines,
             "64 MiB capture of 64 KiB lines that each begin like a paste's prefix and never end one"),
+    Variant("terminal-cut-lines", "capture.txt", terminal_cut_lines,
+            "4 MiB capture of distinct slog error lines, each cut by a terminal 40 columns wide"),
     Variant("crlf-plog", "plog-4242_20260101000000000.log", crlf_plog,
             "100 MiB plog of INFO lines ended by CRLF (copied through Windows)"),
     Variant("gbk-plog", "plog-4242_20260101000000000.log", gbk_plog,

@@ -45,6 +45,7 @@ system_log.DEFAULT_KEEP = KEEP
 
 
 def extract_evidence(log: LogTable) -> Evidence:
-    """Run every extractor over the log table."""
+    """Run every extractor over the log table (its lines as written: LogTable.whole)."""
+    log = log.whole
     found = {name: extract(log) for name, extract in EXTRACTORS.items()}
     return Evidence(error_lines=len(errors.records(log)), **found)

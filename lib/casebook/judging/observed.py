@@ -33,12 +33,12 @@ def error_lines(log: LogTable, errors: list[int] | None = None) -> list[Record]:
     holds newlines (the graph engine's reason per op store, a RuntimeError's second line), as `message` signatures
     read it."""
     keep = set(log.error_positions() if errors is None else errors)
-    kind, file, line, msg = (log.column(c) for c in ("kind", "file", "line", "msg"))
+    kind, file, line, msg, joined = (log.column(c) for c in ("kind", "file", "line", "msg", "joined"))
     # only the few lines right after an error are looked at: a bundle has far more records than error lines
     run = sorted(keep)
     for _ in range(CONTINUED):
         run = [i for i in (j + 1 for j in run if j + 1 < len(kind)) if kind[i] == KIND_UNPARSED
-               and file[i] == file[i - 1] and line[i] == line[i - 1] + 1 and str(msg[i]).strip()]
+               and file[i] == file[i - 1] and line[i] == line[i - 1] + 1 + joined[i - 1] and str(msg[i]).strip()]
         keep.update(run)
     return log.picked(sorted(keep))
 

@@ -40,8 +40,9 @@ class Triage:
     def __post_init__(self) -> None:
         # the observations depend on the evidence only; answers change facts, not what the logs show
         # the error lines, and the lines that state a cause in words at any level (evidence/statements.py)
-        said = sorted(set(errors.positions(self.log)).union(statements.positions(self.log)))
-        self._observed = Observed(observations(self.evidence, error_lines(self.log, said)), self.kb.needles)
+        whole = self.log.whole
+        said = sorted(set(errors.positions(whole)).union(statements.positions(whole)))
+        self._observed = Observed(observations(self.evidence, error_lines(whole, said)), self.kb.needles)
         self.rerank()
 
     def rerank(self) -> None:
@@ -72,7 +73,7 @@ class Triage:
     def coverage(self) -> tuple[set[tuple[str, int]], list[Template]]:
         """The error lines the confirmed and likely cases explain, and the templates of the rest."""
         if self._covered is None:
-            self._covered = coverage(errors.records(self.log), explained_lines(self.candidates),
+            self._covered = coverage(errors.records(self.log.whole), explained_lines(self.candidates),
                                      self.evidence.aicore_faults)
         return self._covered
 

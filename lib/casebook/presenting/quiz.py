@@ -126,7 +126,7 @@ def _first_failure(t: Triage, rng: random.Random) -> Question | None:
     first = t.evidence.first_error
     if first is None:
         return None
-    lines = ordered(t.log)
+    lines = ordered(t.log.whole)
     right = _line_choice(first.file, first.line, first.text)
     seen, others = {right}, []
     for e in lines:

@@ -91,6 +91,7 @@ class LogFile:
     selective: bool = False
     levels: dict[str, int] = field(default_factory=dict)  #: slog header lines per level
     blank: int = 0            #: empty lines a triage's line-by-line reading counted without a record
+    joined: int = 0           #: lines a paste broke off a longer line: each a `continuation` record (rejoin.py)
     #: of a file read selectively: the byte offset of lines 1, 1 + scan.INDEX_STEP, 1 + 2 * INDEX_STEP, …
     line_index: list[int] = field(default_factory=list, repr=False)
     spool: Spool | None = field(default=None, repr=False, compare=False)  #: keeps an archive member's copy alive

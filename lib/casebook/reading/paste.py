@@ -94,13 +94,13 @@ def ascii_marks(text: str) -> str:
 #: What makes a logging prefix one call's: its call site (`[core.py:702]`, `train.py:58`) or a time to the millisecond.
 _ONE_CALL = re.compile(r"\w\.\w+:\d+|\d\d:\d\d:\d\d[.,]\d{3}")
 #: An error manager's message as a paste shows it alone (`E16005: The model has ...`, `EI0002: ...`): its code first.
-_CODE_FIRST = re.compile(r"E[0-9A-Z]\d{4}[:(\[]")
+CODE_FIRST = re.compile(r"E[0-9A-Z]\d{4}[:(\[]")
 
 
 def _recognised(rest: str, state: PasteState) -> bool:
     """Whether the text a guarded rule would leave is a log line, an error code's message, or wrapped in a wrapper
     that is always peeled."""
-    return opens_line(rest) or bool(_CODE_FIRST.match(rest)) or any(
+    return opens_line(rest) or bool(CODE_FIRST.match(rest)) or any(
         rule(rest, state) for _, rule, how, first in WRAPPERS if how == ALWAYS and rest[:1] in first)
 
 

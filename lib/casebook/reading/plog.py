@@ -215,6 +215,7 @@ def parse_bytes(f: LogFile, data: bytes, blank_records: bool = True,
             kinds[KIND_CONTINUATION] += 1
             rows.append(_record(f.path, piece + 1, Fields(KIND_CONTINUATION, msg=texts[piece])))
     f.lines = len(texts)
+    f.joined = kinds[KIND_CONTINUATION]
     f.selective = f.selective or f.blank > 0
     times = [r[7] for r in rows if r[7] is not None]
     f.first_time, f.last_time = (min(times), max(times)) if times else (None, None)

@@ -1,16 +1,20 @@
 """A capture read line by line, with the lines its paste broke joined back when the continuation is unambiguous.
 
 A line starts like a line of its own when it is a line of the paste itself, carries a wrapper (paste.py), or
-the grammar accepts it without context. A piece that does not continues the line before it when:
-- **Re-wrapped** at a width W (a terminal, a mail client, `fold`, `textwrap`): the line's first piece starts
-  like a line, and the piece before was cut, either at exactly W characters (a hard cut, joined as it is) or
-  before a word that would not fit in W (a word wrap, which drops the space: joined with one; a piece that starts
-  with the line's own first word is a repeated line instead). The capture
-  counts as re-wrapped when no line is longer than W (its longest line) and at least two such breaks are
-  found. Lines that do not start like log lines (tables, environment dumps, package lists) are never joined.
-- **Split once**: the line before is a grep-quoted line (grep prints no line without its prefix), or a long slog
-  header line (SPLIT_FROM characters or more) that does not end like a sentence while the piece goes on in
-  mid-sentence (a small letter, a digit, continuing punctuation).
+the grammar accepts it without context; a piece that the grammar accepts only by what may sit anywhere in a line (an
+error block's `[FUNC:..][FILE:..][LINE:..]` trailer, a word such as "failed") may still be the rest of a line. A
+piece that does not start a line continues the line before it when:
+- **Re-wrapped** at a width W, the capture's longest line (a terminal, a mail client, `fold`, `textwrap`): the
+  line before was cut, either at exactly W characters (a terminal's hard cut, joined as it is) or before a word that
+  would not fit in W (a word wrap, which drops the space: joined with one, unless it cut a word longer than W). The
+  capture counts as re-wrapped when at least two breaks are found where the line starts like a log line and the
+  piece does not, or at least two different lines are exactly W long and go on below (a terminal cuts a tool's
+  own messages too). The width once known, every such break is joined, but where the piece starts as the line
+  does (the next item of a list, the same tool's next line), or the line is a table's row.
+- **Split once**: the line before is a grep-quoted line (grep prints no line without its prefix), a long slog
+  header line (SPLIT_FROM characters or more), or the capture's longest line where a terminal or a mail client
+  would have broken it, and it does not end like a sentence while the piece goes on in mid-sentence (a small letter,
+  a digit, continuing punctuation).
 
 A joined line is read as one record at the line number of its first piece; each later piece keeps a record of
 kind `continuation`, so every line is still counted once.
@@ -18,11 +22,13 @@ kind `continuation`, so every line is still counted once.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass, replace
 from typing import Iterator
 
-from .grammar import HEADER, KIND_BLANK, BlockState, Fields, opens_line, parse_header
-from .paste import Peeled, open_line, peel, read_line, read_peeled
+from .grammar import (HEADER, KIND_ATTACHMENT, KIND_BLANK, KIND_BLOCK_LINE, KIND_CONSOLE, KIND_UNPARSED, BlockState,
+                      Fields, parse_header, parse_line)
+from .paste import CODE_FIRST, Peeled, open_line, peel, read_line, read_peeled
 from .prefixes import GREP, PasteState, capture_form
 
 #: A re-wrapped capture shows at least this many breaks at its width.
@@ -33,37 +39,95 @@ MIN_WIDTH = 40
 _MID_SENTENCE = re.compile(r"[a-z0-9,.;:)\]}=/]")
 #: How a complete line ends: a split is not looked for after these.
 _ENDED = (".", "!", "?", "]")
+#: Kinds a line gets from text anywhere in it: an error block's trailer, a program's wording.
+_ANYWHERE = (KIND_BLOCK_LINE,)
+#: The widths mail clients and forum editors wrap at: a line no longer was broken there only if the next word would not
+#: have fitted in the narrowest.
+MAIL_WIDTHS = (72, 80)
+#: How a line starts that the grammar reads only whole: a traceback's frame cut before its function, an error code's
+#: message.
+_STARTS = re.compile(r'\s*File "|' + CODE_FIRST.pattern)
+#: A traceback's frame line that does not reach its function's name yet (`File`, `File "x.py", line 12, in`), and how
+#: many pieces it may have been broken into.
+_FRAME_CUT = re.compile(r'\s*File(?: "[^"]*(?:"(?:, line(?: \d+(?:, in)?)?)?)?)?\s*$')
+FRAME_PIECES = 3
 #: A paste splits long lines: an slog line shorter than this is taken as whole.
 SPLIT_FROM = 100
+_DIGITS = re.compile(r"\d+")
+#: A program's output line names the program first: `make: `, `usage: `, `eth0: `.
+_NAMED = re.compile(r"[\w.\[\]-]+: ")
+#: Lines of one list start alike: the same first word, the same mark (a table's border, a bullet), or `NAME=`.
+_LIST_START = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=|[^\w\s]")
 
 
 @dataclass(frozen=True)
 class Join:
-    """One line rebuilt from pieces: its first piece's index, how many pieces follow, and what goes between."""
+    """One line rebuilt from pieces: its first piece's index, and what goes before each piece that follows."""
 
     first: int
-    more: int
-    sep: str
+    seps: tuple[str, ...]
+
+    @property
+    def more(self) -> int:
+        """How many pieces follow the first."""
+        return len(self.seps)
+
+    def text(self, texts: list[str]) -> str:
+        """The line rebuilt from its pieces."""
+        pieces = texts[self.first + 1:self.first + 1 + self.more]
+        return texts[self.first] + "".join(sep + piece for sep, piece in zip(self.seps, pieces))
+
+
+#: How a line starts a line of its own (_start): not at all, by what may sit anywhere in a line, by its start.
+NOT, ANYWHERE, AT_START = 0, 1, 2
+
+
+def _start(text: str, state: PasteState) -> int:
+    """How a line would start a line of its own, the state left as it is: ANYWHERE when only by what the rest of a
+    broken line holds as often as a line's start (an error block's `[FUNC:..][FILE:..][LINE:..]` at its end, words
+    such as "failed")."""
+    if HEADER.match(text):
+        # an slog header opens a line whatever peeling finds (a wrapper, furniture, or none): open_line's rule too
+        return AT_START
+    p = peel(text, replace(state, grep_files=set(state.grep_files)))
+    # the capture's margin is on every line: it says nothing of where a line starts
+    if p.furniture or any(w != "margin" for w in p.wrappers):
+        return AT_START
+    kind = parse_line(p.text, BlockState()).kind
+    if kind in (KIND_UNPARSED, KIND_BLANK, KIND_ATTACHMENT):
+        return AT_START if _STARTS.match(p.text) else NOT
+    return ANYWHERE if kind in _ANYWHERE else AT_START
 
 
 def _opens(text: str, state: PasteState) -> bool:
     """Whether a line would start like a line of its own, the state left as it is."""
-    if HEADER.match(text):
-        # an slog header opens a line whatever peeling finds (a wrapper, furniture, or none): open_line's rule too
-        return True
-    p = peel(text, replace(state, grep_files=set(state.grep_files)))
-    # the capture's margin is on every line: it says nothing of where a line starts
-    return p.furniture or any(w != "margin" for w in p.wrappers) or opens_line(p.text)
+    return _start(text, state) != NOT
+
+
+def _first_word(text: str) -> str:
+    return text.split(None, 1)[0] if text.strip() else ""
 
 
 def _word(text: str) -> int:
-    return len(text.split(None, 1)[0]) if text.strip() else 0
+    return len(_first_word(text))
 
 
 def _same_start(text: str, piece: str) -> bool:
-    """Whether a piece starts with the first word of the line above: a tool's repeated output line
-    ("OpenBLAS blas_thread_init: ..." twice), not the rest of a sentence a word wrap moved down."""
-    return text.split(None, 1)[:1] == piece.split(None, 1)[:1]
+    """Whether a piece starts with the first word of the line above, its digits aside: a tool's repeated output line
+    ("OpenBLAS blas_thread_init: ..." twice, a compiler's `file.cpp:49: error:` then `file.cpp:50: error:`), not the
+    rest of a sentence a word wrap moved down."""
+    return _DIGITS.sub("0", _first_word(text)) == _DIGITS.sub("0", _first_word(piece))
+
+
+def _ruled(text: str) -> bool:
+    """Whether a line is a table's row or rule, or a banner: it ends with the mark it starts with (`|`, `+`, `*`)."""
+    return len(text) > 1 and not text[0].isalnum() and not text[0].isspace() and text[-1] == text[0]
+
+
+def _alike(text: str, piece: str) -> bool:
+    """Whether a piece starts as the line above does: the next item of a list, not the rest of the line."""
+    a, b = _LIST_START.match(text.lstrip()), _LIST_START.match(piece)
+    return _same_start(text, piece) or bool(a and b and (a[0] == b[0] or a[0].endswith("=") and b[0].endswith("=")))
 
 
 def rewrapped(texts: list[str]) -> list[Join]:
@@ -81,33 +145,97 @@ def rewrapped(texts: list[str]) -> list[Join]:
         return []
     fresh = PasteState()
     breaks: list[int] = []
+    rest: list[int] = []
     for i in cut:
         chained = bool(breaks) and breaks[-1] == i - 1
         # the next piece first: in a log of slog lines of one width it opens a line, and the test ends there
-        if not _opens(texts[i + 1], fresh) and (chained or _opens(texts[i], fresh)):
+        piece = _start(texts[i + 1], fresh)
+        if piece == AT_START:
+            continue
+        # the width is learnt from lines that open as log lines and pieces that do not, even by their ends
+        if piece == NOT and (chained or _opens(texts[i], fresh)):
             breaks.append(i)
-    if len(breaks) < MIN_BREAKS:
+        elif not _alike(texts[i], texts[i + 1]):
+            rest.append(i)
+    # lines of the width that differ show a terminal's cut whatever they hold (a tool's own messages, no log line
+    # among them), but for a table's rows
+    full = [i for i in rest if len(texts[i]) == width and not _ruled(texts[i])]
+    if len(breaks) < MIN_BREAKS and len({texts[i] for i in full}) < MIN_BREAKS:
         return []
-    sep = "" if all(len(texts[i]) == width for i in breaks) else " "
+    hard = _terminal(texts, breaks if len(breaks) >= MIN_BREAKS else full, width)
+    # once the breaks of log lines show the width, a cut line that is no log line of its own (a traceback's frame,
+    # a tool's message) was broken by it too, unless the piece after it reads like its sibling in a list; a terminal
+    # cuts at the width and nowhere else: a shorter line was whole
+    breaks = sorted(breaks + [i for i in rest if not hard or len(texts[i]) == width])
     joins: list[Join] = []
     for i in breaks:   # consecutive breaks make one line of several pieces
+        sep = "" if hard or _word_cut(texts[i], texts[i + 1], width) else " "
         if joins and joins[-1].first + joins[-1].more == i:
-            joins[-1] = Join(joins[-1].first, joins[-1].more + 1, sep)
+            joins[-1] = Join(joins[-1].first, joins[-1].seps + (sep,))
         else:
-            joins.append(Join(i, 1, sep))
+            joins.append(Join(i, (sep,)))
     return joins
 
 
-def _split(text: str, header: Fields | None, p: Peeled | None, cont: str, paste: PasteState) -> str | None:
-    """What joins the next line to this one when the paste split this one in two, or None."""
+def _terminal(texts: list[str], breaks: list[int], width: int) -> bool:
+    """Whether breaks are a terminal's cuts, not a word wrap's. A terminal cuts every broken line at the width, and
+    keeps a space it cuts at; a word wrap drops that space and fills a line to the width only when it cuts a word
+    longer than the width or, by chance, when the line fits exactly: that chance twice over, in different lines, is
+    taken for a terminal (one line repeated, the same error from every process, fits the same way every time). Wider
+    than a mail client wraps, lines all of the width are a terminal's."""
+    if not all(len(texts[i]) == width for i in breaks):
+        return False
+    if width > MAIL_WIDTHS[1] or any(texts[i].endswith(" ") or texts[i + 1].startswith(" ") for i in breaks):
+        return True
+    return len({texts[i] for i in breaks if not _word_cut(texts[i], texts[i + 1], width)}) >= MIN_BREAKS
+
+
+def _word_cut(text: str, piece: str, width: int) -> bool:
+    """Whether a word wrap cut a word longer than the width (a path, a mangled symbol) where the line ends, as
+    wrappers do that would otherwise leave it longer than the width."""
+    return len(text) == width and not text[-1].isspace() and len(text.rsplit(None, 1)[-1]) + _word(piece) > width
+
+
+def _split(text: str, header: Fields | None, p: Peeled | None, cont: str, paste: PasteState,
+           longest: int, repeated: set[str]) -> str | None:
+    """What joins the next line to this one when the paste split this one in two, or None (`longest`: the length of
+    the capture's longest line; `repeated`: the lines it holds more than once, each a line of its own)."""
     if not cont.strip():
         return None
     quoted = p is not None and bool(GREP & set(p.wrappers))
-    cut = (len(text) >= SPLIT_FROM and not text.rstrip().endswith(_ENDED) and bool(_MID_SENTENCE.match(cont))
-           and (header is not None or parse_header(p.text) is not None))
+    # a mail client breaks the longest line of a capture, whatever it holds, before a word past its width: a line
+    # that long which stops in mid-sentence goes on below it as a slog header does, unless it is a command the
+    # paste shows, the piece names a program as its output's lines do (`make: `, `usage: `), or it is a line the
+    # capture holds again or the next of a list
+    narrowest, widest = MAIL_WIDTHS
+    broken = (len(text) == longest and len(text) <= widest and len(text) + 1 + _word(cont) > narrowest
+              and not (p is not None and p.furniture) and not _NAMED.match(cont) and not _alike(text, cont)
+              and cont not in repeated)
+    cut = (not text.rstrip().endswith(_ENDED) and bool(_MID_SENTENCE.match(cont))
+           and (broken or len(text) >= SPLIT_FROM and (header is not None or parse_header(p.text) is not None)))
     if not (quoted or cut) or _opens(cont, paste):
         return None
-    return "" if text.endswith(" ") or cont.startswith(" ") else " "
+    return "" if text.endswith(" ") or cont.startswith(" ") or _word_cut(text, cont, longest) else " "
+
+
+def _frame(text: str, after: list[str], paste: PasteState, longest: int) -> Join | None:
+    """The pieces of a traceback frame broken before it names its function (`File "x.py", line 12, in` and `<module>`
+    below it), or None; joined within the quoted path as they are, elsewhere with a space (a terminal's cut, past the
+    widest mail wrap, as it is)."""
+    if not _FRAME_CUT.match(text):
+        return None
+    seps: list[str] = []
+    for piece in after:
+        if not piece.strip() or piece[:2].isspace() or _opens(piece, paste):
+            break
+        quoted = text.count('"') % 2 == 1 and not piece.startswith('"')
+        sep = "" if quoted or len(text) == longest > MAIL_WIDTHS[1] or text.endswith(" ") or piece.startswith(" ") \
+            else " "
+        seps.append(sep)
+        text += sep + piece
+        if not _FRAME_CUT.match(text):
+            return Join(0, tuple(seps))
+    return None
 
 
 def read_capture(texts: list[str], state: BlockState, paste: PasteState,
@@ -116,14 +244,16 @@ def read_capture(texts: list[str], state: BlockState, paste: PasteState,
     `blanks`, for every line but the empty ones (never a piece of a joined line: a piece holds text)."""
     paste.margin, paste.led = capture_form(texts)
     wrapped = {j.first: j for j in rewrapped(texts)}
+    longest = max(map(len, texts), default=0)
+    repeated = {t for t, n in Counter(texts).items() if n > 1}
     k = 0
     while k < len(texts):
         if not blanks and not texts[k]:
             k += 1
             continue
         if wrapped:
-            j = wrapped.get(k, Join(k, 0, ""))
-            yield (k, *read_line(j.sep.join(texts[k:k + j.more + 1]), state, paste), j.more)
+            j = wrapped.get(k, Join(k, ()))
+            yield (k, *read_line(j.text(texts), state, paste), j.more)
             k += j.more + 1
             continue
         text = texts[k]
@@ -132,11 +262,15 @@ def read_capture(texts: list[str], state: BlockState, paste: PasteState,
             k += 1
             continue
         header, p = open_line(text, paste)
-        sep = _split(text, header, p, texts[k + 1], paste) if k + 1 < len(texts) else None
+        sep = _split(text, header, p, texts[k + 1], paste, longest, repeated) if k + 1 < len(texts) else None
         if sep is not None and header is not None:
             header = parse_header(sep.join(texts[k:k + 2]))
         elif sep is not None:   # the wrappers of the first piece are the whole line's
             p = replace(p, text=p.text + sep + texts[k + 1])
         more = int(sep is not None)
+        if p is not None and header is None and not more:
+            frame = _frame(p.text, texts[k + 1:k + 1 + FRAME_PIECES], paste, longest)
+            if frame is not None:
+                p, more = replace(p, text=frame.text([p.text, *texts[k + 1:]])), frame.more
         yield (k, *read_peeled(header, p, state), more)
         k += 1 + more

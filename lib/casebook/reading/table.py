@@ -11,6 +11,7 @@ from . import rotation, scan
 from .haystack import Haystack
 from .bundle import LogFile
 from .encoding import as_read, split_lines
+from .fields import KIND_CONTINUATION
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -46,8 +47,8 @@ class Record(NamedTuple):
 #: Columns of the log table, in order.
 PLOG_COLUMNS = list(Record._fields)
 #: Where the fields the views test sit in a record tuple.
-_FILE, _LINE, _LEVEL, _MSG, _SRC_FILE, _SRC_LINE = (PLOG_COLUMNS.index(c) for c in ("file", "line", "level", "msg",
-                                                                                   "src_file", "src_line"))
+_FILE, _LINE, _KIND, _LEVEL, _MSG, _SRC_FILE, _SRC_LINE = (
+    PLOG_COLUMNS.index(c) for c in ("file", "line", "kind", "level", "msg", "src_file", "src_line"))
 
 
 @dataclass
@@ -134,6 +135,16 @@ class LogTable:
         """Every level a line of the bundle has, lines without a record (counted by the scan) included."""
         seen = {r[_LEVEL] for r in self.rows if r[_LEVEL] is not None}
         return seen | {level for f in self.files if f.selective for level, n in f.levels.items() if n}
+
+    @property
+    def whole(self) -> LogTable:
+        """The table as its lines were written: a line a paste broke is its joined record alone, without the
+        `continuation` records that count its later pieces. Readers of meaning take this view: a window of lines
+        around a record, or the line after it, must not land on a piece of the line itself."""
+        if not any(f.joined for f in self.files):
+            return self
+        return self.derive("whole", lambda t: LogTable(t.paths, t.files, [r for r in t.rows if r[_KIND] != KIND_CONTINUATION],
+                                                       t.warnings, t.rotation))
 
     def derive(self, name: str, build):
         """A view of the records built once by `build(self)` and shared by every family that asks for it."""
