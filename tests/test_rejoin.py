@@ -118,3 +118,16 @@ def test_the_line_under_the_longest_line_is_its_own_when_only_its_case_says_othe
     root = Path(__file__).resolve().parent.parent
     (path,) = (root / name).glob("capture.txt")
     assert (read_plog(path).records["kind"] == KIND_CONTINUATION).sum() == 0
+
+
+def test_the_probes_flood_of_cut_lines_is_read_whole_and_back_as_its_error_lines(tmp_path):
+    from casebook.bench import bombs
+    from casebook.reading.grammar import KIND_PLOG
+    from casebook.reading.plog import CAPTURE_FULL_BELOW
+    # the probe's flood stays under the size a capture is read whole at, so every piece reaches the rejoin reader
+    assert len(bombs.terminal_cut_lines()) < CAPTURE_FULL_BELOW
+    data = bombs.terminal_cut_lines(size=20_000)
+    (path := tmp_path / "capture.txt").write_bytes(data)
+    rows = read_plog(path).whole.rows
+    assert {(r[2], r[3]) for r in rows} == {(KIND_PLOG, "ERROR")}
+    assert len(rows) == data.count(b"[ERROR]") and max(map(len, data.split(b"\n"))) == 40
