@@ -131,3 +131,40 @@ def test_the_probes_flood_of_cut_lines_is_read_whole_and_back_as_its_error_lines
     rows = read_plog(path).whole.rows
     assert {(r[2], r[3]) for r in rows} == {(KIND_PLOG, "ERROR")}
     assert len(rows) == data.count(b"[ERROR]") and max(map(len, data.split(b"\n"))) == 40
+
+
+@pytest.mark.parametrize("channel, name", [
+    # one error line under vLLM's prefix, cut once by the terminal: the piece carries no prefix
+    ("vllm", "1132-agentsdk-faq-container-hostname-not-resolvable"),
+    # the cut falls right after a full stop; the piece goes on in lower case (`libldap.` / `so.2: undefined symbol`)
+    ("vllm", "348-mindie-llm-curl-libcrypto-evp-md2"),
+    ("torchrun", "3200-vllm-ascend-flashcomm1-multistream-dp2-507034"),
+    ("torchrun", "361-pytorch-undefined-symbol-aclrtgetdeviceinfo"),
+])
+def test_one_line_cut_once_under_a_launchers_prefix_is_joined_back(tmp_path, channel, name):
+    under = tmp_path / "under"
+    under.mkdir()
+    alone = lines_read(write_carried(capture(name), channel, tmp_path))
+    assert lines_read(write_carried(capture(name), f"{channel}+terminal-100", under)) == alone
+
+
+def test_a_message_broken_over_two_lines_is_matched_whole_when_its_first_line_was_cut(tmp_path):
+    # "… T(1) should be equal to the last element" / "of the query's actual sequence lengths(9).", each line under
+    # vLLM's prefix and the first cut by the terminal: the signature reads the two lines as one message
+    path = write_carried(capture("1713-rtp-llm-fia-tnd-actual-seq-q-not-query-count"), "vllm+terminal-100", tmp_path)
+    assert to_dict(triage(path))["diagnosis"] == "op-call-inputs-disagree"
+
+
+def test_channels_compose_in_the_order_named():
+    from casebook.judging.channels import parse
+    assert carried("a", "torchrun+quote") == "> [rank3]: a" and carried("a", "quote+torchrun") == "[rank3]: > a"
+    assert parse("vllm+terminal-100") == ("vllm", "terminal-100")
+    with pytest.raises(ValueError, match="unknown channel nope"):
+        parse("torchrun+nope")
+
+
+def test_the_accuracy_command_refuses_a_channel_it_does_not_know(capsys):
+    from casebook.cli import main
+    with pytest.raises(SystemExit) as e:
+        main(["kb", "accuracy", str(CAPTURES), "--as", "torchrun+nope"])
+    assert e.value.code == 2 and "unknown channel nope" in capsys.readouterr().err

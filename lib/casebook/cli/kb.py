@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from .arguments import fail, shown
-from ..judging.channels import CHANNELS
+from ..judging.channels import CHANNELS, parse
 from ..knowledge.vocabulary import FactError, parse_assignments
 from ..reading.bundle import BundleError
 from .streams import out
@@ -144,6 +144,15 @@ def _kb_new_from_memory(args: argparse.Namespace) -> int:
     return 0
 
 
+def _channel(spec: str) -> str:
+    """An --as value: one channel, or several joined by + (argparse says which is unknown)."""
+    try:
+        parse(spec)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+    return spec
+
+
 def register(sub) -> None:
     """The `kb` subcommand and its own subcommands."""
     k = sub.add_parser("kb", help="knowledge base tools")
@@ -160,9 +169,10 @@ def register(sub) -> None:
     ka.add_argument("--batch", type=int, help="only the captures of this collection batch")
     ka.add_argument("--root", help="knowledge base folder (default: the project's kb/)")
     ka.add_argument("--json", action="store_true", help="one JSON object: figures and each capture's score")
-    ka.add_argument("--as", dest="channel", choices=sorted(CHANNELS), metavar="CHANNEL",
+    ka.add_argument("--as", dest="channel", type=_channel, metavar="CHANNEL",
                     help="read each pasted capture as this launcher, collector, terminal or web page carries it, its "
-                         f"mark on every line ({', '.join(sorted(CHANNELS))})")
+                         f"mark on every line ({', '.join(sorted(CHANNELS))}); several joined by + carry it in turn "
+                         "(torchrun+terminal-100)")
     ka.add_argument("--write-proven", action="store_true",
                     help="write kb/proven.yaml: the cases right on at least one of these captures (all of them)")
     ka.add_argument("--write-gaps", action="store_true",

@@ -39,14 +39,28 @@ CHANNELS: dict[str, Callable[[int, str], str]] = {
 }
 
 
-def carried(text: str, name: str) -> str:
-    """The text as NAME carries it, line by line (an empty line stays empty)."""
-    carry = CHANNELS[name]
-    return "\n".join(carry(i, line) if line else line for i, line in enumerate(text.split("\n")))
+def parse(spec: str) -> tuple[str, ...]:
+    """The channels a spec names, in the order they carry the text: `torchrun+terminal-100` is a launcher's prefix
+    seen in a narrow terminal; raises ValueError naming a channel that is not one."""
+    names = tuple(spec.split("+"))
+    unknown = [n for n in names if n not in CHANNELS]
+    if unknown or not spec:
+        raise ValueError(f"unknown channel {', '.join(unknown) or repr(spec)}: one of {', '.join(sorted(CHANNELS))}, "
+                         f"or several joined by +")
+    return names
+
+
+def carried(text: str, spec: str) -> str:
+    """The text as the channels of SPEC carry it in turn, line by line (an empty line stays empty)."""
+    for name in parse(spec):
+        carry = CHANNELS[name]
+        text = "\n".join(carry(i, line) if line else line for i, line in enumerate(text.split("\n")))
+    return text
 
 
 def write_carried(capture: Path, name: str, folder: Path) -> Path:
-    """A pasted capture (`capture.txt`) written into `folder` as NAME carries it; the path of the copy."""
+    """A pasted capture (`capture.txt`) written into `folder` as the channels of NAME carry it; the path of the
+    copy."""
     path = folder / f"{capture.parent.name}.txt"
     path.write_text(carried(capture.read_text(encoding="utf-8", errors="replace"), name), encoding="utf-8")
     return path

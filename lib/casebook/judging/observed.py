@@ -82,13 +82,14 @@ def observations(evidence: Evidence, errors: list[Record]) -> list[Observation]:
         if r.states_rule():   # ... naming what it accepts: the call is outside a rule the op states
             obs.append(Observation("rejected_rule", r.aspect, r.said(), r.file, r.line))
     joined: list[Observation] = []
-    for at, (file, line, msg, func, src) in enumerate((r.file, r.line, r.msg, r.func, r.src) for r in errors):
+    for at, (file, line, msg, func, src, pieces) in enumerate((r.file, r.line, r.msg, r.func, r.src, r.joined)
+                                                              for r in errors):
         obs.append(Observation("message", msg, msg, file, int(line)))
         # a message a paste broke over two lines ("T(1) should be equal to the last element" / "of the query's actual
         # sequence lengths(9).") is matched whole too, cited by its first line as logged; after every line alone, so
         # that a sign one line shows by itself is cited by that line
         after = errors[at + 1] if at + 1 < len(errors) else None
-        if after is not None and after.kind == KIND_UNPARSED and after.file == file and after.line == line + 1:
+        if after is not None and after.kind == KIND_UNPARSED and after.file == file and after.line == line + 1 + pieces:
             joined.append(Observation("message", f"{msg} {after.msg.strip()}", msg, file, int(line)))
         # the function a log header names says what failed where the message is only values (the task scheduler's
         # `bs_done_exception_proc_timeout: slot_id=0, ... fault_task=7`)

@@ -2,8 +2,8 @@
 
 A line starts like a line of its own when it is a line of the paste itself, carries a wrapper (paste.py), or
 the grammar accepts it without context; a piece that the grammar accepts only by what may sit anywhere in a line (an
-error block's `[FUNC:..][FILE:..][LINE:..]` trailer, a word such as "failed") may still be the rest of a line. A
-piece that does not start a line continues the line before it when:
+error block's `[FUNC:..][FILE:..][LINE:..]` trailer) may still be the rest of a line. A piece that does not start a
+line continues the line before it when:
 - **Re-wrapped** at a width W, the capture's longest line (a terminal, a mail client, `fold`, `textwrap`): the
   line before was cut, either at exactly W characters (a terminal's hard cut, joined as it is) or before a word that
   would not fit in W (a word wrap, which drops the space: joined with one, unless it cut a word longer than W). The
@@ -12,9 +12,11 @@ piece that does not start a line continues the line before it when:
   own messages too). The width once known, every such break is joined, but where the piece starts as the line
   does (the next item of a list, the same tool's next line), or the line is a table's row.
 - **Split once**: the line before is a grep-quoted line (grep prints no line without its prefix), a long slog
-  header line (SPLIT_FROM characters or more), or the capture's longest line where a terminal or a mail client
-  would have broken it, and it does not end like a sentence while the piece goes on in mid-sentence (a small letter,
-  a digit, continuing punctuation).
+  header line (SPLIT_FROM characters or more) or the capture's longest line where a mail client would have wrapped
+  it, and it does not end like a sentence while the piece goes on in mid-sentence (a small letter, a digit,
+  continuing punctuation); or the longest line carries a launcher's or a collector's prefix and the piece, which
+  carries none, goes on in mid-sentence.
+- **A traceback frame** broken before it names its function: up to FRAME_PIECES pieces.
 
 A joined line is read as one record at the line number of its first piece; each later piece keeps a record of
 kind `continuation`, so every line is still counted once.
@@ -26,8 +28,8 @@ from collections import Counter
 from dataclasses import dataclass, replace
 from typing import Iterator
 
-from .grammar import (HEADER, KIND_ATTACHMENT, KIND_BLANK, KIND_BLOCK_LINE, KIND_CONSOLE, KIND_UNPARSED, BlockState,
-                      Fields, parse_header, parse_line)
+from .grammar import (HEADER, KIND_ATTACHMENT, KIND_BLANK, KIND_BLOCK_LINE, KIND_UNPARSED, BlockState, Fields,
+                      parse_header, parse_line)
 from .paste import CODE_FIRST, Peeled, open_line, peel, read_line, read_peeled
 from .prefixes import GREP, PasteState, capture_form
 
@@ -39,7 +41,7 @@ MIN_WIDTH = 40
 _MID_SENTENCE = re.compile(r"[a-z0-9,.;:)\]}=/]")
 #: How a complete line ends: a split is not looked for after these.
 _ENDED = (".", "!", "?", "]")
-#: Kinds a line gets from text anywhere in it: an error block's trailer, a program's wording.
+#: Kinds a line gets from text anywhere in it: an error block's trailer.
 _ANYWHERE = (KIND_BLOCK_LINE,)
 #: The widths mail clients and forum editors wrap at: a line no longer was broken there only if the next word would not
 #: have fitted in the narrowest.
@@ -84,8 +86,7 @@ NOT, ANYWHERE, AT_START = 0, 1, 2
 
 def _start(text: str, state: PasteState) -> int:
     """How a line would start a line of its own, the state left as it is: ANYWHERE when only by what the rest of a
-    broken line holds as often as a line's start (an error block's `[FUNC:..][FILE:..][LINE:..]` at its end, words
-    such as "failed")."""
+    broken line holds as often as a line's start (an error block's `[FUNC:..][FILE:..][LINE:..]` at its end)."""
     if HEADER.match(text):
         # an slog header opens a line whatever peeling finds (a wrapper, furniture, or none): open_line's rule too
         return AT_START
@@ -207,15 +208,20 @@ def _split(text: str, header: Fields | None, p: Peeled | None, cont: str, paste:
     # that long which stops in mid-sentence goes on below it as a slog header does, unless it is a command the
     # paste shows, the piece names a program as its output's lines do (`make: `, `usage: `), or it is a line the
     # capture holds again or the next of a list
+    # A launcher's or a collector's prefix marks where its lines start: the longest line under one, with a piece
+    # below it that carries none, was cut there by a terminal or a mail client, whichever its width says.
     narrowest, widest = MAIL_WIDTHS
-    broken = (len(text) == longest and len(text) <= widest and len(text) + 1 + _word(cont) > narrowest
-              and not (p is not None and p.furniture) and not _NAMED.match(cont) and not _alike(text, cont)
-              and cont not in repeated)
-    cut = (not text.rstrip().endswith(_ENDED) and bool(_MID_SENTENCE.match(cont))
-           and (broken or len(text) >= SPLIT_FROM and (header is not None or parse_header(p.text) is not None)))
+    apart = (len(text) == longest and not _alike(text, cont) and cont not in repeated
+             and not (p is not None and p.furniture))
+    prefixed = apart and p is not None and any(w != "margin" for w in p.wrappers) and len(text) >= MIN_WIDTH
+    broken = apart and len(text) <= widest and len(text) + 1 + _word(cont) > narrowest and not _NAMED.match(cont)
+    # (under a prefix, a piece that goes on in lower case is no new sentence though the cut fell after a full stop)
+    cut = bool(_MID_SENTENCE.match(cont)) and (prefixed or not text.rstrip().endswith(_ENDED) and (
+        broken or len(text) >= SPLIT_FROM and (header is not None or parse_header(p.text) is not None)))
     if not (quoted or cut) or _opens(cont, paste):
         return None
-    return "" if text.endswith(" ") or cont.startswith(" ") or _word_cut(text, cont, longest) else " "
+    terminal = prefixed and len(text) > widest
+    return "" if text.endswith(" ") or cont.startswith(" ") or terminal or _word_cut(text, cont, longest) else " "
 
 
 def _frame(text: str, after: list[str], paste: PasteState, longest: int) -> Join | None:
