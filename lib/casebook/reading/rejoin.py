@@ -14,8 +14,8 @@ line continues the line before it when:
 - **Split once**: the line before is a grep-quoted line (grep prints no line without its prefix), a long slog
   header line (SPLIT_FROM characters or more) or the capture's longest line where a mail client would have wrapped
   it, and it does not end like a sentence while the piece goes on in mid-sentence (a small letter, a digit,
-  continuing punctuation); or the longest line carries a launcher's or a collector's prefix and the piece, which
-  carries none, goes on in mid-sentence.
+  continuing punctuation, an opening bracket or quote); or the longest line carries a launcher's or a collector's
+  prefix and the piece, which carries none, goes on in mid-sentence.
 - **A traceback frame** broken before it names its function: up to FRAME_PIECES pieces.
 
 A joined line is read as one record at the line number of its first piece; each later piece keeps a record of
@@ -37,8 +37,9 @@ from .prefixes import GREP, PasteState, capture_form
 MIN_BREAKS = 2
 #: Narrower captures are not taken for re-wrapped ones: short lines are short because they are.
 MIN_WIDTH = 40
-#: How a line split in mid-sentence goes on: a small letter, a digit or punctuation that closes or continues.
-_MID_SENTENCE = re.compile(r"[a-z0-9,.;:)\]}=/]")
+#: How a line split in mid-sentence goes on: a small letter, a digit, punctuation that closes or continues, an opening
+#: parenthesis, angle bracket or quote (`(download.mindspore.cn)|…`, `<module>`, a message's closing `"`).
+_MID_SENTENCE = re.compile(r"""[a-z0-9,.;:)\]}=/(<'"]""")
 #: How a complete line ends: a split is not looked for after these.
 _ENDED = (".", "!", "?", "]")
 #: Kinds a line gets from text anywhere in it: an error block's trailer.
