@@ -215,7 +215,9 @@ def _split(text: str, header: Fields | None, p: Peeled | None, cont: str, paste:
     apart = (len(text) == longest and not _alike(text, cont) and cont not in repeated
              and not (p is not None and p.furniture))
     prefixed = apart and p is not None and any(w != "margin" for w in p.wrappers) and len(text) >= MIN_WIDTH
-    broken = apart and len(text) <= widest and len(text) + 1 + _word(cont) > narrowest and not _NAMED.match(cont)
+    # (an slog line that short holds a few words after its header: its split is the long header's rule)
+    broken = (apart and header is None and len(text) <= widest and len(text) + 1 + _word(cont) > narrowest
+              and not _NAMED.match(cont))
     # (under a prefix, a piece that goes on in lower case is no new sentence though the cut fell after a full stop)
     cut = bool(_MID_SENTENCE.match(cont)) and (prefixed or not text.rstrip().endswith(_ENDED) and (
         broken or len(text) >= SPLIT_FROM and (header is not None or parse_header(p.text) is not None)))
