@@ -143,8 +143,10 @@ class LogTable:
         around a record, or the line after it, must not land on a piece of the line itself."""
         if not any(f.joined for f in self.files):
             return self
-        return self.derive("whole", lambda t: LogTable(t.paths, t.files, [r for r in t.rows if r[_KIND] != KIND_CONTINUATION],
-                                                       t.warnings, t.rotation))
+        def build(t: LogTable) -> LogTable:
+            return LogTable(t.paths, t.files, [r for r in t.rows if r[_KIND] != KIND_CONTINUATION], t.warnings,
+                            t.rotation)
+        return self.derive("whole", build)
 
     def derive(self, name: str, build):
         """A view of the records built once by `build(self)` and shared by every family that asks for it."""
