@@ -102,7 +102,7 @@ def test_the_whole_view_holds_a_broken_line_once_and_counts_its_pieces(tmp_path)
     assert plain.whole is plain
 
 
-def test_a_table_is_never_taken_for_a_terminal_cut():
+def test_a_table_pasted_in_a_markdown_block_is_never_taken_for_a_terminal_cut():
     rows = capture("37-vllm-ascend-npu-smi-table-a3").read_text(encoding="utf-8").split("\n")
     assert rewrapped(carried("\n".join(rows), "markdown").split("\n")) == []
 
