@@ -115,4 +115,4 @@ def test_captures_read_as_a_channel_carries_them_score_as_they_do_plain(tmp_path
     assert "--as" in capsys.readouterr().err
     with pytest.raises(SystemExit) as stop:
         main(["kb", "accuracy", str(tmp_path), "--as", "telnet"])
-    assert stop.value.code == 2 and "invalid choice: 'telnet'" in capsys.readouterr().err
+    assert stop.value.code == 2 and "unknown channel telnet" in capsys.readouterr().err
