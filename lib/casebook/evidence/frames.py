@@ -64,7 +64,10 @@ def _raising_frames(log: LogTable) -> tuple[int, list[tuple[str, str]]] | None:
     for i in sorted({*frames, *raised}):
         m = _FRAME.match(str(msgs[i])) if kinds[i] == KIND_PYTHON else None
         if m:
-            above = [f for f in above if files[f[0]] == files[i]] + [(i, m["path"], m["func"] or "")]
+            # the frames kept are all of one file: a frame of another file starts them again
+            if above and files[above[-1][0]] != files[i]:
+                above = []
+            above.append((i, m["path"], m["func"] or ""))
         elif i in raised:
             # the standard library and generated code raise on what their caller handed them: the caller decides
             own = [f for f in above if files[f[0]] == files[i] and not _PYTHONS_OWN.search(f[1])]
