@@ -25,40 +25,29 @@ def lines_read(path: Path) -> list[tuple[str, str]]:
     return [(r[2], " ".join(str(r[13]).split())) for r in read_plog(path).whole.rows if r[2] != KIND_BLANK]
 
 
-def read_the_same(name: str, channel: str, tmp_path: Path) -> None:
-    """The capture carried by the channel reads to the records the capture itself reads to."""
-    assert lines_read(write_carried(capture(name), channel, tmp_path)) == lines_read(capture(name))
-
-
-@pytest.mark.parametrize("name", [
+@pytest.mark.parametrize("channel, name", [
     # an AMCT tool's own lines and onnxruntime's: no log line the grammar reads, two of them cut at the width
-    "134-atc-quant-calibration-input-size-mismatch",
-    "160-onnxruntime-cann-aclinit-repeat-with-torch-npu",
+    ("terminal-100", "134-atc-quant-calibration-input-size-mismatch"),
+    ("terminal-100", "160-onnxruntime-cann-aclinit-repeat-with-torch-npu"),
     # a CMake build's output: the compiler's diagnostic cut inside a path and a word
-    "1562-mindspore-custom-op-faq-tilingdata-base-h-not-found",
+    ("terminal-100", "1562-mindspore-custom-op-faq-tilingdata-base-h-not-found"),
     # a device's SDMA report whose second piece ends with the error block's [FUNC:..][FILE:..][LINE:..]
-    "07-vllm-ascend-rank0-sdma-507001",
+    ("terminal-100", "07-vllm-ascend-rank0-sdma-507001"),
     # the same error line from every process, each cut at the same place
-    "128-hccltest-libmpi-so-not-found",
-])
-def test_a_capture_a_terminal_cut_reads_as_it_did_before(tmp_path, name):
-    read_the_same(name, "terminal-100", tmp_path)
-
-
-@pytest.mark.parametrize("name", [
+    ("terminal-100", "128-hccltest-libmpi-so-not-found"),
     # words wrapped with their space dropped, and a symbol longer than the line cut where the line ends
-    "309-vllm-ascend-pr-mha-aclgraph-padded-kv-tnd-e89999",
-    "748-recsdk-tf-sklearn-libgomp-static-tls-import-order",
+    ("mail-76", "309-vllm-ascend-pr-mha-aclgraph-padded-kv-tnd-e89999"),
+    ("mail-76", "748-recsdk-tf-sklearn-libgomp-static-tls-import-order"),
     # one line wrapped once, where the next word would not fit in 72 columns
-    "782-runtime-sample-compute-group-unsupported-a2-a3-207000",
-    "828-drivingsdk-protobuf-distribution-not-found",
+    ("mail-76", "782-runtime-sample-compute-group-unsupported-a2-a3-207000"),
+    ("mail-76", "828-drivingsdk-protobuf-distribution-not-found"),
     # a traceback whose frame lines lost their function names to the next line
-    "2115-ascend-contest-2024-mindformers-tools-module-missing",
+    ("mail-76", "2115-ascend-contest-2024-mindformers-tools-module-missing"),
     # one line repeated by every process, each wrapped the same way: a word wrap, not a terminal's cut
-    "051-vllm-ascend-tbe-subprocess-orphaned-at-exit",
+    ("mail-76", "051-vllm-ascend-tbe-subprocess-orphaned-at-exit"),
 ])
-def test_a_capture_a_mail_client_wrapped_reads_as_it_did_before(tmp_path, name):
-    read_the_same(name, "mail-76", tmp_path)
+def test_a_capture_a_terminal_cut_or_a_mail_client_wrapped_reads_as_it_did_before(tmp_path, channel, name):
+    assert lines_read(write_carried(capture(name), channel, tmp_path)) == lines_read(capture(name))
 
 
 def test_a_frame_broken_before_its_function_is_one_frame_line(tmp_path):
@@ -168,3 +157,12 @@ def test_the_accuracy_command_refuses_a_channel_it_does_not_know(capsys):
     with pytest.raises(SystemExit) as e:
         main(["kb", "accuracy", str(CAPTURES), "--as", "torchrun+nope"])
     assert e.value.code == 2 and "unknown channel nope" in capsys.readouterr().err
+
+
+def test_the_probes_flood_of_broken_frames_is_read_back_as_whole_frame_lines(tmp_path):
+    from casebook.bench import bombs
+    data = bombs.broken_frames(size=20_000)
+    (path := tmp_path / "capture.txt").write_bytes(data)
+    rows = read_plog(path).whole.rows
+    assert len(rows) == data.count(b"\n") // 2
+    assert all(r[2] == KIND_PYTHON and str(r[13]).endswith(", in <module>") for r in rows)

@@ -236,6 +236,18 @@ def terminal_cut_lines(size: int = (4 << 20) - 4096, width: int = 40) -> bytes:
     return b"".join(out)
 
 
+def broken_frames(size: int = (4 << 20) - 4096) -> bytes:
+    """A capture just under the size read whole of traceback frames, each broken before its function's name: every
+    frame line is rebuilt from the piece below it."""
+    frame = b'  File "/usr/local/lib/python3.9/site-packages/torch_npu/npu/utils.py", line %d, in\n<module>\n'
+    out, n, k = [], 0, 0
+    while n < size:
+        out.append(frame % (k % 10_000))
+        n += len(out[-1])
+        k += 1
+    return b"".join(out)
+
+
 def small_files(count: int = 100_000) -> bytes:
     """A plain tar of `count` plogs of three INFO lines each."""
     buf = io.BytesIO()
@@ -259,6 +271,8 @@ FLOODS = (
             "64 MiB capture of 64 KiB lines that each begin like a paste's prefix and never end one"),
     Variant("terminal-cut-lines", "capture.txt", terminal_cut_lines,
             "4 MiB capture of distinct slog error lines, each cut by a terminal 40 columns wide"),
+    Variant("broken-frames", "capture.txt", broken_frames,
+            "4 MiB capture of traceback frames, each broken before its function's name"),
     Variant("crlf-plog", "plog-4242_20260101000000000.log", crlf_plog,
             "100 MiB plog of INFO lines ended by CRLF (copied through Windows)"),
     Variant("gbk-plog", "plog-4242_20260101000000000.log", gbk_plog,

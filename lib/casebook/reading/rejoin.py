@@ -223,28 +223,29 @@ def _split(text: str, header: Fields | None, p: Peeled | None, cont: str, paste:
         broken or len(text) >= SPLIT_FROM and (header is not None or parse_header(p.text) is not None)))
     if not (quoted or cut) or _opens(cont, paste):
         return None
-    terminal = prefixed and len(text) > widest
-    return "" if text.endswith(" ") or cont.startswith(" ") or terminal or _word_cut(text, cont, longest) else " "
+    return _sep(text, cont, prefixed and len(text) > widest or _word_cut(text, cont, longest))
 
 
-def _frame(text: str, after: list[str], paste: PasteState, longest: int) -> Join | None:
-    """The pieces of a traceback frame broken before it names its function (`File "x.py", line 12, in` and `<module>`
-    below it), or None; joined within the quoted path as they are, elsewhere with a space (a terminal's cut, past the
-    widest mail wrap, as it is)."""
+def _frame(text: str, after: list[str], paste: PasteState, longest: int) -> tuple[str, int] | None:
+    """A traceback frame line broken before it names its function (`File "x.py", line 12, in` and `<module>` below
+    it) rebuilt from the pieces `after` it, and how many it took; or None. Pieces are joined within the quoted path as
+    they are, elsewhere with a space (a terminal's cut, past the widest mail wrap, as it is)."""
     if not _FRAME_CUT.match(text):
         return None
-    seps: list[str] = []
-    for piece in after:
+    for n, piece in enumerate(after, start=1):
         if not piece.strip() or piece[:2].isspace() or _opens(piece, paste):
             break
         quoted = text.count('"') % 2 == 1 and not piece.startswith('"')
-        sep = "" if quoted or len(text) == longest > MAIL_WIDTHS[1] or text.endswith(" ") or piece.startswith(" ") \
-            else " "
-        seps.append(sep)
-        text += sep + piece
+        text += _sep(text, piece, quoted or len(text) == longest > MAIL_WIDTHS[1]) + piece
         if not _FRAME_CUT.match(text):
-            return Join(0, tuple(seps))
+            return text, n
     return None
+
+
+def _sep(text: str, piece: str, as_is: bool) -> str:
+    """What goes between a line and a piece cut from it: nothing where the cut kept its space or cut a word as it
+    was (`as_is`), else the space a word wrap dropped."""
+    return "" if as_is or text.endswith(" ") or piece.startswith(" ") else " "
 
 
 def read_capture(texts: list[str], state: BlockState, paste: PasteState,
@@ -253,8 +254,9 @@ def read_capture(texts: list[str], state: BlockState, paste: PasteState,
     `blanks`, for every line but the empty ones (never a piece of a joined line: a piece holds text)."""
     paste.margin, paste.led = capture_form(texts)
     wrapped = {j.first: j for j in rewrapped(texts)}
-    longest = max(map(len, texts), default=0)
-    repeated = {t for t, n in Counter(texts).items() if n > 1}
+    # what the splits of a capture that is not re-wrapped ask of all its lines
+    longest, repeated = (0, set()) if wrapped else (max(map(len, texts), default=0),
+                                                    {t for t, n in Counter(texts).items() if n > 1})
     k = 0
     while k < len(texts):
         if not blanks and not texts[k]:
@@ -280,6 +282,6 @@ def read_capture(texts: list[str], state: BlockState, paste: PasteState,
         if p is not None and header is None and not more:
             frame = _frame(p.text, texts[k + 1:k + 1 + FRAME_PIECES], paste, longest)
             if frame is not None:
-                p, more = replace(p, text=frame.text([p.text, *texts[k + 1:]])), frame.more
+                p, more = replace(p, text=frame[0]), frame[1]
         yield (k, *read_peeled(header, p, state), more)
         k += 1 + more
