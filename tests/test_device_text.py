@@ -153,7 +153,43 @@ def test_the_kernels_lines_as_syslog_keeps_them():
         "total-vm:198437612kB, anon-rss:151220480kB, file-rss:0kB, shmem-rss:0kB, UID:0 pgtables:301420kB",
         "May  8 10:00:02 node7 systemd[1]: Finished Rotate log files.")
     assert (heartbeat.kind, heartbeat.level, heartbeat.extra["uptime"], heartbeat.extra["host"]) == \
-           (KIND_KERNEL, None, "1197.584409", "localhost")
+           (KIND_KERNEL, "ERROR", "1197.584409", "localhost")   # the driver's own [ERROR]
     assert heartbeat.msg.startswith("[ascend] [ERROR] [drv_soft_fault]")
     assert (killed.kind, killed.level, killed.extra["syslog_time"]) == (KIND_KERNEL, "ERROR", "May  8 10:00:01")
     assert other.kind != KIND_KERNEL
+
+
+def test_the_npu_drivers_own_level_on_its_kernel_lines():
+    # hicann/oam-tools msaicerr test data (capture 3754, an asys collection of 2025): the host log agent's file
+    # host/driver/host_kernel.log, its date and then the driver's prefix with its level after the module; the device
+    # OS's messages, written by a syslog that keeps the facility and priority, from a kernel that names the printing
+    # task after the time (CONFIG_PRINTK_CALLER)
+    info, warned, apei = read(
+        "[2025-05-07-19:54:27.400625] [ascend] [drv_pcie] [INFO] [devdrv_init_dev_num 2253] <systemd-udevd:694:694> "
+        "Findout device. (index=0; device=d100; dev_num=0)",
+        "May  8 17:24:32 (none) kern.warn kernel: [48596.522791][T10066] [ascend] [icm] [icm_ipc_msg_send_sync 560] "
+        "<kworker/0:0:10066> wait response time too long.(time=218(ms)",
+        "May  8 17:48:37 (none) kern.err kernel: [50041.360862][  T613] {8}[Hardware Error]: Hardware error from APEI "
+        "Generic Hardware Error Source: 0")
+    assert (info.kind, info.level, info.time) == (KIND_KERNEL, "INFO", "2025-05-07T19:54:27.400625")
+    assert info.msg.startswith("[ascend] [drv_pcie] [INFO] [devdrv_init_dev_num 2253]")
+    # no level in the driver's prefix, and a warning priority: nothing states an error
+    assert (warned.kind, warned.level, warned.extra["caller"], warned.extra["host"]) == \
+           (KIND_KERNEL, None, "T10066", "(none)")
+    assert warned.msg.startswith("[ascend] [icm]")
+    # the caller's field no longer hides APEI's record, and the priority says err as well
+    assert (apei.kind, apei.level, apei.extra["uptime"]) == (KIND_KERNEL, "ERROR", "50041.360862")
+    assert apei.msg.startswith("{8}[Hardware Error]: Hardware error from APEI")
+    (dmesg_apei,) = read("[50041.360862][  T613] {8}[Hardware Error]: Hardware error from APEI Generic Hardware Error "
+                         "Source: 0")
+    assert (dmesg_apei.level, dmesg_apei.extra["caller"]) == ("ERROR", "T613")
+    # the driver's ring buffer as its log agent writes it in later drivers (hicann/driver, pbl/log_host/
+    # log_drv_agent.c: the date, the time since boot, then dmc_log.h's drv_err prefix, the level before the module)
+    (ring,) = read("[2026-03-02-10:11:12.123456] [812.004512] [ascend] [ERROR] [devmm] [devmm_ioctl_alloc 512] "
+                   "<python3:5040:5041> Alloc failed. (devid=3)")
+    assert (ring.kind, ring.level, ring.time, ring.extra["uptime"]) == \
+           (KIND_KERNEL, "ERROR", "2026-03-02T10:11:12.123456", "812.004512")
+    assert ring.msg.startswith("[ascend] [ERROR] [devmm]")
+    # a bbox history line behind the same kind of date is no driver line
+    (history,) = read("[2021-10-05-23:07:08.350128] system exception code [0xA8028802]")
+    assert (history.kind, history.level) == ("bbox", None)

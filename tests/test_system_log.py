@@ -161,6 +161,29 @@ def test_a_system_log_reads_the_lines_that_carry_evidence_and_counts_the_others(
     assert sorted(r.line for r in errors.records(quick)) == [2, 3, 6]
 
 
+def test_the_npu_drivers_error_lines_in_its_host_log_and_in_dmesg_are_error_lines(tmp_path):
+    # the driver's host log (host/driver/host_kernel.log of an asys collection; its INFO lines are 3754's) and dmesg:
+    # the driver states the level in its own prefix (hicann/driver dmc_log.h), the kernel's ring buffer does not
+    host = ["[2025-05-07-19:54:27.400625] [ascend] [drv_pcie] [INFO] [devdrv_init_dev_num 2253] "
+            "<systemd-udevd:694:694> Findout device. (index=0; device=d100; dev_num=0)",
+            "[2025-05-07-19:54:30.000001] [812.004512] [ascend] [ERROR] [devmm] [devmm_ioctl_alloc 512] "
+            "<python3:5040:5041> Alloc failed. (devid=0)",
+            "[2025-05-07-19:54:31.000001] [ascend] [drv_pcie] [INFO] [devdrv_dma_copy 90] <kworker/0:1:9:9> "
+            "Copy failed, retry. (index=0)"]
+    dmesg = ["[  812.004512] [ascend] [ERROR] [devmm] [devmm_ioctl_alloc 512] <python3:5040> Alloc failed. (devid=0)",
+             "[  812.104512] [ascend] [devmm] [devmm_svm_open 77] <python3:5040> open failed, retry"]
+    write_log(tmp_path / "b", "dfx/log/host/driver/host_kernel.log", "\n".join(host) + "\n")
+    write_log(tmp_path / "b", "dmesg.txt", "\n".join(dmesg) + "\n")
+    quick, full = read_plog(tmp_path / "b", keep=KEEP), read_plog(tmp_path / "b", selective=False)
+    _same_records(quick, full)
+    assert sorted((r.file, r.line) for r in errors.records(quick)) == [
+        ("dfx/log/host/driver/host_kernel.log", 2), ("dmesg.txt", 1)]
+    # the INFO line that says a copy failed is the driver's routine account of a retry, not an error line
+    kernel = quick.records.set_index(["file", "line"])
+    assert kernel.loc[("dfx/log/host/driver/host_kernel.log", 3), "level"] == "INFO"
+    assert kernel.loc[("dfx/log/host/driver/host_kernel.log", 2), "time"] == "2025-05-07T19:54:30.000001"
+
+
 def test_a_flood_of_error_lines_in_a_system_log_is_counted_and_named(tmp_path, monkeypatch):
     from casebook.reading import flood
     monkeypatch.setattr(flood, "RECORDED", 20)

@@ -22,6 +22,17 @@ _MEMORY_ROW = re.compile(r"<exception_print> 0x[0-9a-fA-F]+:(?: 0x[0-9a-fA-F]+)+
 #: a dump prints a thousand, and the families read a few of them by name (device_dump.KEEP)
 _REGISTER_ROW = re.compile(r"<exception_print>[A-Z][A-Z0-9_]*(?:\[[A-Za-z0-9_]*\]|\([A-Za-z0-9_]*\))?=")
 _BBOX = re.compile(r"^\[(?P<date>\d{4}-\d\d-\d\d-\d\d:\d\d:\d\d\.\d{6})\] (?P<msg>.*)$", re.S)
+#: The NPU driver's own kernel lines (hicann/driver, sdk_driver/inc/dmc/dmc_log.h): `[ascend] [ERROR] [module] [func n]`
+#: for an error, `[ascend] [module] [func n]` for the rest (the level then is the kernel's alone), and in the ring
+#: buffer the host log agent writes out as `host_kernel.log`, `[ascend] [module] [LEVEL] [func n]` behind its date
+#: and, in later drivers, the time since boot; the caller's `<comm:pid:tid>` follows
+_DRIVER = re.compile(r"\[ascend\] (?:\[(?P<lead>[A-Z]+)\] )?\[[\w.-]+\](?: \[(?P<level>[A-Z]+)\])?(?= )")
+_DRIVER_LEVELS = {"ERROR": "ERROR", "WARN": "WARNING", "WARNING": "WARNING", "INFO": "INFO", "NOTICE": "EVENT",
+                  "EVENT": "EVENT", "DEBUG": "DEBUG"}
+#: The time since boot the ring buffer puts after the date (`[2026-03-02-10:11:12.123456] [812.004512] [ascend] ...`)
+_RING_UPTIME = re.compile(r"\[\s*(?P<uptime>\d+\.\d{6})\] ")
+#: The printing task or CPU a kernel built with CONFIG_PRINTK_CALLER puts after the time: `[50041.360862][  T613] `
+_CALLER = re.compile(r"\[\s*(?P<caller>[TC]\d+)\] ?")
 #: `[ 3981.402215] msg`: seconds since boot; APEI prints `{4}[Hardware Error]: ...` for each field of a record
 #: `dmesg -T` prints the wall time instead: `[Thu Nov 28 11:56:34 2024] msg`
 _KERNEL = re.compile(r"^\[(?:\s*(?P<uptime>\d+\.\d{6})"
@@ -30,8 +41,11 @@ _KERNEL = re.compile(r"^\[(?:\s*(?P<uptime>\d+\.\d{6})"
 #: `May  8 10:00:01 node7 kernel: [812044.317300] msg`, the time since boot kept when the kernel printed it; the
 #: months spelt out, so the rule is tried only on lines that start with a month's initial
 _SYSLOG_KERNEL = re.compile(r"^(?P<stamp>(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) [ \d]\d \d\d:\d\d:\d\d) "
-                            r"(?P<host>\S+) kernel: "
+                            r"(?P<host>\S+) (?:kern\.(?P<priority>[a-z]+) )?kernel: "
                             r"(?:\[\s*(?P<uptime>\d+\.\d{6})\] ?)?(?P<msg>.*)$", re.S)
+#: The kernel's priorities that state an error, as a syslog that writes `facility.priority` (BusyBox's, on the device
+#: OS: `May  8 17:48:37 (none) kern.err kernel: ...`) keeps them
+_ERROR_PRIORITIES = {"err", "crit", "alert", "emerg"}
 #: The kernel lines that report an error in their own words: APEI's hardware error records, and the OOM killer's
 #: account of the process it killed (`Out of memory: Killed process 52111 (python3)`, the memory cgroup's twin); its
 #: `invoked oom-killer` and `oom-kill:` lines before it are the same event, read as its context
@@ -90,11 +104,30 @@ def memory_row(line: str) -> bool:
 
 
 def _bbox(line: str, state: BlockState) -> Fields | None:
+    """A line behind its date: the bbox history's, or the NPU driver's in its host log (a kernel line)."""
     m = _BBOX.match(line)
     if not m:
         return None
     d = m["date"]
-    return Fields(KIND_BBOX, time=f"{d[:10]}T{d[11:19]}.{d[20:]}", msg=m["msg"].strip())
+    time, msg = f"{d[:10]}T{d[11:19]}.{d[20:]}", m["msg"].strip()
+    ring = _RING_UPTIME.match(msg)
+    level = driver_level(msg[ring.end():] if ring else msg)
+    if level is False:
+        return Fields(KIND_BBOX, time=time, msg=msg)
+    f = Fields(KIND_KERNEL, level=level, time=time, msg=msg[ring.end():] if ring else msg)
+    if ring:
+        f.extra["uptime"] = ring["uptime"]
+    return f
+
+
+def driver_level(msg: str) -> str | None | bool:
+    """The level an NPU driver's kernel line states in its own prefix (None: it states none), or False when the
+    message is no driver line."""
+    m = _DRIVER.match(msg)
+    if not m:
+        return False
+    said = m["lead"] or m["level"]
+    return _DRIVER_LEVELS.get(said) if said else None
 
 
 def _kernel(line: str, state: BlockState) -> Fields | None:
@@ -103,9 +136,21 @@ def _kernel(line: str, state: BlockState) -> Fields | None:
     if not m:
         return None
     msg = m["msg"].strip()
-    f = Fields(KIND_KERNEL, level="ERROR" if _KERNEL_ERROR.match(msg) else None, msg=msg)
+    caller = _CALLER.match(msg) if m["uptime"] else None
+    if caller:
+        msg = msg[caller.end():]
+    said = driver_level(msg)
+    if _KERNEL_ERROR.match(msg):
+        level = "ERROR"
+    elif m.re is _SYSLOG_KERNEL and m["priority"] in _ERROR_PRIORITIES:
+        level = "ERROR"
+    else:
+        level = None if said is False else said
+    f = Fields(KIND_KERNEL, level=level, msg=msg)
     if m["uptime"]:
         f.extra["uptime"] = m["uptime"]
+    if caller:
+        f.extra["caller"] = caller["caller"]
     if m.re is _SYSLOG_KERNEL:
         f.extra.update(syslog_time=m["stamp"], host=m["host"])
     elif not m["uptime"]:
