@@ -9,7 +9,7 @@ from ..evidence.items import Evidence
 from ..knowledge.literals import Haystack, Index
 from ..knowledge.rules import NO_BIT, Signature, stated
 from ..reading.fields import KIND_UNPARSED
-from ..reading.table import LogTable, Record
+from ..reading.table import LogTable, Record, line_after
 
 
 @dataclass(frozen=True)
@@ -38,7 +38,8 @@ def error_lines(log: LogTable, errors: list[int] | None = None) -> list[Record]:
     run = sorted(keep)
     for _ in range(CONTINUED):
         run = [i for i in (j + 1 for j in run if j + 1 < len(kind)) if kind[i] == KIND_UNPARSED
-               and file[i] == file[i - 1] and line[i] == line[i - 1] + 1 + joined[i - 1] and str(msg[i]).strip()]
+               and file[i] == file[i - 1] and line[i] == line_after(line[i - 1], joined[i - 1])
+               and str(msg[i]).strip()]
         keep.update(run)
     return log.picked(sorted(keep))
 
@@ -89,7 +90,8 @@ def observations(evidence: Evidence, errors: list[Record]) -> list[Observation]:
         # sequence lengths(9).") is matched whole too, cited by its first line as logged; after every line alone, so
         # that a sign one line shows by itself is cited by that line
         after = errors[at + 1] if at + 1 < len(errors) else None
-        if after is not None and after.kind == KIND_UNPARSED and after.file == file and after.line == line + 1 + pieces:
+        if (after is not None and after.kind == KIND_UNPARSED and after.file == file
+                and after.line == line_after(line, pieces)):
             joined.append(Observation("message", f"{msg} {after.msg.strip()}", msg, file, int(line)))
         # the function a log header names says what failed where the message is only values (the task scheduler's
         # `bs_done_exception_proc_timeout: slot_id=0, ... fault_task=7`)

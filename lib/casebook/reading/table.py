@@ -44,6 +44,11 @@ class Record(NamedTuple):
     joined: int = 0
 
 
+def line_after(line: int, joined: int) -> int:
+    """The line as written right after a record's: past the pieces a paste broke off it."""
+    return line + 1 + joined
+
+
 #: Columns of the log table, in order.
 PLOG_COLUMNS = list(Record._fields)
 #: Where the fields the views test sit in a record tuple.
