@@ -144,6 +144,10 @@ def test_the_project_catalogs_hold_every_catalog_and_400_sourced_codes():
     # a GE status after a framework's words: TorchAir's graph compile, MindSpore's task load
     ("[Compile][Graph]Compile graph failed, error code:1343225857, session_id:0", [("1343225857", "ge")]),
     ("error msg: davinci_model : load task fail, return ret: 1343225860", [("1343225860", "ge")]),
+    # MindIE's own code, in its log line's brackets (hiascend forum capture 630) and quoted in words
+    ("[MIE04E120407] [model_backend] Shared memory available is not enough on the filesystem.",
+     [("MIE04E120407", "mindie")]),
+    ("the daemon stopped with MIE05E030001 (Initialize modelBackends_ failed)", [("MIE05E030001", "mindie")]),
 ])
 def test_codes_are_read_after_the_words_that_name_them(line, codes):
     assert codes_in(line) == tuple(codes)
@@ -159,6 +163,7 @@ def test_codes_are_read_after_the_words_that_name_them(line, codes):
     "errNo[0x0000000000000010] p2p connect timeout",        # module 0: no HCCL errNo
     "init failed, retcode: 7",                             # a retcode of no HCCL call
     "there was 1 error 123456 bytes into the file",        # six digits after "error" that go on as words
+    "token XMIE04E120407 and MIE04E12040",                 # inside a longer word, or one digit short
 ])
 def test_a_number_without_the_words_is_no_code(line):
     assert codes_in(line) == ()

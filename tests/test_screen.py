@@ -306,13 +306,27 @@ def test_a_level_in_brackets_with_tags_or_a_tools_capitalised_word_is_a_report()
     (f,) = read("[ERROR] TBE Subprocess[task_distribute] raise error[], main process disappeared!")
     assert (f.kind, f.level, f.msg) == (KIND_REPORT, "ERROR",
                                         "TBE Subprocess[task_distribute] raise error[], main process disappeared!")
-    # a plog header names its module in capitals, then its fields in parentheses (or, in the 2020 OMG form, a colon):
-    # the plog grammar reads it, no screen rule (captures 137 and 1771)
-    headers = read("[ERROR] AMCT(22309,atc.bin):2023-06-21-09:47:05[weight_algorithm.cpp:137]layer arq weight fake "
-                   "quant failed!",
-                   '[ERROR] FMK:2020-04-11-09:37:12.321.298 main:framework/domi/omg_main/main.cpp:815:"OMG Generate '
-                   'execute failed!!"')
-    assert [f.kind for f in headers] == [KIND_UNPARSED, KIND_UNPARSED]
+    # a header names its module in capitals, then its fields in parentheses (or, in the 2020 OMG form, a colon): the
+    # rule of such headers reads it, not the bare level's (captures 137 and 1771)
+    amct, omg = read("[ERROR] AMCT(22309,atc.bin):2023-06-21-09:47:05[weight_algorithm.cpp:137]layer arq weight fake "
+                     "quant failed!",
+                     '[ERROR] FMK:2020-04-11-09:37:12.321.298 main:framework/domi/omg_main/main.cpp:815:"OMG Generate '
+                     'execute failed!!"')
+    assert [(f.kind, f.level, f.module) for f in (amct, omg)] == [(KIND_CONSOLE, "ERROR", "AMCT"),
+                                                                  (KIND_CONSOLE, "ERROR", "FMK")]
+    assert (omg.func, omg.src, omg.time, omg.msg) == ("main", "framework/domi/omg_main/main.cpp:815",
+                                                      "2020-04-11T09:37:12.321298", "OMG Generate execute failed!!")
+    # the same colon form of the 2020 runtime (capture 1772, its pid, position and function) and of AKG in 2021
+    # (capture 3100, the position in brackets)
+    runtime, akg = read("[ERROR] RUNTIME:2020-05-19-16:08:41.695.353 41826 runtime/feature/src/logger.cc:240 "
+                        "DevMalloc:dev memory alloc error, errno = 2",
+                        "[ERROR] AKG:2021-05-06-09:14:52.118.407 [cce_module.cc:232] [cce] Check failed: e == "
+                        "RT_ERROR_NONE: Cce runtime error: errno=145, info=Unknow cce error code")
+    assert (runtime.level, runtime.module, runtime.pid, runtime.func, runtime.src) == (
+        "ERROR", "RUNTIME", 41826, "DevMalloc", "runtime/feature/src/logger.cc:240")
+    assert runtime.msg == "dev memory alloc error, errno = 2"
+    assert (akg.level, akg.module, akg.src, akg.time) == (
+        "ERROR", "AKG", "cce_module.cc:232", "2021-05-06T09:14:52.118407")
 
 
 def test_the_indented_details_of_an_exception_that_ends_with_a_colon_are_its_message():
@@ -330,3 +344,55 @@ def test_the_indented_details_of_an_exception_that_ends_with_a_colon_are_its_mes
     # an exception whose message does not end with a colon has no details: an indented line after it is not its
     _, indented = read("ValueError: bad value", "\tsize mismatch for x")
     assert indented.level is None
+
+
+def test_mindies_log_lines_with_component_level_position_and_code():
+    # hiascend forum captures 546 and 630 (MindIE 2.0 server and LLM backend) and 544 (MindIE 1.0 LLM): the time with
+    # milliseconds and a zone, or microseconds; pid, thread, component; level and source position; the code after `: `
+    server, llm, banner, shm = read(
+        "[2025-06-16 10:12:44.234+08:00] [2874] [2875] [mindie-server] [ERROR] [infer_backend_manager.cpp:236] : "
+        "[MIE04E06011C] [infer_backend_manager] Failed to init engine: mindieservice_llm_engine",
+        "[2025-04-07 14:21:42.736702] [3141] [281470338523328] [llm] [ERROR] [llm_infer_model_instance.cpp:47] "
+        "[MIE05E030001] Initialize modelBackends_ failed, export MINDIE_LLM_PYTHON_LOG_TO_STDOUT=1",
+        "[2025-06-16 10:12:44.211+08:00] [2874] [2875] [mindie-server] ===init log===",
+        "[2025-06-17 14:08:52.316+08:00] [5127] [5128] [mindie-server] [ERROR] [share_memory.cpp:172] : "
+        "[MIE04E120407] [model_backend] Shared memory available is not enough on the filesystem.")
+    assert (server.kind, server.level, server.module, server.pid, server.tid, server.src, server.time) == (
+        KIND_CONSOLE, "ERROR", "mindie-server", 2874, "2875", "infer_backend_manager.cpp:236",
+        "2025-06-16T10:12:44.234000")
+    assert server.msg.startswith("[MIE04E06011C] [infer_backend_manager] Failed to init engine")
+    assert (llm.level, llm.module, llm.time) == ("ERROR", "llm", "2025-04-07T14:21:42.736702")
+    assert llm.msg.startswith("[MIE05E030001] Initialize modelBackends_ failed")
+    assert (banner.kind, banner.level, banner.msg) == (KIND_CONSOLE, None, "===init log===")
+    assert shm.msg.startswith("[MIE04E120407]")
+    # the batch scheduler's Python log writes the same form, its level WARN and CRITICAL named as the table names them
+    warn, critical = read(
+        "[2025-09-18 09:12:44.236+0800] [2764] [281466205618272] [batchscheduler] [WARN] [model.py:58] : [Model] slow",
+        "[2025-09-18 09:12:44.236+0800] [2764] [281466205618272] [batchscheduler] [CRITICAL] [model.py:61] : [Model] x")
+    assert (warn.level, critical.level, critical.time) == ("WARNING", "ERROR", "2025-09-18T09:12:44.236000")
+    # the operation log's line names a host where the thread goes: not this form
+    (other,) = read("[2025-06-16 10:12:44.234+08:00] [2874] [kas-job-51207] [system] [server] [start engine("
+                    "mindieservice_llm_engine)] [fail]")
+    assert other.module != "system"
+
+
+def test_the_own_headers_of_mindspores_python_side_mindspore_lite_and_amct():
+    # capture 599 (MindFormers on MindSpore 2.2): pid and thread joined by a colon; capture 1193 (MindSpore Lite 2.2):
+    # a space before the colon, the function after the position; capture 134 (AMCT in ATC): seconds only, no space
+    critical, lite, amct = read(
+        "[CRITICAL] ME(171532:281473529845792,MainProcess):2023-12-14-09:06:51.402.117 [mindspore/train/"
+        "serialization.py:121] Failed to combine the net and the parameters for param "
+        "transformer.layers.0.feed_forward.w1.weight.",
+        "[WARNING] ME(15411,7f07f56be100, python) : 2023-10-16-00:51:42.509.780 [mindspore/lite/src/extendrt/cxx_api/"
+        "dlutils.h:124] DLSopen] dlopen failed",
+        "[ERROR] AMCT(30562,atc.bin):2023-06-02-10:18:44[utils_acl.cpp:133]input image size[1579014] is not equal to "
+        "model input size[3158028]")
+    assert (critical.kind, critical.level, critical.module, critical.pid, critical.tid, critical.pname) == (
+        KIND_CONSOLE, "ERROR", "ME", 171532, "281473529845792", "MainProcess")
+    assert (critical.time, critical.src) == ("2023-12-14T09:06:51.402117", "mindspore/train/serialization.py:121")
+    assert critical.msg.startswith("Failed to combine the net")
+    assert (lite.level, lite.tid, lite.pname, lite.func, lite.msg) == ("WARNING", "7f07f56be100", "python", "DLSopen",
+                                                                      "dlopen failed")
+    assert (amct.level, amct.module, amct.pname, amct.time, amct.src) == (
+        "ERROR", "AMCT", "atc.bin", "2023-06-02T10:18:44.000000", "utils_acl.cpp:133")
+    assert amct.msg.startswith("input image size[1579014]")

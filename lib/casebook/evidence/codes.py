@@ -47,6 +47,8 @@ _OTHER = (("runtime_inner", re.compile(r"\bInnerCode=(0x[0-9a-fA-F]+)\b")),
           ("dcmi", re.compile(r"(?i)\bdcmi\b.*?\bret is (-8\d{3})\b")),
           ("bbox_exception", re.compile(r"\bsystem exception code \[(0x[0-9a-fA-F]{8})\]")),
           ("device_event", re.compile(r"\bEvent id=(0x[0-9a-fA-F]{8})\b")))
+#: MindIE's own codes, spelt in upper case as its log and its reference write them (`[MIE04E120407]`)
+_MINDIE = re.compile(r"(?<![0-9A-Za-z])(MIE\d\d[A-Z][0-9A-F]{6})(?![0-9A-Za-z])")
 #: The run every runtime code is: a message without one is not searched for the words before it (most are not).
 _RUNTIME_DIGITS = re.compile(r"[1-5]\d{5}")
 #: The literals each other catalog's words hold, tested before its pattern runs.
@@ -78,6 +80,8 @@ def _codes(text: str) -> tuple[tuple[str, str], ...]:
         found += [(c, "pta") for c in _PTA.findall(text)]
     found += [(c.lower(), family) for (family, pattern), need in zip(_OTHER, _OTHER_NEEDS)
               if need is None or need.may_match(text) for c in pattern.findall(text)]
+    if "MIE" in text:
+        found += [(c, "mindie") for c in _MINDIE.findall(text)]
     if (register := _analyzer_register(text)) is not None:
         found.append((register, "aicore_error"))
     if (pair := _catalog_code(text)) is not None and pair not in found:

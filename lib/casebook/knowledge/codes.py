@@ -30,6 +30,7 @@ CATALOGS = {
     "aicpu-codes": "aicpu",
     "dcmi-codes": "dcmi",
     "bbox-exception-codes": "bbox_exception",
+    "mindie-codes": "mindie",
 }
 
 #: The kinds a code read in a log line can be, by what named it there (evidence/codes.py): one string names a
@@ -48,6 +49,7 @@ KINDS_BY_SIGHTING = {
     "dcmi": ("dcmi",),
     "bbox_exception": ("bbox_exception",),
     "device_event": ("device_event",),
+    "mindie": ("mindie",),
     "aicore_error": (),
 }
 
@@ -66,6 +68,8 @@ _SPELLING = {
     "aicpu": re.compile(r"2\d{4}"),
     "dcmi": re.compile(r"-8\d{3}"),
     "bbox_exception": re.compile(r"0x[0-9a-f]{8}"),
+    # MindIE's: product, component (two digits), level letter, six hex digits of the component's own code
+    "mindie": re.compile(r"MIE\d\d[A-Z][0-9A-F]{6}"),
 }
 
 

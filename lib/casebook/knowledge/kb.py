@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .cache import kept
+from . import mindie
 from .codes import KINDS_BY_SIGHTING, CodeRow, hccl_result, is_hccl_errno, load_tables
 from .document import KbDocument, Problem, sections
 from .literals import Index
@@ -115,6 +116,7 @@ class KnowledgeBase:
     families: dict[str, Family] = field(default_factory=dict)
     codes: dict[str, CodePage] = field(default_factory=dict)
     catalog: list[CodeRow] = field(default_factory=list)   #: every row of the public code catalogs
+    mindie_fields: list[mindie.FieldValue] = field(default_factory=list)   #: what each field of a MindIE code says
     problems: list[Problem] = field(default_factory=list)
     #: by field, the literals of every regex signature (cases', families', contradictions'), made when loaded
     needles: dict[str, Index] = field(default_factory=dict, repr=False, compare=False)
@@ -122,7 +124,8 @@ class KnowledgeBase:
     def explains(self, code: str) -> bool:
         """Whether a catalog explains a code as a log prints it: its own page or row, or for an HCCL errNo the
         result it carries."""
-        return code in self.codes or (is_hccl_errno(code) and self.code_page(code, "hccl_errno") is not None)
+        return (code in self.codes or (is_hccl_errno(code) and self.code_page(code, "hccl_errno") is not None)
+                or mindie.decode(code, self.mindie_fields) is not None)
 
     def code_page(self, code: str, sighting: str | None = None) -> CodePage | None:
         """The page of a code; given what named it in the log (a sighting family of evidence/codes.py), only a
@@ -134,8 +137,19 @@ class KnowledgeBase:
         if kinds is None or (page is not None and page.kind in kinds):
             return page
         row = next((r for r in self.catalog if r.code == code and r.kind in kinds), None)
+        if row is None and "mindie" in kinds:
+            return self._mindie_page(code)
         return None if row is None else CodePage(code=row.code, path=row.path, kind=row.kind, title=row.name,
                                                  meaning=row.meaning, meaning_zh=row.meaning_zh, line=row.line)
+
+    def _mindie_page(self, code: str) -> CodePage | None:
+        """The page of a MindIE code no reference page lists, read from its fields."""
+        read = mindie.decode(code, self.mindie_fields)
+        if read is None:
+            return None
+        return CodePage(code=code, path=(Path(self.root.name) / mindie.FIELDS).as_posix(), kind="mindie",
+                        title=read.title, meaning=read.meaning, meaning_zh=read.meaning_zh, line=read.line,
+                        extra={"source": " ".join(dict.fromkeys(f.source for f in read.said))})
 
 
 def default_root() -> Path:
@@ -177,6 +191,7 @@ def _read_kb(root: Path) -> KnowledgeBase:
             kb.problems.append(Problem(page.path, 1, f"duplicate code {page.code!r} (also {kb.codes[page.code].path})"))
         kb.codes[page.code] = page
     kb.catalog = load_tables(root, kb.problems)
+    kb.mindie_fields = mindie.load_fields(root, kb.problems)
     for r in kb.catalog:   # a code with a page of its own keeps it; the catalog row still counts it as sourced
         if r.code not in kb.codes:
             kb.codes[r.code] = CodePage(code=r.code, path=r.path, kind=r.kind, title=r.name, meaning=r.meaning,

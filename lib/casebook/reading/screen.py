@@ -141,6 +141,40 @@ _C10 = re.compile(r"^\[(?P<sev>[WEIF])(?:(?P<md>\d{3,4}) (?P<tod>\d\d:\d\d:\d\d(
 _NPU_LOGGER = re.compile(r"^\[(?P<pid>\d+)\] \[(?P<date>\d{4}-\d\d-\d\d) (?P<hms>\d\d:\d\d:\d\d):(?P<ms>\d{3})\] "
                          r"(?P<logger>[\w.]+): ?\[(?P<level>[A-Z]+)\] \[(?P<tid>\d+)\] (?P<msg>.*)$", re.S)
 _C10_LEVELS = {"W": "WARNING", "E": "ERROR", "I": "INFO", "F": "FATAL"}
+#: MindIE's log (the server, its daemon, the LLM backend and its scheduler): the time (milliseconds or microseconds,
+#: a zone in later releases), pid, thread, component, then the level and the source position, and after `: ` its
+#: code when it states one, `[MIE04E120407]`; the banner a process writes at start has neither
+_MINDIE = re.compile(r"^\[(?P<date>\d{4}-\d\d-\d\d) (?P<hms>\d\d:\d\d:\d\d)(?:[.,](?P<frac>\d{1,6}))?"
+                     r"(?:[+-]\d\d:?\d\d)?\] "
+                     r"\[(?P<pid>\d+)\] \[(?P<tid>\d+)\] \[(?P<component>[\w.-]+)\] "
+                     r"(?:\[(?P<level>[A-Z]+)\] (?:\[(?P<src>[^\]\s]+?[:-]\d+)\] ?)?(?:: )?)?(?P<msg>.*)$", re.S)
+#: MindIE's levels as the log table names them: a critical record states an error as an error does
+_MINDIE_LEVELS = {"WARN": "WARNING", "CRITICAL": "ERROR", "FATAL": "ERROR"}
+#: The slog-like headers of code that writes its own log: MindSpore's Python side, `[CRITICAL]
+#: ME(171532:281473529845792,MainProcess):2023-12-14-09:06:51.402.117 [mindspore/train/serialization.py:121] msg`
+#: (pid and thread joined by a colon), MindSpore Lite's `[ERROR] ME(15411,7f07f56be100, python) :2023-10-16-00:51:42
+#: .509.877 [...] msg`, and AMCT's `[ERROR] AMCT(412698,atc.bin):2023-05-09-17:36:21[model_process.cpp:299]msg`
+#: (seconds only, no space); the slog header itself (grammar.HEADER), which the compiled scanner reads too, is tried
+#: before
+_OWN_HEADER = re.compile(
+    r"^\[(?P<level>[A-Z]+)\] ?(?P<module>[A-Z][A-Z_0-9]*)\((?P<pid>\d+)(?:[:,] ?(?P<tid>\d+|[0-9a-f]{6,16}))?"
+    r"(?:, ?(?P<pname>[^()]*?))?\) ?: ?(?P<date>\d{4}-\d\d-\d\d)-(?P<hms>\d\d:\d\d:\d\d)"
+    r"(?:\.(?P<ms>\d{1,3})(?:\.(?P<us>\d{1,3}))?)? ?(?:\[(?P<src>[^\]\s]+:\d+)\] ?(?:(?P<func>[A-Za-z_]\w*)\] ?)?)?"
+    r"(?P<msg>.*)$", re.S)
+#: The 2020-2021 releases' colon form, the module and the time after a colon: OMG/ATC's function and position before
+#: its quoted message (`[ERROR] FMK:2020-04-11-09:37:12.318.604 Build:framework/domi/omg/model_builder.cpp:594:"msg"`),
+#: the runtime's pid, position and function (`[ERROR] RUNTIME:2020-05-19-16:08:41.695.353 41826 runtime/feature/src/
+#: logger.cc:240 DevMalloc:msg`), AKG's bracketed position (`[ERROR] AKG:2021-05-06-09:14:52.118.407 [cce_module.cc:232]
+#: msg`), or the message alone
+_COLON_HEAD = (r"^\[(?P<level>[A-Z]+)\] (?P<module>[A-Z][A-Z_0-9]*):(?P<date>\d{4}-\d\d-\d\d)-(?P<hms>\d\d:\d\d:\d\d)"
+               r"\.(?P<ms>\d{1,3})\.(?P<us>\d{1,3}) ")
+_OWN_HEADER_2020 = tuple(re.compile(_COLON_HEAD + tail, re.S) for tail in (
+    r"(?P<func>[A-Za-z_]\w*):(?P<src>[^\s:\"]+:\d+):(?P<msg>.*)$",
+    r"(?P<pid>\d+) (?P<src>[^\s:]+:\d+) (?P<func>[A-Za-z_]\w*):(?P<msg>.*)$",
+    r"\[(?P<src>[^\]\s]+:\d+)\] (?P<msg>.*)$",
+    r"(?P<msg>.*)$"))
+#: Levels of those headers as the log table names them (MindSpore's EXCEPTION and CRITICAL state an error)
+_OWN_LEVELS = {"WARN": "WARNING", "CRITICAL": "ERROR", "EXCEPTION": "ERROR", "FATAL": "ERROR"}
 #: torch_npu explains a code in two lines: `[Error]: <what failed>.` then, indented, what to do
 _NPU_ERROR = re.compile(r"^\s*\[Error\]: ?(?P<msg>.*)$", re.S)
 _NPU_FUNCTION = re.compile(r"^\s*\(function (?P<func>\w+)\)\s*$")
@@ -178,6 +212,41 @@ def _npu_logger(line: str, state: BlockState) -> Fields | None:
     state.reset()
     return Fields(KIND_CONSOLE, level=m["level"], module=m["logger"], pid=number(m["pid"]), tid=m["tid"],
                   time=f"{m['date']}T{m['hms']}.{m['ms']}000", msg=m["msg"].strip())
+
+
+def _mindie(line: str, state: BlockState) -> Fields | None:
+    """A line of MindIE's log, read with its component, level, source position and time."""
+    m = _MINDIE.match(line)
+    if not m:
+        return None
+    state.reset()
+    level = m["level"]
+    return Fields(KIND_CONSOLE, level=_MINDIE_LEVELS.get(level, level) if level else None, module=m["component"],
+                  pid=number(m["pid"]), tid=m["tid"], src=_position(m["src"]),
+                  time=f"{m['date']}T{m['hms']}.{(m['frac'] or '').ljust(6, '0')}", msg=m["msg"].strip())
+
+
+def _position(src: str | None) -> str | None:
+    """A source position as `file:line` (MindIE's Python logs write `model.py-61`)."""
+    return None if src is None else re.sub(r"-(\d+)$", r":\1", src) if ":" not in src else src
+
+
+def _own_header(line: str, state: BlockState) -> Fields | None:
+    """A line under a framework's or a tool's own slog-like header (MindSpore's Python side and Lite, AMCT, the colon
+    form of 2020-2021)."""
+    m = _OWN_HEADER.match(line) or next((m for p in _OWN_HEADER_2020 if (m := p.match(line))), None)
+    if not m:
+        return None
+    state.reset()
+    fields = m.groupdict()
+    fraction = m["ms"].zfill(3) + (m["us"] or "").zfill(3) if m["ms"] else "000000"
+    msg = m["msg"].strip()
+    if m.re is _OWN_HEADER_2020[0] and len(msg) > 1 and msg[0] == msg[-1] == '"':
+        msg = msg[1:-1]   # the 2020 form quotes its message
+    pid, pname = fields.get("pid"), (fields.get("pname") or "").strip()
+    return Fields(KIND_CONSOLE, level=_OWN_LEVELS.get(m["level"], m["level"]), module=m["module"],
+                  pid=number(pid) if pid else None, tid=fields.get("tid"), pname=pname or None,
+                  src=fields.get("src"), func=fields.get("func"), time=f"{m['date']}T{m['hms']}.{fraction}", msg=msg)
 
 
 def _npu_error(line: str, state: BlockState) -> Fields | None:
@@ -242,6 +311,8 @@ RULES: tuple[tuple[str, Callable[[str, BlockState], Fields | None]], ...] = (
     ("pta", _pta),
     ("c10", _c10),
     ("npu_logger", _npu_logger),
+    ("mindie", _mindie),
+    ("own_header", _own_header),
     ("py_traceback", stacks.py_traceback),
     ("py_frame", stacks.py_frame),
     ("py_exception", stacks.py_exception),
@@ -264,7 +335,8 @@ RULES: tuple[tuple[str, Callable[[str, BlockState], Fields | None]], ...] = (
 #: Of the rules that read a line only when one of their patterns matches at its start, whatever the block state:
 #: those patterns (grammar.parse_other tries such a rule only on a line one of them can begin; firsts.py).
 STARTS: dict[str, tuple[re.Pattern, ...]] = {
-    "block_msg": _BLOCK_MSGS, "pta": (_PTA,), "c10": (_C10,), "npu_logger": (_NPU_LOGGER,),
+    "block_msg": _BLOCK_MSGS, "pta": (_PTA,), "c10": (_C10,), "npu_logger": (_NPU_LOGGER,), "mindie": (_MINDIE,),
+    "own_header": (_OWN_HEADER, *_OWN_HEADER_2020),
     "traceback_marker": (_TRACEBACK,), "advice": (_ADVICE,), "extend_info": (_EXTEND_INFO,), "npu_error": (_NPU_ERROR,),
     "npu_function": (_NPU_FUNCTION, _NPU_HINT), "bracket_level": (_BRACKET_LEVEL,), **stacks.STARTS,
 }
