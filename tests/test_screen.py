@@ -396,3 +396,13 @@ def test_the_own_headers_of_mindspores_python_side_mindspore_lite_and_amct():
     assert (amct.level, amct.module, amct.pname, amct.time, amct.src) == (
         "ERROR", "AMCT", "atc.bin", "2023-06-02T10:18:44.000000", "utils_acl.cpp:133")
     assert amct.msg.startswith("input image size[1579014]")
+
+
+def test_the_probes_flood_of_own_header_lines_is_read_as_error_records(tmp_path):
+    from casebook.bench import bombs
+    from casebook.reading.plog import read_plog
+    data = bombs.own_header_lines(size=40_000)
+    (path := tmp_path / "capture.txt").write_bytes(data)
+    log = read_plog(path)
+    assert len(log.error_positions()) == data.count(b"\n")
+    assert set(log.column("module")) >= {"mindie-server", "ME", "FMK"}

@@ -248,6 +248,25 @@ def broken_frames(size: int = (4 << 20) - 4096) -> bytes:
     return b"".join(out)
 
 
+def own_header_lines(size: int = (4 << 20) - 4096) -> bytes:
+    """A capture just under the size read whole of distinct error lines under the headers frameworks and the driver
+    write themselves (MindIE's, MindSpore's Python side, the 2020 colon form, the driver's kernel prefix), each with a
+    long message that almost closes another field: every line is an error record the evidence reads."""
+    forms = ("[2025-06-17 14:08:52.{k:03d}+08:00] [{p}] [{p}] [mindie-server] [ERROR] [share_memory.cpp:{k}] : "
+             "[MIE04E12{t:02X}07] [model_backend] {tail}",
+             "[ERROR] ME({p}:281473529845792,MainProcess):2023-12-14-09:06:51.{k:03d}.117 [mindspore/train/"
+             "serialization.py:{k}] {tail}",
+             "[ERROR] FMK:2020-04-11-09:37:12.{k:03d}.604 Build:framework/domi/omg/model_builder.cpp:{k}:\"{tail}\"",
+             "[{p}.{k:06d}][  T613] [ascend] [ERROR] [devmm] [devmm_ioctl {k}] <python3:{p}> {tail}")
+    out, n, k = [], 0, 0
+    while n < size:
+        tail = f"step {k} failed: " + "a:[b] (" * 40
+        out.append(forms[k % len(forms)].format(k=k % 1000, p=1000 + k, t=k % 256, tail=tail).encode() + b"\n")
+        n += len(out[-1])
+        k += 1
+    return b"".join(out)
+
+
 def small_files(count: int = 100_000) -> bytes:
     """A plain tar of `count` plogs of three INFO lines each."""
     buf = io.BytesIO()
@@ -273,6 +292,8 @@ FLOODS = (
             "4 MiB capture of distinct slog error lines, each cut by a terminal 40 columns wide"),
     Variant("broken-frames", "capture.txt", broken_frames,
             "4 MiB capture of traceback frames, each broken before its function's name"),
+    Variant("own-header-lines", "capture.txt", own_header_lines,
+            "4 MiB capture of distinct error lines under MindIE's, MindSpore's, the 2020 and the driver's headers"),
     Variant("crlf-plog", "plog-4242_20260101000000000.log", crlf_plog,
             "100 MiB plog of INFO lines ended by CRLF (copied through Windows)"),
     Variant("gbk-plog", "plog-4242_20260101000000000.log", gbk_plog,
