@@ -80,3 +80,29 @@ def test_the_channel_marks_every_line_that_holds_text():
     assert carried("a\n\nb\n", "cat-n") == "     1\ta\n\n     3\tb\n"
     assert carried("a\nb", "pdsh") == "worker-1: a\nworker-1: b"
     assert carried("a b\n", "web-page") == "a\xa0b\n"
+
+
+@pytest.mark.parametrize("channel", ["pdsh", "slurm", "cat-n"])
+@pytest.mark.parametrize("folder", ["2119-npu-skillyard-pto-tload-no-matching-globaltensor-tile-type",
+                                    "358-ascend-docs-llamafactory-telechat-cuda"])
+def test_a_capture_of_one_line_keeps_its_cause_under_a_launchers_prefix(tmp_path, channel, folder):
+    # a capture of one line shows no other line that a prefix leads: the prefix is read as one where it has the form
+    # a launcher gives it and the line goes on after it
+    path = CAPTURES / folder / "capture.txt"
+    assert len([line for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]) == 1
+    assert diagnosis(write_carried(path, channel, tmp_path)) == diagnosis(path) is not None
+
+
+def test_a_loaders_line_of_one_line_keeps_the_library_it_names(tmp_path):
+    from casebook.reading.plog import read_plog
+    (path := tmp_path / "capture.txt").write_text(
+        "libpython3.9.so.1.0: cannot open shared object file: No such file or directory\n", encoding="utf-8")
+    (record,) = read_plog(path).whole.records.itertuples()
+    assert record.msg.startswith("libpython3.9.so.1.0: cannot open shared object file")
+    (path := tmp_path / "program.txt").write_text("python3: can't open file '/w/train.py': [Errno 2] No such file or "
+                                                  "directory\n", encoding="utf-8")
+    (record,) = read_plog(path).whole.records.itertuples()
+    assert record.msg.startswith("python3: can't open file")
+    (path := tmp_path / "one.txt").write_text("worker-1: RuntimeError: boom\n", encoding="utf-8")
+    (record,) = read_plog(path).whole.records.itertuples()
+    assert (record.msg, record.wrapper) == ("RuntimeError: boom", "host")

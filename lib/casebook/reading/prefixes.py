@@ -159,6 +159,13 @@ ALWAYS, GUARDED, STICKY = "always", "guarded", "sticky"
 MARGIN_SAMPLE = 200
 #: The sticky rules whose prefix, leading most of a capture's lines, is peeled from every line (capture_form).
 LEADING = {"host": _HOST, "srun": _SRUN, "line_number": _LINE_NUMBER}
+#: An interpreter's name, which leads its own messages (`python3: can't open file ...`), not a host's
+_INTERPRETER = r"(?!(?:python|pip|pypy|perl|ruby|lua|java)\d*: )"
+#: The same prefixes as they may lead a capture of one line, which no other line confirms: a host name without a dot
+#: (a file's name has one: `libpython3.9.so.1.0: cannot open ...` is the loader's line, no host's) and no interpreter's
+LEADING_ALONE = {"host": re.compile(rf"(?:\d{{1,3}}(?:\.\d{{1,3}}){{3}}|localhost|{_INTERPRETER}[a-z](?=[\w-]{{0,62}}\d)"
+                                    r"[\w-]{0,62}): "),
+                 "srun": _SRUN, "line_number": _LINE_NUMBER}
 
 #: The rules of grep's own prefixes.
 GREP = frozenset({"grep_file", "grep_line"})
@@ -205,11 +212,16 @@ def in_order(led: frozenset[str]) -> tuple:
 
 
 def capture_form(lines: Iterable[str]) -> tuple[str, frozenset[str]]:
-    """What a capture's first MARGIN_SAMPLE non-empty lines (two at least) show of the marks on all its lines: the
-    indentation every one shares (a paste indented as a whole, whose lines are read under it), and the rules of
-    LEADING whose prefix leads half of them or more (two at least), peeled then from every line, the first included,
-    whatever follows it (pdsh names the host, Slurm the task, `cat -n` the line on every line of its output)."""
+    """What a capture's first MARGIN_SAMPLE non-empty lines show of the marks on all its lines: the indentation every
+    one shares (a paste indented as a whole, whose lines are read under it), and the rules of LEADING whose prefix
+    leads half of them or more (two at least), peeled then from every line, the first included, whatever follows it
+    (pdsh names the host, Slurm the task, `cat -n` the line on every line of its output); of a capture of one line,
+    the prefix of LEADING_ALONE that leads it."""
     sample = list(islice((line for line in lines if line.strip()), MARGIN_SAMPLE))
+    if len(sample) == 1:   # one line: its prefix leads it when the rest of the line is more than the prefix
+        line = sample[0]
+        return "", frozenset(name for name, pattern in LEADING_ALONE.items()
+                             if (m := pattern.match(line)) is not None and line[m.end():].strip())
     if len(sample) < 2:
         return "", frozenset()
     margin = commonprefix([line[:len(line) - len(line.lstrip(" \t"))] for line in sample])
