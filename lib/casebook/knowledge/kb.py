@@ -9,8 +9,8 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .cache import kept
 from . import mindie
+from .cache import kept
 from .codes import KINDS_BY_SIGHTING, CodeRow, hccl_result, is_hccl_errno, load_tables
 from .document import KbDocument, Problem, sections
 from .literals import Index

@@ -111,22 +111,19 @@ def _bbox(line: str, state: BlockState) -> Fields | None:
     d = m["date"]
     time, msg = f"{d[:10]}T{d[11:19]}.{d[20:]}", m["msg"].strip()
     ring = _RING_UPTIME.match(msg)
-    level = driver_level(msg[ring.end():] if ring else msg)
-    if level is False:
+    rest = msg[ring.end():] if ring else msg
+    driver = _DRIVER.match(rest)
+    if driver is None:
         return Fields(KIND_BBOX, time=time, msg=msg)
-    f = Fields(KIND_KERNEL, level=level, time=time, msg=msg[ring.end():] if ring else msg)
+    f = Fields(KIND_KERNEL, level=_driver_level(driver), time=time, msg=rest)
     if ring:
         f.extra["uptime"] = ring["uptime"]
     return f
 
 
-def driver_level(msg: str) -> str | None | bool:
-    """The level an NPU driver's kernel line states in its own prefix (None: it states none), or False when the
-    message is no driver line."""
-    m = _DRIVER.match(msg)
-    if not m:
-        return False
-    said = m["lead"] or m["level"]
+def _driver_level(driver: re.Match) -> str | None:
+    """The level the NPU driver's prefix states (None: the prefix states none, the kernel's level alone says it)."""
+    said = driver["lead"] or driver["level"]
     return _DRIVER_LEVELS.get(said) if said else None
 
 
@@ -139,13 +136,10 @@ def _kernel(line: str, state: BlockState) -> Fields | None:
     caller = _CALLER.match(msg) if m["uptime"] else None
     if caller:
         msg = msg[caller.end():]
-    said = driver_level(msg)
-    if _KERNEL_ERROR.match(msg):
-        level = "ERROR"
-    elif m.re is _SYSLOG_KERNEL and m["priority"] in _ERROR_PRIORITIES:
+    if _KERNEL_ERROR.match(msg) or (m.re is _SYSLOG_KERNEL and m["priority"] in _ERROR_PRIORITIES):
         level = "ERROR"
     else:
-        level = None if said is False else said
+        level = _driver_level(driver) if (driver := _DRIVER.match(msg)) else None
     f = Fields(KIND_KERNEL, level=level, msg=msg)
     if m["uptime"]:
         f.extra["uptime"] = m["uptime"]

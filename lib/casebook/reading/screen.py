@@ -148,8 +148,6 @@ _MINDIE = re.compile(r"^\[(?P<date>\d{4}-\d\d-\d\d) (?P<hms>\d\d:\d\d:\d\d)(?:[.
                      r"(?:[+-]\d\d:?\d\d)?\] "
                      r"\[(?P<pid>\d+)\] \[(?P<tid>\d+)\] \[(?P<component>[\w.-]+)\] "
                      r"(?:\[(?P<level>[A-Z]+)\] (?:\[(?P<src>[^\]\s]+?[:-]\d+)\] ?)?(?:: )?)?(?P<msg>.*)$", re.S)
-#: MindIE's levels as the log table names them: a critical record states an error as an error does
-_MINDIE_LEVELS = {"WARN": "WARNING", "CRITICAL": "ERROR", "FATAL": "ERROR"}
 #: The slog-like headers of code that writes its own log: MindSpore's Python side, `[CRITICAL]
 #: ME(171532:281473529845792,MainProcess):2023-12-14-09:06:51.402.117 [mindspore/train/serialization.py:121] msg`
 #: (pid and thread joined by a colon), MindSpore Lite's `[ERROR] ME(15411,7f07f56be100, python) :2023-10-16-00:51:42
@@ -173,7 +171,8 @@ _OWN_HEADER_2020 = tuple(re.compile(_COLON_HEAD + tail, re.S) for tail in (
     r"(?P<pid>\d+) (?P<src>[^\s:]+:\d+) (?P<func>[A-Za-z_]\w*):(?P<msg>.*)$",
     r"\[(?P<src>[^\]\s]+:\d+)\] (?P<msg>.*)$",
     r"(?P<msg>.*)$"))
-#: Levels of those headers as the log table names them (MindSpore's EXCEPTION and CRITICAL state an error)
+#: The levels of MindIE's log and of those headers as the log table names them: a critical record (MindSpore's
+#: EXCEPTION too) states an error as an error does
 _OWN_LEVELS = {"WARN": "WARNING", "CRITICAL": "ERROR", "EXCEPTION": "ERROR", "FATAL": "ERROR"}
 #: torch_npu explains a code in two lines: `[Error]: <what failed>.` then, indented, what to do
 _NPU_ERROR = re.compile(r"^\s*\[Error\]: ?(?P<msg>.*)$", re.S)
@@ -221,14 +220,16 @@ def _mindie(line: str, state: BlockState) -> Fields | None:
         return None
     state.reset()
     level = m["level"]
-    return Fields(KIND_CONSOLE, level=_MINDIE_LEVELS.get(level, level) if level else None, module=m["component"],
+    return Fields(KIND_CONSOLE, level=_OWN_LEVELS.get(level, level) if level else None, module=m["component"],
                   pid=number(m["pid"]), tid=m["tid"], src=_position(m["src"]),
                   time=f"{m['date']}T{m['hms']}.{(m['frac'] or '').ljust(6, '0')}", msg=m["msg"].strip())
 
 
 def _position(src: str | None) -> str | None:
     """A source position as `file:line` (MindIE's Python logs write `model.py-61`)."""
-    return None if src is None else re.sub(r"-(\d+)$", r":\1", src) if ":" not in src else src
+    if src is None or ":" in src:
+        return src
+    return re.sub(r"-(\d+)$", r":\1", src)
 
 
 def _own_header(line: str, state: BlockState) -> Fields | None:
