@@ -11,7 +11,7 @@ from functools import cache
 from importlib import resources
 from pathlib import Path
 
-from .document import Problem
+from .document import Problem, table_rows
 
 COLUMNS = ("code", "name", "meaning", "meaning_zh", "cause", "source")
 
@@ -115,20 +115,9 @@ def load_tables(root: Path, problems: list[Problem]) -> list[CodeRow]:
 
 
 def _read(path: Path, rel: str, catalog: str, kind: str, problems: list[Problem]) -> list[CodeRow]:
-    lines = path.read_text(encoding="utf-8").splitlines()
-    if not lines or tuple(lines[0].split("\t")) != COLUMNS:
-        problems.append(Problem(rel, 1, f"the header must be the columns {', '.join(COLUMNS)} separated by tabs"))
-        return []
     out: list[CodeRow] = []
     seen: dict[str, int] = {}
-    for no, line in enumerate(lines[1:], start=2):
-        if not line.strip():
-            continue
-        cells = line.split("\t")
-        if len(cells) != len(COLUMNS):
-            problems.append(Problem(rel, no, f"{len(cells)} cells, the header has {len(COLUMNS)}"))
-            continue
-        row = dict(zip(COLUMNS, (c.strip() for c in cells)))
+    for no, row in table_rows(path, rel, COLUMNS, problems):
         wrong = [f"{c} is empty" for c in ("code", "name", "meaning", "meaning_zh", "source") if not row[c]]
         if row["code"] and not _SPELLING[kind].fullmatch(row["code"]):
             wrong.append(f"code {row['code']!r} is not spelled as a {kind} code is logged")

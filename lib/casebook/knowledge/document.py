@@ -1,9 +1,11 @@
-"""One knowledge-base file: YAML front matter with the file line of every key, and the markdown body."""
+"""One knowledge-base file: a page's YAML front matter with the file line of every key and its markdown body, or a
+table's rows with their lines."""
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Iterator
 
 
 def yaml_loader():
@@ -25,6 +27,25 @@ class Problem:
 
     def __str__(self) -> str:
         return f"{self.file}:{self.line}: {self.message}"
+
+
+def table_rows(path: Path, rel: str, columns: tuple[str, ...],
+               problems: list[Problem]) -> Iterator[tuple[int, dict[str, str]]]:
+    """(line, cells by column, stripped) of each non-empty row of a tab-separated table whose first line names
+    `columns`, in order; a wrong header, or a row of another number of cells, is a problem at its line and gives no
+    rows (the caller's own problems of a row come in line order with these)."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    if not lines or tuple(lines[0].split("\t")) != columns:
+        problems.append(Problem(rel, 1, f"the header must be the columns {', '.join(columns)} separated by tabs"))
+        return
+    for no, line in enumerate(lines[1:], start=2):
+        if not line.strip():
+            continue
+        cells = line.split("\t")
+        if len(cells) != len(columns):
+            problems.append(Problem(rel, no, f"{len(cells)} cells, the header has {len(columns)}"))
+            continue
+        yield no, dict(zip(columns, (c.strip() for c in cells)))
 
 
 class KbDocument:

@@ -116,7 +116,8 @@ class KnowledgeBase:
     families: dict[str, Family] = field(default_factory=dict)
     codes: dict[str, CodePage] = field(default_factory=dict)
     catalog: list[CodeRow] = field(default_factory=list)   #: every row of the public code catalogs
-    mindie_fields: list[mindie.FieldValue] = field(default_factory=list)   #: what each field of a MindIE code says
+    #: what each field of a MindIE code says (mindie.index of its table)
+    mindie_fields: dict[mindie.Key, mindie.FieldValue] = field(default_factory=dict)
     problems: list[Problem] = field(default_factory=list)
     #: by field, the literals of every regex signature (cases', families', contradictions'), made when loaded
     needles: dict[str, Index] = field(default_factory=dict, repr=False, compare=False)
@@ -191,7 +192,7 @@ def _read_kb(root: Path) -> KnowledgeBase:
             kb.problems.append(Problem(page.path, 1, f"duplicate code {page.code!r} (also {kb.codes[page.code].path})"))
         kb.codes[page.code] = page
     kb.catalog = load_tables(root, kb.problems)
-    kb.mindie_fields = mindie.load_fields(root, kb.problems)
+    kb.mindie_fields = mindie.index(mindie.load_fields(root, kb.problems))
     for r in kb.catalog:   # a code with a page of its own keeps it; the catalog row still counts it as sourced
         if r.code not in kb.codes:
             kb.codes[r.code] = CodePage(code=r.code, path=r.path, kind=r.kind, title=r.name, meaning=r.meaning,

@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from .document import Problem
+from .document import Problem, table_rows
 
 COLUMNS = ("component", "field", "within", "value", "meaning", "meaning_zh", "source")
 #: The table of field values, under the knowledge base's folder.
@@ -26,6 +26,8 @@ FIELD_NAMES = ("component", "level", "part", "stage", "type")
 CODE = re.compile(r"MIE(?P<component>\d\d)(?P<level>[A-Z])"
                   r"(?P<part>[0-9A-F]{2})(?P<stage>[0-9A-F]{2})(?P<type>[0-9A-F]{2})")
 _VALUE = re.compile(r"[0-9A-Z]{1,2}")
+#: A field's value as the table keys it: (component, field, within, value).
+Key = tuple[str, str, str, str]
 
 
 @dataclass(frozen=True)
@@ -86,20 +88,9 @@ def load_fields(root: Path, problems: list[Problem]) -> list[FieldValue]:
     if not path.is_file():
         return []
     rel = path.relative_to(root.parent).as_posix()
-    lines = path.read_text(encoding="utf-8").splitlines()
-    if not lines or tuple(lines[0].split("\t")) != COLUMNS:
-        problems.append(Problem(rel, 1, f"the header must be the columns {', '.join(COLUMNS)} separated by tabs"))
-        return []
     out: list[FieldValue] = []
-    seen: dict[tuple[str, str, str, str], int] = {}
-    for no, line in enumerate(lines[1:], start=2):
-        if not line.strip():
-            continue
-        cells = [c.strip() for c in line.split("\t")]
-        if len(cells) != len(COLUMNS):
-            problems.append(Problem(rel, no, f"{len(cells)} cells, the header has {len(COLUMNS)}"))
-            continue
-        row = dict(zip(COLUMNS, cells))
+    seen: dict[Key, int] = {}
+    for no, row in table_rows(path, rel, COLUMNS, problems):
         wrong = [f"{c} is empty" for c in COLUMNS if not row[c]]
         if row["field"] not in FIELD_NAMES:
             wrong.append(f"field {row['field']!r} is none of {', '.join(FIELD_NAMES)}")
@@ -118,18 +109,21 @@ def load_fields(root: Path, problems: list[Problem]) -> list[FieldValue]:
     return out
 
 
-def decode(code: str, fields: list[FieldValue]) -> MindieCode | None:
-    """What each field of a MindIE code says, or None when the string is no MindIE code or names no component the
-    table knows."""
+def index(fields: list[FieldValue]) -> dict[Key, FieldValue]:
+    """The field table keyed as `decode` looks its values up (made once, when the knowledge base loads)."""
+    return {(f.component, f.field, f.within, f.value): f for f in fields}
+
+
+def decode(code: str, fields: dict[Key, FieldValue]) -> MindieCode | None:
+    """What each field of a MindIE code says (`fields`: the table's `index`), or None when the string is no MindIE
+    code or names no component the table knows."""
     m = CODE.fullmatch(code)
     if m is None:
         return None
-    index = {(f.component, f.field, f.within, f.value): f for f in fields}
     component = m["component"]
-    said = [index.get(("-", "component", "-", component)), index.get(("-", "level", "-", m["level"]))]
+    said = [fields.get(("-", "component", "-", component)), fields.get(("-", "level", "-", m["level"]))]
     if said[0] is None:
         return None
-    part = index.get((component, "part", "-", m["part"]))
-    said += [part, index.get((component, "stage", "-", m["stage"]))]
-    said.append(index.get((component, "type", m["part"], m["type"])) or index.get((component, "type", "-", m["type"])))
-    return MindieCode(code, tuple(f for f in said if f is not None))
+    said += [fields.get((component, "part", "-", m["part"])), fields.get((component, "stage", "-", m["stage"]))]
+    kind = fields.get((component, "type", m["part"], m["type"])) or fields.get((component, "type", "-", m["type"]))
+    return MindieCode(code, tuple(f for f in (*said, kind) if f is not None))
