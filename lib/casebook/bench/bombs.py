@@ -222,30 +222,31 @@ def prefix_like_lines(size: int = 64 << 20) -> bytes:
     return b"".join(lines) * (size // (width * len(starts)))
 
 
+def _lines_up_to(size: int, lines_of: Callable[[int], bytes]) -> bytes:
+    """The text of `lines_of(0)`, `lines_of(1)`, ... until it holds `size` bytes or more."""
+    out, n, k = [], 0, 0
+    while n < size:
+        out.append(lines_of(k))
+        n += len(out[-1])
+        k += 1
+    return b"".join(out)
+
+
 def terminal_cut_lines(size: int = (4 << 20) - 4096, width: int = 40) -> bytes:
     """A capture just under the size read whole (plog.CAPTURE_FULL_BELOW) of distinct slog error lines, each cut by
     a terminal `width` columns wide: every piece is looked at by the rejoin reader, every line joined back read."""
-    out, n, k = [], 0, 0
-    while n < size:
+    def cut(k: int) -> bytes:
         line = (f"[ERROR] RUNTIME({1000 + k % 9000},python3):2026-01-01-00:00:01.{k % 1000:03d}.000 [engine.cc:"
                 f"{k % 2000}] ReportExceptProc: task {k} failed on stream {k % 64}, retCode=0x{k % 256:x}")
-        for piece in (line[j:j + width] for j in range(0, len(line), width)):
-            out.append(piece.encode() + b"\n")
-            n += len(out[-1])
-        k += 1
-    return b"".join(out)
+        return b"".join(line[j:j + width].encode() + b"\n" for j in range(0, len(line), width))
+    return _lines_up_to(size, cut)
 
 
 def broken_frames(size: int = (4 << 20) - 4096) -> bytes:
     """A capture just under the size read whole of traceback frames, each broken before its function's name: every
     frame line is rebuilt from the piece below it."""
     frame = b'  File "/usr/local/lib/python3.9/site-packages/torch_npu/npu/utils.py", line %d, in\n<module>\n'
-    out, n, k = [], 0, 0
-    while n < size:
-        out.append(frame % (k % 10_000))
-        n += len(out[-1])
-        k += 1
-    return b"".join(out)
+    return _lines_up_to(size, lambda k: frame % (k % 10_000))
 
 
 def own_header_lines(size: int = (4 << 20) - 4096) -> bytes:
@@ -258,13 +259,8 @@ def own_header_lines(size: int = (4 << 20) - 4096) -> bytes:
              "serialization.py:{k}] {tail}",
              "[ERROR] FMK:2020-04-11-09:37:12.{k:03d}.604 Build:framework/domi/omg/model_builder.cpp:{k}:\"{tail}\"",
              "[{p}.{k:06d}][  T613] [ascend] [ERROR] [devmm] [devmm_ioctl {k}] <python3:{p}> {tail}")
-    out, n, k = [], 0, 0
-    while n < size:
-        tail = f"step {k} failed: " + "a:[b] (" * 40
-        out.append(forms[k % len(forms)].format(k=k % 1000, p=1000 + k, t=k % 256, tail=tail).encode() + b"\n")
-        n += len(out[-1])
-        k += 1
-    return b"".join(out)
+    return _lines_up_to(size, lambda k: forms[k % len(forms)].format(
+        k=k % 1000, p=1000 + k, t=k % 256, tail=f"step {k} failed: " + "a:[b] (" * 40).encode() + b"\n")
 
 
 def small_files(count: int = 100_000) -> bytes:

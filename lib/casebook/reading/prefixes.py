@@ -218,12 +218,12 @@ def capture_form(lines: Iterable[str]) -> tuple[str, frozenset[str]]:
     (pdsh names the host, Slurm the task, `cat -n` the line on every line of its output); of a capture of one line,
     the prefix of LEADING_ALONE that leads it."""
     sample = list(islice((line for line in lines if line.strip()), MARGIN_SAMPLE))
+    if not sample:
+        return "", frozenset()
     if len(sample) == 1:   # one line: its prefix leads it when the rest of the line is more than the prefix
         line = sample[0]
         return "", frozenset(name for name, pattern in LEADING_ALONE.items()
                              if (m := pattern.match(line)) is not None and line[m.end():].strip())
-    if len(sample) < 2:
-        return "", frozenset()
     margin = commonprefix([line[:len(line) - len(line.lstrip(" \t"))] for line in sample])
     counts = {name: sum(bool(pattern.match(line, len(margin))) for line in sample) for name, pattern in LEADING.items()}
     return margin, frozenset(name for name, n in counts.items() if n >= 2 and 2 * n >= len(sample))
